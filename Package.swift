@@ -1,0 +1,52 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "WebImage",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "WebImage", targets: ["WebImage"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CVips",
+            pkgConfig: "vips",
+            providers: [.apt(["libvips-dev"])]
+        ),
+        .target(name: "CWebImageSupport"),
+        .target(
+            name: "WebImage",
+            dependencies: [
+                "CVips",
+                "CWebImageSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Collections", package: "swift-collections"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        // A child process the crash-safety test (SPEC C8) starts and kills with SIGKILL.
+        .executableTarget(
+            name: "DiskCacheCrashWriter",
+            dependencies: ["WebImage"],
+            path: "Tests/DiskCacheCrashWriter"
+        ),
+        .testTarget(
+            name: "WebImageTests",
+            dependencies: [
+                "WebImage",
+                "CVips",
+                "DiskCacheCrashWriter",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

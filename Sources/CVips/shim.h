@@ -1,0 +1,144 @@
+// Non-variadic wrappers around the libvips calls WebImage uses.
+// Swift cannot call C variadic functions, so each optional-argument form libvips
+// offers is pinned here to exactly the arguments the Swift side passes.
+#ifndef WEBIMAGE_CVIPS_SHIM_H
+#define WEBIMAGE_CVIPS_SHIM_H
+
+#include <vips/vips.h>
+
+// MARK: Process set-up
+
+/// Initialises libvips once for a server: no operation cache, one worker thread per
+/// image, untrusted loaders (magick, pdf, ...) blocked. Returns 0 on success.
+static void wi_drop_log(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
+    (void)domain; (void)level; (void)message; (void)data;
+}
+
+static inline int wi_vips_init(void) {
+    if (VIPS_INIT("webimage")) return -1;
+    // libvips reports recoverable oddities ("ignoring nclx profile") as GLib warnings on
+    // stderr; failures reach callers through the error buffer, so the warnings are dropped.
+    g_log_set_handler("VIPS", (GLogLevelFlags)(G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO), wi_drop_log, NULL);
+    vips_cache_set_max(0);
+    vips_cache_set_max_mem(0);
+    vips_cache_set_max_files(0);
+    vips_concurrency_set(1);
+    vips_block_untrusted_set(TRUE);
+    return 0;
+}
+
+static inline void wi_vips_block_untrusted(int blocked) { vips_block_untrusted_set(blocked ? TRUE : FALSE); }
+
+// MARK: Loading
+
+/// Opens an image from memory. Only the header is read until pixels are asked for.
+/// `options` is a libvips option string such as "[n=-1]" or "" for none.
+static inline VipsImage *wi_load_buffer(const void *buf, size_t len, const char *options, int fail_on) {
+    return vips_image_new_from_buffer(buf, len, options, "fail_on", (VipsFailOn)fail_on, NULL);
+}
+
+static inline int wi_thumbnail_image(VipsImage *in, VipsImage **out, int width, int height, int size, int no_rotate) {
+    return vips_thumbnail_image(in, out, width, "height", height, "size", (VipsSize)size, "no_rotate", no_rotate ? TRUE : FALSE, NULL);
+}
+
+static inline int wi_thumbnail_buffer(const void *buf, size_t len, VipsImage **out, int width, int height, int size, const char *options) {
+    return vips_thumbnail_buffer((void *)buf, len, out, width, "height", height, "size", (VipsSize)size, "option_string", options, NULL);
+}
+
+static inline VipsImage *wi_image_from_pixels(const void *data, size_t size, int width, int height, int bands) {
+    VipsImage *image = vips_image_new_from_memory_copy(data, size, width, height, bands, VIPS_FORMAT_UCHAR);
+    if (image && bands >= 3) image->Type = VIPS_INTERPRETATION_sRGB;
+    else if (image) image->Type = VIPS_INTERPRETATION_B_W;
+    return image;
+}
+
+// MARK: Operations
+
+static inline int wi_autorot(VipsImage *in, VipsImage **out) { return vips_autorot(in, out, NULL); }
+static inline int wi_copy(VipsImage *in, VipsImage **out) { return vips_copy(in, out, NULL); }
+static inline int wi_colourspace(VipsImage *in, VipsImage **out, int space) { return vips_colourspace(in, out, (VipsInterpretation)space, NULL); }
+static inline int wi_cast_uchar(VipsImage *in, VipsImage **out) { return vips_cast(in, out, VIPS_FORMAT_UCHAR, NULL); }
+static inline int wi_resize(VipsImage *in, VipsImage **out, double hscale, double vscale) {
+    return vips_resize(in, out, hscale, "vscale", vscale, NULL);
+}
+static inline int wi_extract_area(VipsImage *in, VipsImage **out, int left, int top, int width, int height) {
+    return vips_extract_area(in, out, left, top, width, height, NULL);
+}
+static inline int wi_flatten(VipsImage *in, VipsImage **out, double r, double g, double b) {
+    double values[3] = {r, g, b};
+    VipsArrayDouble *background = vips_array_double_new(values, 3);
+    int result = vips_flatten(in, out, "background", background, NULL);
+    vips_area_unref(VIPS_AREA(background));
+    return result;
+}
+static inline int wi_bandjoin_const1(VipsImage *in, VipsImage **out, double value) {
+    return vips_bandjoin_const1(in, out, value, NULL);
+}
+static inline int wi_extract_band(VipsImage *in, VipsImage **out, int band, int n) {
+    return vips_extract_band(in, out, band, "n", n, NULL);
+}
+
+// MARK: Saving
+
+static inline int wi_jpegsave(VipsImage *in, void **buf, size_t *len, int quality, int strip, int interlace) {
+    return vips_jpegsave_buffer(in, buf, len, "Q", quality, "strip", strip ? TRUE : FALSE,
+                                "interlace", interlace ? TRUE : FALSE, "optimize_coding", TRUE, NULL);
+}
+static inline int wi_pngsave(VipsImage *in, void **buf, size_t *len, int compression, int strip, int interlace) {
+    return vips_pngsave_buffer(in, buf, len, "compression", compression, "strip", strip ? TRUE : FALSE,
+                               "interlace", interlace ? TRUE : FALSE, NULL);
+}
+static inline int wi_pngsave_palette(VipsImage *in, void **buf, size_t *len, int quality, int strip) {
+    return vips_pngsave_buffer(in, buf, len, "palette", TRUE, "Q", quality, "strip", strip ? TRUE : FALSE, NULL);
+}
+static inline int wi_webpsave(VipsImage *in, void **buf, size_t *len, int quality, int lossless, int strip) {
+    return vips_webpsave_buffer(in, buf, len, "Q", quality, "lossless", lossless ? TRUE : FALSE,
+                                "strip", strip ? TRUE : FALSE, NULL);
+}
+static inline int wi_avifsave(VipsImage *in, void **buf, size_t *len, int quality, int lossless, int strip, int effort) {
+    return vips_heifsave_buffer(in, buf, len, "Q", quality, "lossless", lossless ? TRUE : FALSE,
+                                "compression", VIPS_FOREIGN_HEIF_COMPRESSION_AV1, "effort", effort,
+                                "strip", strip ? TRUE : FALSE, NULL);
+}
+static inline int wi_gifsave(VipsImage *in, void **buf, size_t *len, int effort, int bitdepth) {
+    return vips_gifsave_buffer(in, buf, len, "effort", effort, "bitdepth", bitdepth, NULL);
+}
+static inline int wi_tiffsave(VipsImage *in, void **buf, size_t *len, int strip) {
+    return vips_tiffsave_buffer(in, buf, len, "strip", strip ? TRUE : FALSE, NULL);
+}
+
+// MARK: Metadata
+
+static inline int wi_get_int(VipsImage *image, const char *name, int *out) {
+    if (vips_image_get_typeof(image, name) == 0) return -1;
+    return vips_image_get_int(image, name, out);
+}
+static inline int wi_get_int_array(VipsImage *image, const char *name, int **out, int *n) {
+    if (vips_image_get_typeof(image, name) == 0) return -1;
+    return vips_image_get_array_int(image, name, out, n);
+}
+static inline int wi_has_field(VipsImage *image, const char *name) { return vips_image_get_typeof(image, name) != 0; }
+static inline int wi_width(VipsImage *image) { return vips_image_get_width(image); }
+static inline int wi_height(VipsImage *image) { return vips_image_get_height(image); }
+static inline int wi_bands(VipsImage *image) { return vips_image_get_bands(image); }
+static inline int wi_band_format(VipsImage *image) { return (int)vips_image_get_format(image); }
+static inline int wi_interpretation(VipsImage *image) { return (int)vips_image_get_interpretation(image); }
+static inline const char *wi_loader(VipsImage *image) {
+    const char *name = NULL;
+    if (vips_image_get_typeof(image, VIPS_META_LOADER) == 0) return NULL;
+    if (vips_image_get_string(image, VIPS_META_LOADER, &name)) return NULL;
+    return name;
+}
+
+
+static inline int wi_getpoint(VipsImage *in, double **vector, int *n, int x, int y) {
+    return vips_getpoint(in, vector, n, x, y, NULL);
+}
+static inline int wi_set_int(VipsImage *image, const char *name, int value) { vips_image_set_int(image, name, value); return 0; }
+static inline void wi_set_int_array(VipsImage *image, const char *name, int *values, int n) { vips_image_set_array_int(image, name, values, n); }
+static inline void wi_remove(VipsImage *image, const char *name) { vips_image_remove(image, name); }
+
+static inline void wi_object_unref(void *object) { g_object_unref(object); }
+static inline void wi_g_free(void *memory) { g_free(memory); }
+
+#endif

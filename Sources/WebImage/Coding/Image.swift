@@ -1,0 +1,104 @@
+import CVips
+import Foundation
+
+/// A decoded image: an immutable, `Sendable` value that owns its libvips pixels.
+///
+/// An animated image holds all its frames (unless it was decoded first-frame-only);
+/// `pixelSize` is the size of one frame. Images come from ``VipsCoder`` or from raw
+/// pixels with ``init(pixels:width:height:channels:)``.
+public struct Image: Sendable {
+    let handle: VipsImageHandle
+
+    /// The size of one frame, in pixels, upright (EXIF orientation already applied).
+    public let pixelSize: PixelSize
+    /// The container format the image was decoded from (`unknown` for images made from pixels).
+    public let format: ImageFormat
+    /// Number of frames held (1 for a still image).
+    public let frameCount: Int
+    /// Display duration of each frame, in seconds; empty for a still image.
+    public let frameDurations: [Double]
+    /// How many times an animation plays; 0 means forever.
+    public let loopCount: Int
+    /// The EXIF orientation (1–8) the source declared; the pixels are already upright.
+    public let sourceOrientation: Int
+    /// The size the codec decoded before the final resample: smaller than the source when
+    /// shrink-on-load was used, which is how a thumbnail avoids decoding every pixel.
+    public let loadedPixelSize: PixelSize
+    /// The size of one frame in the source file, before any thumbnailing or scaling.
+    public let sourcePixelSize: PixelSize
+
+    init(
+        handle: VipsImageHandle,
+        format: ImageFormat,
+        frameCount: Int,
+        frameDurations: [Double],
+        loopCount: Int,
+        sourceOrientation: Int,
+        loadedPixelSize: PixelSize,
+        sourcePixelSize: PixelSize
+    ) {
+        self.handle = handle
+        self.frameCount = max(1, frameCount)
+        self.pixelSize = PixelSize(width: handle.width, height: handle.height / self.frameCount)
+        self.format = format
+        self.frameDurations = frameDurations
+        self.loopCount = loopCount
+        self.sourceOrientation = sourceOrientation
+        self.loadedPixelSize = loadedPixelSize
+        self.sourcePixelSize = sourcePixelSize
+    }
+
+    /// Makes an image from 8-bit pixels, row by row, `channels` bytes a pixel
+    /// (1 grey, 2 grey + alpha, 3 RGB, 4 RGBA).
+    public init(pixels: [UInt8], width: Int, height: Int, channels: Int) throws(ImageError) {
+        try Vips.start()
+        guard width > 0, height > 0, (1...4).contains(channels), pixels.count == width * height * channels else {
+            throw .badImageData("pixel buffer of \(pixels.count) bytes does not match \(width)×\(height)×\(channels)")
+        }
+        let pointer = pixels.withUnsafeBytes {
+            wi_image_from_pixels($0.baseAddress, $0.count, Int32(width), Int32(height), Int32(channels))
+        }
+        guard let pointer else { throw .badImageData("cannot make an image from pixels: \(Vips.takeError())") }
+        let size = PixelSize(width: width, height: height)
+        self.init(
+            handle: VipsImageHandle(pointer), format: .unknown, frameCount: 1,
+            frameDurations: [], loopCount: 0, sourceOrientation: 1, loadedPixelSize: size, sourcePixelSize: size
+        )
+    }
+
+    /// Whether the image has more than one frame.
+    public var isAnimated: Bool { frameCount > 1 }
+
+    /// Bytes per pixel: the number of channels (8 bits each).
+    public var channels: Int { handle.bands }
+
+    /// Whether the image has an alpha channel.
+    public var hasAlpha: Bool { handle.hasAlpha }
+
+    /// Bytes the decoded pixels occupy: width × height × bytes-per-pixel × frames.
+    /// The memory cache uses it as the image's cost.
+    public var memoryCost: Int { pixelSize.width * pixelSize.height * channels * frameCount }
+
+    /// All pixels, 8 bits a channel, `channels` bytes a pixel, frame after frame.
+    public func pixels() throws(ImageError) -> Data {
+        var size = 0
+        guard let memory = vips_image_write_to_memory(handle.pointer, &size) else {
+            throw .badImageData("cannot read pixels: \(Vips.takeError())")
+        }
+        return Data(bytesNoCopy: memory, count: size, deallocator: .custom { pointer, _ in wi_g_free(pointer) })
+    }
+
+    /// The channel values of one pixel of one frame (0–255 each).
+    public func pixel(x: Int, y: Int, frame: Int = 0) throws(ImageError) -> [Int] {
+        guard (0..<pixelSize.width).contains(x), (0..<pixelSize.height).contains(y), (0..<frameCount).contains(frame) else {
+            throw .badImageData("pixel (\(x), \(y)) of frame \(frame) is outside the \(pixelSize) image")
+        }
+        var vector: UnsafeMutablePointer<Double>?
+        var count: Int32 = 0
+        guard wi_getpoint(handle.pointer, &vector, &count, Int32(x), Int32(y + frame * pixelSize.height)) == 0, let vector else {
+            throw .badImageData("cannot read pixel: \(Vips.takeError())")
+        }
+        defer { wi_g_free(vector) }
+        return (0..<Int(count)).map { Int(vector[$0].rounded()) }
+    }
+}

@@ -1,0 +1,19 @@
+import Foundation
+
+/// Turns bytes into ``Image`` values and back.
+///
+/// ``VipsCoder`` implements it on libvips for every format WebImage knows. Calls block
+/// and use CPU: run them off event loops.
+public protocol ImageCoder: Sendable {
+    /// Whether this coder can decode `data` (judged from its first bytes).
+    func canDecode(_ data: Data) -> Bool
+    /// Decodes `data`, checking the limits in `options` from the header first.
+    func decode(_ data: Data, options: ImageDecodeOptions) throws(ImageError) -> Image
+    /// Decodes the first part of an image still downloading, for a progressive preview.
+    /// Returns `nil` while too few bytes have arrived to show anything.
+    func decodePartial(_ data: Data, options: ImageDecodeOptions) throws(ImageError) -> Image?
+    /// Whether this coder can write `format`.
+    func canEncode(_ format: ImageFormat) -> Bool
+    /// Encodes `image` as `options.format`.
+    func encode(_ image: Image, options: ImageEncodeOptions) throws(ImageError) -> Data
+}

@@ -1,0 +1,56 @@
+/// How ``ImageCoder/decode(_:options:)`` turns bytes into an ``Image``.
+public struct ImageDecodeOptions: Sendable, Hashable {
+    /// How strict the decoder is about damaged input.
+    public enum Strictness: Sendable, Hashable {
+        /// Decode whatever can be read; missing parts come out grey. Progressive previews use it.
+        case lenient
+        /// Fail on a truncated file, accept other recoverable damage.
+        case truncated
+        /// Fail on truncation and on any error the codec reports (the default).
+        case error
+        /// Fail even on warnings.
+        case warning
+
+        var vipsFailOn: Int32 {
+            switch self {
+            case .lenient: 0
+            case .truncated: 1
+            case .error: 2
+            case .warning: 3
+            }
+        }
+    }
+
+    /// Decode as a thumbnail no larger than this size, using shrink-on-load where the
+    /// format allows (JPEG, WebP), so the full image is never decoded. `nil` decodes full size.
+    public var thumbnailPixelSize: PixelSize?
+    /// With a thumbnail size: keep the aspect ratio and fit inside the size (`true`), or
+    /// produce exactly that size (`false`).
+    public var preserveAspectRatio: Bool
+    /// Decode at a scale where the pixels (width × height × 4 × frames) take at most this
+    /// many bytes. `nil` means no limit.
+    public var scaleDownLimitBytes: Int?
+    /// Decode only the first frame of an animation.
+    public var firstFrameOnly: Bool
+    /// Limits checked from the header before any pixel is decoded.
+    public var limits: ImageLimits
+    /// How strict to be about damaged input.
+    public var strictness: Strictness
+
+    /// Creates decode options; by default: full size, all frames, default limits, strict.
+    public init(
+        thumbnailPixelSize: PixelSize? = nil,
+        preserveAspectRatio: Bool = true,
+        scaleDownLimitBytes: Int? = nil,
+        firstFrameOnly: Bool = false,
+        limits: ImageLimits = .default,
+        strictness: Strictness = .error
+    ) {
+        self.thumbnailPixelSize = thumbnailPixelSize
+        self.preserveAspectRatio = preserveAspectRatio
+        self.scaleDownLimitBytes = scaleDownLimitBytes
+        self.firstFrameOnly = firstFrameOnly
+        self.limits = limits
+        self.strictness = strictness
+    }
+}

@@ -1,0 +1,78 @@
+import CVips
+import Foundation
+
+/// Process-wide libvips set-up and error handling.
+///
+/// libvips is initialised once, the first time any WebImage coding call needs it, with
+/// settings suited to a server that handles many images at once: no operation cache,
+/// one worker thread per image, and untrusted loaders blocked.
+enum Vips {
+    private static let initialised: Bool = wi_vips_init() == 0
+
+    /// Initialises libvips if it has not been, and throws when it cannot start.
+    static func start() throws(ImageError) {
+        guard initialised else {
+            throw .badImageData("libvips failed to initialise: \(takeError())")
+        }
+    }
+
+    /// Takes and clears this process's libvips error buffer. `vips_error_buffer_copy`
+    /// copies and clears under libvips' own lock, so concurrent failures never swap messages.
+    static func takeError() -> String {
+        guard let copy = vips_error_buffer_copy() else { return "unknown libvips error" }
+        defer { wi_g_free(copy) }
+        let text = String(cString: copy).trimmingCharacters(in: .whitespacesAndNewlines)
+        return text.isEmpty ? "unknown libvips error" : text.replacingOccurrences(of: "\n", with: "; ")
+    }
+
+    /// Runs a libvips operation with one output image and wraps the result.
+    static func run(
+        _ what: String,
+        _ operation: (UnsafeMutablePointer<UnsafeMutablePointer<VipsImage>?>) -> Int32
+    ) throws(ImageError) -> VipsImageHandle {
+        var out: UnsafeMutablePointer<VipsImage>?
+        guard operation(&out) == 0, let out else {
+            throw .badImageData("\(what): \(takeError())")
+        }
+        return VipsImageHandle(out)
+    }
+}
+
+/// Owns one reference to a libvips image.
+///
+/// A `VipsImage` is immutable once built and safe to read from several threads, which
+/// is what makes this handle `Sendable`. libvips decodes lazily: an image opened from a
+/// buffer reads that buffer until its pixels are computed, so WebImage finishes every
+/// decode (into memory) before the buffer it was given can go away.
+final class VipsImageHandle: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<VipsImage>
+
+    init(_ pointer: UnsafeMutablePointer<VipsImage>) {
+        self.pointer = pointer
+    }
+
+    deinit { wi_object_unref(pointer) }
+
+    var width: Int { Int(wi_width(pointer)) }
+    var height: Int { Int(wi_height(pointer)) }
+    var bands: Int { Int(wi_bands(pointer)) }
+    var hasAlpha: Bool { vips_image_hasalpha(pointer) != 0 }
+
+    func int(_ name: String) -> Int? {
+        var value: Int32 = 0
+        return wi_get_int(pointer, name, &value) == 0 ? Int(value) : nil
+    }
+
+    func intArray(_ name: String) -> [Int]? {
+        var values: UnsafeMutablePointer<Int32>?
+        var count: Int32 = 0
+        guard wi_get_int_array(pointer, name, &values, &count) == 0, let values else { return nil }
+        return (0..<Int(count)).map { Int(values[$0]) }
+    }
+
+    /// The height of one frame: libvips stores the frames of an animation as one tall strip.
+    var pageHeight: Int { Int(vips_image_get_page_height(pointer)) }
+
+    /// Frames in the file (the `n-pages` header field), 1 when the loader does not say.
+    var pagesInFile: Int { max(1, int("n-pages") ?? 1) }
+}

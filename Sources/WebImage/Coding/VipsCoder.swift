@@ -1,0 +1,138 @@
+import CVips
+import Foundation
+import Synchronization
+
+/// The ``ImageCoder`` on libvips: decodes JPEG, PNG, GIF, WebP, HEIC/HEIF, AVIF, TIFF,
+/// JPEG XL and SVG; encodes JPEG, PNG, WebP, AVIF, GIF and TIFF.
+///
+/// Every decode reads the header first and checks ``ImageLimits`` before any pixel is
+/// allocated, applies EXIF orientation, converts to 8-bit sRGB (or grey), and finishes
+/// in memory so that errors in the data surface here, as ``ImageError/badImageData(_:)``,
+/// and never later.
+public struct VipsCoder: ImageCoder {
+    /// The shared coder; it holds no state.
+    public static let shared = VipsCoder()
+
+    /// Creates a coder.
+    public init() {}
+
+    private static let untrustedAllowed = Mutex(false)
+
+    /// Formats libvips reads only through loaders it marks untrusted (ImageMagick, PDF).
+    static let untrustedLoaders: [ImageFormat: String] = [.pdf: "pdfload", .bmp: "magickload", .ico: "magickload"]
+
+    /// Allows or blocks libvips' untrusted loaders (ImageMagick for BMP/ICO, PDF) for the
+    /// whole process. Blocked by default: enable only when every input is trusted.
+    public static func setUntrustedLoadersAllowed(_ allowed: Bool) throws(ImageError) {
+        try Vips.start()
+        untrustedAllowed.withLock {
+            $0 = allowed
+            wi_vips_block_untrusted(allowed ? 0 : 1)
+        }
+    }
+
+    /// Whether untrusted loaders are allowed (see ``setUntrustedLoadersAllowed(_:)``).
+    public static var untrustedLoadersAllowed: Bool { untrustedAllowed.withLock { $0 } }
+
+    public func canDecode(_ data: Data) -> Bool {
+        let format = ImageFormat(data: data)
+        guard format != .unknown else { return false }
+        return Self.untrustedLoaders[format] == nil || Self.untrustedLoadersAllowed
+    }
+
+    public func canEncode(_ format: ImageFormat) -> Bool { format.isWritable }
+
+    // MARK: Decoding
+
+    public func decode(_ data: Data, options: ImageDecodeOptions = .init()) throws(ImageError) -> Image {
+        try Vips.start()
+        let format = try Self.checkedFormat(of: data)
+        // Everything happens inside withUnsafeBytes: libvips reads the buffer lazily, and
+        // the decode finishes in memory before the closure returns.
+        let result = data.withUnsafeBytes { bytes in
+            Result { () throws(ImageError) -> Image in
+                try VipsDecode(bytes: bytes, format: format, options: options).run()
+            }
+        }
+        return try result.get()
+    }
+
+    public func decodePartial(_ data: Data, options: ImageDecodeOptions = .init()) throws(ImageError) -> Image? {
+        try Vips.start()
+        let format = ImageFormat(data: data)
+        guard format != .unknown, Self.untrustedLoaders[format] == nil || Self.untrustedLoadersAllowed else {
+            return nil
+        }
+        var lenient = options
+        lenient.strictness = .lenient
+        lenient.firstFrameOnly = true
+        let result = data.withUnsafeBytes { bytes in
+            Result { () throws(ImageError) -> Image in
+                try VipsDecode(bytes: bytes, format: format, options: lenient).run()
+            }
+        }
+        switch result {
+        case .success(let image): return image
+        // Too little data for a header or for the first rows: nothing to show yet.
+        case .failure(.badImageData): return nil
+        case .failure(let error): throw error
+        }
+    }
+
+    static func checkedFormat(of data: Data) throws(ImageError) -> ImageFormat {
+        guard !data.isEmpty else { throw .badImageData("the data is empty (0 bytes)") }
+        let format = ImageFormat(data: data)
+        guard format != .unknown else {
+            throw .badImageData("the \(data.count) bytes are not a known image format (\(Self.describeStart(of: data)))")
+        }
+        if let loader = untrustedLoaders[format], !untrustedLoadersAllowed {
+            throw .untrustedFormat(loader)
+        }
+        return format
+    }
+
+    /// Says what unknown bytes look like, so an HTML error page is recognisable in a log.
+    private static func describeStart(of data: Data) -> String {
+        let head = data.prefix(64)
+        let text = String(decoding: head, as: UTF8.self)
+        let lowered = text.lowercased()
+        if lowered.contains("<html") || lowered.contains("<!doctype html") { return "looks like an HTML page" }
+        if head.allSatisfy({ $0 == 9 || $0 == 10 || $0 == 13 || (32..<127).contains($0) }) {
+            return "looks like text: \"\(text.prefix(32))\""
+        }
+        return "starts with " + head.prefix(8).map { String(format: "%02x", $0) }.joined(separator: " ")
+    }
+
+    // MARK: Encoding
+
+    public func encode(_ image: Image, options: ImageEncodeOptions) throws(ImageError) -> Data {
+        try Vips.start()
+        guard options.format.isWritable else {
+            throw .encodingFailed("\(options.format.rawValue) cannot be written; use jpeg, png, webp, avif, gif or tiff")
+        }
+        let prepared = try VipsEncode.prepare(image, for: options)
+        let quality = min(100, max(1, options.quality))
+        let first = try VipsEncode.save(prepared, options: options, quality: quality)
+        guard let maxBytes = options.maxFileSize, first.count > maxBytes else { return first }
+        guard [.jpeg, .webp, .avif].contains(options.format), !options.lossless else {
+            throw .fileSizeLimitUnreachable(maxBytes: maxBytes, smallest: first.count)
+        }
+        // Binary search for the highest quality whose output fits.
+        var low = 1, high = quality - 1
+        var best: Data?
+        var smallest = first.count
+        while low <= high {
+            let middle = (low + high) / 2
+            let candidate = try VipsEncode.save(prepared, options: options, quality: middle)
+            smallest = min(smallest, candidate.count)
+            if candidate.count <= maxBytes {
+                best = candidate
+                low = middle + 1
+            } else {
+                high = middle - 1
+            }
+        }
+        guard let best else { throw .fileSizeLimitUnreachable(maxBytes: maxBytes, smallest: smallest) }
+        return best
+    }
+}

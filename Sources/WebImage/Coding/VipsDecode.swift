@@ -1,0 +1,157 @@
+import CVips
+import Foundation
+
+/// One decode on libvips: header, limit checks, shrink-on-load, orientation, colour
+/// normalisation, and evaluation into memory.
+struct VipsDecode {
+    let bytes: UnsafeRawBufferPointer
+    let format: ImageFormat
+    let options: ImageDecodeOptions
+
+    func run() throws(ImageError) -> Image {
+        // Opening reads only the header: no pixels are decoded yet.
+        let header = try open(loadOptions: "")
+        let sourceSize = PixelSize(width: header.width, height: header.pageHeight)
+        let pages = header.pagesInFile
+        let animated = format.supportsAnimation && pages > 1 && !options.firstFrameOnly
+        let frames = animated ? pages : 1
+        if frames > options.limits.maxFrames {
+            throw .tooManyFrames(frames: frames, limit: options.limits.maxFrames)
+        }
+        let declaredPixels = sourceSize.width.multipliedReportingOverflow(by: sourceSize.height)
+        let totalPixels = declaredPixels.partialValue.multipliedReportingOverflow(by: frames)
+        if declaredPixels.overflow || totalPixels.overflow || totalPixels.partialValue > options.limits.maxPixels {
+            throw .imageTooLarge(pixels: totalPixels.overflow ? Int.max : totalPixels.partialValue, limit: options.limits.maxPixels)
+        }
+        let orientation = (1...8).contains(header.int("orientation") ?? 1) ? header.int("orientation") ?? 1 : 1
+        let upright = orientation >= 5
+            ? PixelSize(width: sourceSize.height, height: sourceSize.width)
+            : sourceSize
+        let animationOption = animated ? "n=-1" : ""
+
+        let loaded: VipsImageHandle
+        var result: VipsImageHandle
+        if let box = targetBox(upright: upright, frames: frames) {
+            let shrink = shrinkOnLoad(upright: upright, box: box)
+            loaded = try open(loadOptions: Self.joined(animationOption, shrink))
+            result = try Vips.run("thumbnail") {
+                wi_thumbnail_image(
+                    loaded.pointer, $0, Int32(box.width), Int32(box.height),
+                    Int32(options.preserveAspectRatio ? VIPS_SIZE_DOWN.rawValue : VIPS_SIZE_FORCE.rawValue), 0
+                )
+            }
+        } else {
+            loaded = animationOption.isEmpty ? header : try open(loadOptions: Self.joined(animationOption, ""))
+            result = loaded
+            if orientation != 1 && !animated {
+                result = try Vips.run("autorotate") { wi_autorot(loaded.pointer, $0) }
+            }
+        }
+        result = try normalise(result)
+        guard let memory = vips_image_copy_memory(result.pointer) else {
+            throw .badImageData("cannot decode \(format.rawValue): \(Vips.takeError())")
+        }
+        let decoded = VipsImageHandle(memory)
+        let loadedPage = loaded.pageHeight
+        return Image(
+            handle: decoded,
+            format: format,
+            frameCount: frames,
+            frameDurations: animated ? Self.durations(decoded.intArray("delay"), frames: frames) : [],
+            loopCount: animated ? max(0, decoded.int("loop") ?? 0) : 0,
+            sourceOrientation: orientation,
+            loadedPixelSize: PixelSize(width: loaded.width, height: loadedPage),
+            sourcePixelSize: upright
+        )
+    }
+
+    /// The box the image must fit in, from the thumbnail size and the byte limit; `nil`
+    /// when the image is decoded at full size.
+    private func targetBox(upright: PixelSize, frames: Int) -> PixelSize? {
+        var box: PixelSize?
+        // A thumbnail never enlarges: an image that already fits decodes at full size.
+        if let thumbnail = options.thumbnailPixelSize, thumbnail.width > 0, thumbnail.height > 0,
+           upright.width > thumbnail.width || upright.height > thumbnail.height {
+            box = thumbnail
+        }
+        if let limit = options.scaleDownLimitBytes, limit > 0 {
+            let bytes = Double(upright.area) * 4 * Double(frames)
+            if bytes > Double(limit) {
+                let scale = (Double(limit) / bytes).squareRoot()
+                let width = max(1, Int((Double(upright.width) * scale).rounded(.down)))
+                let height = max(1, Int((Double(upright.height) * scale).rounded(.down)))
+                if let current = box {
+                    box = PixelSize(width: min(current.width, width), height: min(current.height, height))
+                } else {
+                    box = PixelSize(width: width, height: height)
+                }
+            }
+        }
+        return box
+    }
+
+    /// The loader option that decodes at a reduced size (JPEG DCT scaling, WebP scaled
+    /// decode), leaving at least a factor of two for the final resample, as libvips'
+    /// own thumbnail does.
+    private func shrinkOnLoad(upright: PixelSize, box: PixelSize) -> String {
+        let horizontal = Double(upright.width) / Double(box.width)
+        let vertical = Double(upright.height) / Double(box.height)
+        let factor = options.preserveAspectRatio ? max(horizontal, vertical) : min(horizontal, vertical)
+        switch format {
+        case .jpeg:
+            let shrink = factor >= 16 ? 8 : factor >= 8 ? 4 : factor >= 4 ? 2 : 1
+            return shrink > 1 ? "shrink=\(shrink)" : ""
+        case .webp where factor >= 2:
+            return "scale=\(1 / factor)"
+        default:
+            return ""
+        }
+    }
+
+    /// Brings the pixels to 8-bit sRGB (or 8-bit grey), the form every encoder and
+    /// transformer expects.
+    private func normalise(_ image: VipsImageHandle) throws(ImageError) -> VipsImageHandle {
+        let interpretation = wi_interpretation(image.pointer)
+        let isEightBit = wi_band_format(image.pointer) == Int32(VIPS_FORMAT_UCHAR.rawValue)
+        let isDisplayable = interpretation == Int32(VIPS_INTERPRETATION_sRGB.rawValue)
+            || interpretation == Int32(VIPS_INTERPRETATION_B_W.rawValue)
+        if isEightBit && isDisplayable { return image }
+        var converted = image
+        if !isDisplayable || !isEightBit {
+            let grey = interpretation == Int32(VIPS_INTERPRETATION_GREY16.rawValue)
+                || interpretation == Int32(VIPS_INTERPRETATION_B_W.rawValue)
+            if grey {
+                converted = try Vips.run("grey conversion") { wi_colourspace(image.pointer, $0, Int32(VIPS_INTERPRETATION_B_W.rawValue)) }
+            } else {
+                converted = try Vips.run("colour conversion") { wi_colourspace(image.pointer, $0, Int32(VIPS_INTERPRETATION_sRGB.rawValue)) }
+            }
+        }
+        if wi_band_format(converted.pointer) != Int32(VIPS_FORMAT_UCHAR.rawValue) {
+            let source = converted
+            converted = try Vips.run("cast") { wi_cast_uchar(source.pointer, $0) }
+        }
+        return converted
+    }
+
+    private func open(loadOptions: String) throws(ImageError) -> VipsImageHandle {
+        let optionString = loadOptions.isEmpty ? "" : "[\(loadOptions)]"
+        guard let pointer = wi_load_buffer(bytes.baseAddress, bytes.count, optionString, options.strictness.vipsFailOn) else {
+            throw .badImageData("cannot read \(format.rawValue) header: \(Vips.takeError())")
+        }
+        return VipsImageHandle(pointer)
+    }
+
+    private static func joined(_ first: String, _ second: String) -> String {
+        [first, second].filter { !$0.isEmpty }.joined(separator: ",")
+    }
+
+    /// Frame delays in seconds. Delays under 11 ms mean "as fast as possible", which
+    /// browsers show at 100 ms; WebImage does the same.
+    static func durations(_ delays: [Int]?, frames: Int) -> [Double] {
+        let delays = delays ?? []
+        return (0..<frames).map { index in
+            let milliseconds = index < delays.count ? delays[index] : 0
+            return milliseconds < 11 ? 0.1 : Double(milliseconds) / 1000
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+
+/// The one error every WebImage layer throws.
+///
+/// The cases mirror SDWebImage's `SDWebImageError` codes where one exists, and add
+/// the limits a server needs. Each message says what went wrong and what to do.
+public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The URL is missing, empty, or not one any loader can handle.
+    case invalidURL(String)
+    /// The bytes are not an image WebImage can decode (truncated, garbled, empty, HTML…).
+    /// The associated value is the decoder's reason.
+    case badImageData(String)
+    /// The image declares more pixels (width × height × frames) than the configured limit.
+    case imageTooLarge(pixels: Int, limit: Int)
+    /// The image has more frames than the configured limit.
+    case tooManyFrames(frames: Int, limit: Int)
+    /// The format needs a libvips loader marked untrusted (ImageMagick, PDF, …), and
+    /// untrusted loaders are not enabled.
+    case untrustedFormat(String)
+    /// Encoding failed, or the requested format cannot be written.
+    case encodingFailed(String)
+    /// No quality setting produced an encoding within the requested maximum size.
+    case fileSizeLimitUnreachable(maxBytes: Int, smallest: Int)
+    /// A cache read or write failed at the file-system level.
+    case cacheFailure(String)
+    /// The URL is blocked because it failed permanently before.
+    case blockedURL(URL)
+    /// The request was cancelled before it completed.
+    case cancelled
+    /// The transfer stopped making progress or ran past its deadline.
+    case timedOut(String)
+    /// The server answered with a status code outside the acceptable range.
+    case invalidStatusCode(Int)
+    /// The server answered with a content type that is not accepted.
+    case invalidContentType(String)
+    /// A response modifier rejected the response, or the response is malformed.
+    case invalidResponse(String)
+    /// A request modifier rejected the request, or the request could not be built.
+    case invalidDownloadOperation(String)
+    /// The response body is larger than the configured maximum.
+    case bodyTooLarge(limit: Int)
+    /// A revalidation found the cached image still current (HTTP 304).
+    case cacheNotModified
+    /// The network failed (connection refused, reset, DNS…). Never blocks the URL.
+    case network(String)
+
+    /// A user-facing explanation, including what to change to make the call succeed.
+    public var description: String {
+        switch self {
+        case .invalidURL(let url):
+            return url.isEmpty
+                ? "invalid URL: the URL is empty; pass an http(s), file or data URL"
+                : "invalid URL '\(url)': use an http(s), file or data URL"
+        case .badImageData(let reason):
+            return "bad image data: \(reason)"
+        case .imageTooLarge(let pixels, let limit):
+            return "image too large: \(pixels) pixels (width × height × frames) exceeds the limit of \(limit); raise maxPixels to allow it"
+        case .tooManyFrames(let frames, let limit):
+            return "image has \(frames) frames, more than the limit of \(limit); raise maxFrames or decode the first frame only"
+        case .untrustedFormat(let loader):
+            return "the image needs the untrusted libvips loader '\(loader)', which is blocked; enable untrusted loaders only for trusted input"
+        case .encodingFailed(let reason):
+            return "encoding failed: \(reason)"
+        case .fileSizeLimitUnreachable(let maxBytes, let smallest):
+            return "cannot encode within \(maxBytes) bytes: the smallest encoding at the lowest quality is \(smallest) bytes; allow more bytes or make the image smaller"
+        case .cacheFailure(let reason):
+            return "cache failure: \(reason)"
+        case .blockedURL(let url):
+            return "\(url.absoluteString) failed permanently before and is blocked; pass retryFailed to try it again"
+        case .cancelled:
+            return "the image load was cancelled"
+        case .timedOut(let reason):
+            return "timed out: \(reason)"
+        case .invalidStatusCode(let code):
+            return "the server answered HTTP \(code), which is not an acceptable status code"
+        case .invalidContentType(let type):
+            return "the server answered with content type '\(type)', which is not an image type accepted here"
+        case .invalidResponse(let reason):
+            return "invalid response: \(reason)"
+        case .invalidDownloadOperation(let reason):
+            return "invalid download: \(reason)"
+        case .bodyTooLarge(let limit):
+            return "the response body is larger than the limit of \(limit) bytes; raise maxBodySize to allow it"
+        case .cacheNotModified:
+            return "the cached image is still current (HTTP 304 Not Modified)"
+        case .network(let reason):
+            return "network error: \(reason)"
+        }
+    }
+}
