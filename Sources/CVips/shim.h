@@ -1,4 +1,6 @@
 // Non-variadic wrappers around the libvips calls WebImage uses.
+// Note: SwiftPM does not notice edits to this header; after changing it, delete
+// .build/*/ModuleCache (or run `swift package clean`) so the new code is compiled in.
 // Swift cannot call C variadic functions, so each optional-argument form libvips
 // offers is pinned here to exactly the arguments the Swift side passes.
 #ifndef WEBIMAGE_CVIPS_SHIM_H
@@ -10,15 +12,12 @@
 
 /// Initialises libvips once for a server: no operation cache, one worker thread per
 /// image, untrusted loaders (magick, pdf, ...) blocked. Returns 0 on success.
-static void wi_drop_log(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
-    (void)domain; (void)level; (void)message; (void)data;
-}
-
 static inline int wi_vips_init(void) {
-    if (VIPS_INIT("webimage")) return -1;
     // libvips reports recoverable oddities ("ignoring nclx profile") as GLib warnings on
-    // stderr; failures reach callers through the error buffer, so the warnings are dropped.
-    g_log_set_handler("VIPS", (GLogLevelFlags)(G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO), wi_drop_log, NULL);
+    // stderr; failures reach callers through the error buffer, so libvips is asked (by
+    // its documented VIPS_WARNING switch, read during init) to keep quiet.
+    g_setenv("VIPS_WARNING", "0", FALSE);
+    if (VIPS_INIT("webimage")) return -1;
     vips_cache_set_max(0);
     vips_cache_set_max_mem(0);
     vips_cache_set_max_files(0);
@@ -105,6 +104,14 @@ static inline int wi_gifsave(VipsImage *in, void **buf, size_t *len, int effort,
 }
 static inline int wi_tiffsave(VipsImage *in, void **buf, size_t *len, int strip) {
     return vips_tiffsave_buffer(in, buf, len, "strip", strip ? TRUE : FALSE, NULL);
+}
+
+static inline int wi_arrayjoin_vertical(VipsImage **in, int n, VipsImage **out) {
+    return vips_arrayjoin(in, out, n, "across", 1, NULL);
+}
+static inline int wi_heicsave(VipsImage *in, void **buf, size_t *len, int quality, int strip) {
+    return vips_heifsave_buffer(in, buf, len, "Q", quality, "compression", VIPS_FOREIGN_HEIF_COMPRESSION_HEVC,
+                                "strip", strip ? TRUE : FALSE, NULL);
 }
 
 // MARK: Metadata

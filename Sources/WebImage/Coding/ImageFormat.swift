@@ -49,7 +49,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
     /// Formats `VipsCoder` can encode to.
     public var isWritable: Bool {
         switch self {
-        case .jpeg, .png, .webp, .avif, .gif, .tiff: true
+        case .jpeg, .png, .webp, .avif, .heic, .gif, .tiff: true
         default: false
         }
     }

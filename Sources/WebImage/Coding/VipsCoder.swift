@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 
 /// The ``ImageCoder`` on libvips: decodes JPEG, PNG, GIF, WebP, HEIC/HEIF, AVIF, TIFF,
-/// JPEG XL and SVG; encodes JPEG, PNG, WebP, AVIF, GIF and TIFF.
+/// JPEG XL and SVG; encodes JPEG, PNG, WebP, AVIF, HEIC, GIF and TIFF.
 ///
 /// Every decode reads the header first and checks ``ImageLimits`` before any pixel is
 /// allocated, applies EXIF orientation, converts to 8-bit sRGB (or grey), and finishes
@@ -108,13 +108,13 @@ public struct VipsCoder: ImageCoder {
     public func encode(_ image: Image, options: ImageEncodeOptions) throws(ImageError) -> Data {
         try Vips.start()
         guard options.format.isWritable else {
-            throw .encodingFailed("\(options.format.rawValue) cannot be written; use jpeg, png, webp, avif, gif or tiff")
+            throw .encodingFailed("\(options.format.rawValue) cannot be written; use jpeg, png, webp, avif, heic, gif or tiff")
         }
         let prepared = try VipsEncode.prepare(image, for: options)
         let quality = min(100, max(1, options.quality))
         let first = try VipsEncode.save(prepared, options: options, quality: quality)
         guard let maxBytes = options.maxFileSize, first.count > maxBytes else { return first }
-        guard [.jpeg, .webp, .avif].contains(options.format), !options.lossless else {
+        guard [.jpeg, .webp, .avif, .heic].contains(options.format), !options.lossless else {
             throw .fileSizeLimitUnreachable(maxBytes: maxBytes, smallest: first.count)
         }
         // Binary search for the highest quality whose output fits.

@@ -27,6 +27,7 @@ enum VipsEncode {
         case .png: status = wi_pngsave(image.pointer, &buffer, &length, 6, strip, progressive)
         case .webp: status = wi_webpsave(image.pointer, &buffer, &length, q, lossless, strip)
         case .avif: status = wi_avifsave(image.pointer, &buffer, &length, q, lossless, strip, 4)
+        case .heic: status = wi_heicsave(image.pointer, &buffer, &length, q, strip)
         case .gif: status = wi_gifsave(image.pointer, &buffer, &length, 7, 8)
         case .tiff: status = wi_tiffsave(image.pointer, &buffer, &length, strip)
         default:
