@@ -1,0 +1,47 @@
+import CVipsBaseline
+import Foundation
+import WebImage
+
+/// The baseline: the same decodes as WebImage's, made by calling libvips directly.
+enum DirectVips {
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Starts libvips for both sides with the same process settings, so that whichever
+    /// benchmark runs, the process is set up the same way.
+    static func start() throws {
+        try VipsCoder.setUntrustedLoadersAllowed(false)
+        guard bl_init() == 0 else { throw Failure(description: "libvips failed to start: \(lastError())") }
+    }
+
+    /// `vips_thumbnail_buffer(…, width, "height", height)` + `vips_image_copy_memory`.
+    static func thumbnail(_ data: Data, width: Int, height: Int) throws -> PixelSize {
+        var outWidth: Int32 = 0
+        var outHeight: Int32 = 0
+        let status = data.withUnsafeBytes {
+            bl_thumbnail_buffer($0.baseAddress, $0.count, Int32(width), Int32(height), &outWidth, &outHeight)
+        }
+        guard status == 0 else { throw Failure(description: "vips_thumbnail_buffer: \(lastError())") }
+        return PixelSize(width: Int(outWidth), height: Int(outHeight))
+    }
+
+    /// `vips_image_new_from_buffer` + `vips_image_copy_memory`, with libvips' default
+    /// (random) access, or with `access=sequential`.
+    static func decode(_ data: Data, sequential: Bool = false) throws -> PixelSize {
+        var outWidth: Int32 = 0
+        var outHeight: Int32 = 0
+        let status = data.withUnsafeBytes {
+            sequential
+                ? bl_decode_buffer_sequential($0.baseAddress, $0.count, &outWidth, &outHeight)
+                : bl_decode_buffer($0.baseAddress, $0.count, &outWidth, &outHeight)
+        }
+        guard status == 0 else { throw Failure(description: "vips_image_new_from_buffer: \(lastError())") }
+        return PixelSize(width: Int(outWidth), height: Int(outHeight))
+    }
+
+    private static func lastError() -> String {
+        guard let text = bl_error() else { return "unknown libvips error" }
+        return String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}

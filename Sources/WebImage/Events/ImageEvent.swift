@@ -1,0 +1,23 @@
+import Foundation
+
+/// Something that happened to a download, as SDWebImage's download notifications report.
+///
+/// For one transfer the order is: ``started``, ``receivedResponse``, ``stopped``, then
+/// ``finished`` when it succeeded. A failed or cancelled transfer stops without finishing.
+public enum ImageEvent: Sendable, Equatable {
+    /// A request for `url` was sent (once per transfer; redirects do not repeat it).
+    case started(url: URL)
+    /// The final response's head arrived (after any redirects).
+    case receivedResponse(url: URL, statusCode: Int, headers: [String: String])
+    /// The transfer ended, for any reason.
+    case stopped(url: URL)
+    /// The transfer succeeded with `bytes` bytes of body.
+    case finished(url: URL, bytes: Int)
+
+    /// The URL the event is about.
+    public var url: URL {
+        switch self {
+        case .started(let url), .receivedResponse(let url, _, _), .stopped(let url), .finished(let url, _): url
+        }
+    }
+}

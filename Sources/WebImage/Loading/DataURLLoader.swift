@@ -1,0 +1,70 @@
+import Foundation
+import NIOHTTP1
+
+/// Decodes `data:` URLs (RFC 2397), base64 or percent-encoded, without any I/O.
+public struct DataURLLoader: ImageLoader {
+    /// Creates a data URL loader.
+    public init() {}
+
+    public func canLoad(_ url: URL) -> Bool { url.scheme?.lowercased() == "data" }
+
+    public func load(
+        _ url: URL,
+        options: DownloadOptions,
+        progress: (@Sendable (DownloadProgress) -> Void)?
+    ) async throws(ImageError) -> DownloadResponse {
+        let (mediaType, data) = try Self.parse(url.absoluteString)
+        guard !data.isEmpty else { throw .badImageData("the data URL carries no bytes") }
+        progress?(DownloadProgress(receivedBytes: data.count, expectedBytes: data.count, partialData: options.wantsPartialData ? data : nil))
+        let headers: HTTPHeaders = ["Content-Type": mediaType, "Content-Length": String(data.count)]
+        return DownloadResponse(data: data, head: DownloadResponseHead(url: url, statusCode: 200, headers: headers))
+    }
+
+    /// Splits `data:[<media type>][;base64],<data>` into its media type and bytes.
+    static func parse(_ string: String) throws(ImageError) -> (mediaType: String, data: Data) {
+        guard string.count > 5, string.prefix(5).lowercased() == "data:", let comma = string.firstIndex(of: ",") else {
+            throw .invalidURL("\(string.prefix(64)): a data URL needs the form data:[type][;base64],<data>")
+        }
+        let header = string[string.index(string.startIndex, offsetBy: 5)..<comma]
+        let payload = String(string[string.index(after: comma)...])
+        let parameters = header.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+        let isBase64 = parameters.last?.lowercased() == "base64"
+        let mediaType = parameters.first.flatMap { $0.contains("/") ? $0.lowercased() : nil } ?? "text/plain"
+        if isBase64 {
+            let cleaned = (payload.removingPercentEncoding ?? payload).filter { !$0.isWhitespace }
+            let padded = cleaned + String(repeating: "=", count: (4 - cleaned.count % 4) % 4)
+            guard let data = Data(base64Encoded: padded) else {
+                throw .badImageData("the data URL's base64 payload is not valid base64")
+            }
+            return (mediaType, data)
+        }
+        return (mediaType, try percentDecoded(payload))
+    }
+
+    /// Percent-decodes to bytes (not to a string: the payload may be binary).
+    private static func percentDecoded(_ text: String) throws(ImageError) -> Data {
+        var bytes = Data()
+        bytes.reserveCapacity(text.utf8.count)
+        var iterator = text.utf8.makeIterator()
+        while let byte = iterator.next() {
+            guard byte == UInt8(ascii: "%") else {
+                bytes.append(byte)
+                continue
+            }
+            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+                throw .badImageData("the data URL's payload has invalid percent-encoding")
+            }
+            bytes.append(high << 4 | low)
+        }
+        return bytes
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+import Synchronization
+
+/// One transfer of one URL, shared by every caller that asked for it while it runs.
+///
+/// Each caller has its own progress and completion. A caller that cancels is detached
+/// and completed with ``ImageError/cancelled`` at once; when the last caller leaves, the
+/// operation is abandoned: a queued one never starts, a running one is cancelled (the
+/// connection closes). Every caller's completion runs exactly once.
+final class DownloadOperation: Sendable {
+    enum Phase {
+        /// Waiting in the queue.
+        case pending
+        /// Transferring.
+        case running
+        /// Every caller left; new callers must start a new operation.
+        case abandoned
+        /// Completed; new callers must start a new operation.
+        case finished
+    }
+
+    private struct Caller {
+        var progress: (@Sendable (DownloadProgress) -> Void)?
+        var completion: @Sendable (Result<DownloadResponse, ImageError>) -> Void
+        var lastProgress: ContinuousClock.Instant?
+        var lastReportedBytes = -1
+    }
+
+    private struct State {
+        var callers: [Int: Caller] = [:]
+        var nextCallerID = 0
+        var phase = Phase.pending
+        var task: Task<Void, Never>?
+        var priority: DownloadPriority
+    }
+
+    let url: URL
+    let key: String
+    let options: DownloadOptions
+    let createdAt = ContinuousClock.now
+    private let progressInterval: Duration
+    private let state: Mutex<State>
+    /// Called once when the last caller leaves before completion.
+    private let onAbandoned: @Sendable (DownloadOperation) -> Void
+
+    init(
+        url: URL, key: String, options: DownloadOptions, progressInterval: Duration,
+        onAbandoned: @escaping @Sendable (DownloadOperation) -> Void
+    ) {
+        self.url = url
+        self.key = key
+        self.options = options
+        self.progressInterval = progressInterval
+        self.onAbandoned = onAbandoned
+        self.state = Mutex(State(priority: options.priority))
+    }
+
+    var phase: Phase { state.withLock { $0.phase } }
+    var priority: DownloadPriority { state.withLock { $0.priority } }
+    var callerCount: Int { state.withLock { $0.callers.count } }
+
+    /// Adds a caller; `nil` when the operation can no longer take one (it finished or
+    /// was abandoned), in which case the caller needs a new operation.
+    func addCaller(
+        priority: DownloadPriority,
+        progress: (@Sendable (DownloadProgress) -> Void)?,
+        completion: @escaping @Sendable (Result<DownloadResponse, ImageError>) -> Void
+    ) -> Int? {
+        state.withLock { state in
+            guard state.phase == .pending || state.phase == .running else { return nil }
+            state.nextCallerID += 1
+            state.callers[state.nextCallerID] = Caller(progress: progress, completion: completion)
+            state.priority = max(state.priority, priority)
+            return state.nextCallerID
+        }
+    }
+
+    /// Marks the operation running with its transfer task; `false` when it was abandoned
+    /// meanwhile (the task is then cancelled).
+    func markRunning(_ task: Task<Void, Never>) -> Bool {
+        let running = state.withLock { state -> Bool in
+            guard state.phase == .pending else { return false }
+            state.phase = .running
+            state.task = task
+            return true
+        }
+        if !running { task.cancel() }
+        return running
+    }
+
+    func cancel(callerID: Int) {
+        let (caller, abandoned, task) = state.withLock { state -> (Caller?, Bool, Task<Void, Never>?) in
+            guard let caller = state.callers.removeValue(forKey: callerID) else { return (nil, false, nil) }
+            guard state.callers.isEmpty, state.phase == .pending || state.phase == .running else { return (caller, false, nil) }
+            state.phase = .abandoned
+            return (caller, true, state.task)
+        }
+        guard let caller else { return }
+        caller.completion(.failure(.cancelled))
+        if abandoned {
+            task?.cancel()
+            onAbandoned(self)
+        }
+    }
+
+    /// Cancels every caller (each completes with `cancelled`) and the transfer.
+    func cancelAll() {
+        let ids = state.withLock { Array($0.callers.keys) }
+        for id in ids { cancel(callerID: id) }
+    }
+
+    /// Passes progress to callers, at most once per `minimumProgressInterval` each,
+    /// except the first report and the one that completes the body.
+    func reportProgress(received: Int, expected: Int?, partialData: @autoclosure () -> Data?) {
+        let now = ContinuousClock.now
+        let isLast = expected.map { received >= $0 } ?? false
+        let due = state.withLock { state -> [(@Sendable (DownloadProgress) -> Void)] in
+            var due: [(@Sendable (DownloadProgress) -> Void)] = []
+            for (id, caller) in state.callers {
+                guard let progress = caller.progress, caller.lastReportedBytes != received else { continue }
+                let first = caller.lastProgress == nil
+                guard first || isLast || now - caller.lastProgress! >= progressInterval else { continue }
+                state.callers[id]?.lastProgress = now
+                state.callers[id]?.lastReportedBytes = received
+                due.append(progress)
+            }
+            return due
+        }
+        guard !due.isEmpty else { return }
+        let partial = options.wantsPartialData ? partialData() : nil
+        let report = DownloadProgress(receivedBytes: received, expectedBytes: expected, partialData: partial)
+        for progress in due { progress(report) }
+    }
+
+    /// Completes every remaining caller with `result`, after a last progress report of
+    /// the full body to callers that have not seen it.
+    func finish(_ result: Result<DownloadResponse, ImageError>) {
+        if case .success(let response) = result {
+            let total = response.data.count
+            let pending = state.withLock { state in
+                state.callers.values.compactMap { $0.lastReportedBytes == total ? nil : $0.progress }
+            }
+            let report = DownloadProgress(
+                receivedBytes: total, expectedBytes: total, partialData: options.wantsPartialData ? response.data : nil
+            )
+            for progress in pending { progress(report) }
+        }
+        let callers = state.withLock { state -> [Caller] in
+            if state.phase != .abandoned { state.phase = .finished }
+            state.task = nil
+            defer { state.callers.removeAll() }
+            return Array(state.callers.values)
+        }
+        for caller in callers { caller.completion(result) }
+    }
+}

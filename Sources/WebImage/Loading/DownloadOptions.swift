@@ -1,0 +1,39 @@
+import Foundation
+import NIOHTTP1
+
+/// Per-download choices, on top of the downloader's ``DownloaderConfig``.
+public struct DownloadOptions: Sendable {
+    /// Queue position when download slots are busy.
+    public var priority: DownloadPriority = .normal
+    /// Send cookies stored for the host and store the response's `Set-Cookie`.
+    public var handleCookies = false
+    /// Accept self-signed and otherwise invalid TLS certificates.
+    public var allowInvalidSSLCertificates = false
+    /// Deliver everything received so far with each progress report (progressive loading).
+    public var wantsPartialData = false
+    /// Extra headers for this download (e.g. `If-None-Match` for a revalidation).
+    public var headers: HTTPHeaders = [:]
+    /// Replaces the downloader's request modifier for this download.
+    public var requestModifier: RequestModifier?
+    /// Replaces the downloader's response modifier for this download.
+    public var responseModifier: ResponseModifier?
+    /// Replaces the downloader's decryptor for this download.
+    public var decryptor: Decryptor?
+
+    /// Creates default options.
+    public init(priority: DownloadPriority = .normal) {
+        self.priority = priority
+    }
+
+    /// Downloads coalesce only when the transfer they ask for is the same.
+    var coalescingKey: String {
+        var key = allowInvalidSSLCertificates ? "insecure|" : ""
+        if handleCookies { key += "cookies|" }
+        for (name, value) in headers { key += "\(name.lowercased())=\(value)|" }
+        if requestModifier != nil || responseModifier != nil || decryptor != nil {
+            // Closures cannot be compared: a download with its own modifiers never joins another.
+            key += "custom-\(UUID().uuidString)|"
+        }
+        return key
+    }
+}

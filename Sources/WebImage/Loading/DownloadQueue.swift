@@ -1,0 +1,98 @@
+import DequeModule
+import Synchronization
+
+/// Decides when downloads start: at most `maxConcurrent` at once, the rest queued by
+/// priority, then FIFO or LIFO. Suspension holds every queued download back.
+final class DownloadQueue: Sendable {
+    private struct State {
+        var maxConcurrent: Int
+        var order: DownloaderConfig.ExecutionOrder
+        var isSuspended = false
+        var running = 0
+        /// Indexed by `DownloadPriority.rawValue`.
+        var pending: [Deque<DownloadOperation>] = Array(repeating: [], count: DownloadPriority.allCases.count)
+
+        var pendingCount: Int { pending.reduce(0) { $0 + $1.count } }
+
+        /// Takes the operations that may start now, counting them as running.
+        mutating func takeStartable() -> [DownloadOperation] {
+            var startable: [DownloadOperation] = []
+            while !isSuspended, running < maxConcurrent, let next = popNext() {
+                running += 1
+                startable.append(next)
+            }
+            return startable
+        }
+
+        private mutating func popNext() -> DownloadOperation? {
+            for priority in DownloadPriority.allCases.reversed() where !pending[priority.rawValue].isEmpty {
+                return order == .fifo ? pending[priority.rawValue].removeFirst() : pending[priority.rawValue].removeLast()
+            }
+            return nil
+        }
+    }
+
+    private let state: Mutex<State>
+    private let start: @Sendable (DownloadOperation) -> Void
+
+    init(maxConcurrent: Int, order: DownloaderConfig.ExecutionOrder, start: @escaping @Sendable (DownloadOperation) -> Void) {
+        state = Mutex(State(maxConcurrent: max(1, maxConcurrent), order: order))
+        self.start = start
+    }
+
+    /// Queues `operation`; it starts now when a slot is free.
+    func submit(_ operation: DownloadOperation) {
+        let startable = state.withLock { state in
+            state.pending[operation.priority.rawValue].append(operation)
+            return state.takeStartable()
+        }
+        startable.forEach(start)
+    }
+
+    /// Frees the slot of a running operation that ended, starting the next ones.
+    func runningOperationEnded() {
+        let startable = state.withLock { state in
+            state.running -= 1
+            return state.takeStartable()
+        }
+        startable.forEach(start)
+    }
+
+    /// Drops a queued operation that was abandoned before it started; `false` if it was not queued.
+    @discardableResult
+    func removePending(_ operation: DownloadOperation) -> Bool {
+        state.withLock { state in
+            for index in state.pending.indices {
+                if let position = state.pending[index].firstIndex(where: { $0 === operation }) {
+                    state.pending[index].remove(at: position)
+                    return true
+                }
+            }
+            return false
+        }
+    }
+
+    var maxConcurrent: Int { state.withLock { $0.maxConcurrent } }
+
+    /// Changes the limit; raising it starts queued operations at once.
+    func setMaxConcurrent(_ value: Int) {
+        let startable = state.withLock { state in
+            state.maxConcurrent = max(1, value)
+            return state.takeStartable()
+        }
+        startable.forEach(start)
+    }
+
+    var isSuspended: Bool { state.withLock { $0.isSuspended } }
+
+    func setSuspended(_ suspended: Bool) {
+        let startable = state.withLock { state in
+            state.isSuspended = suspended
+            return state.takeStartable()
+        }
+        startable.forEach(start)
+    }
+
+    /// Operations running plus queued.
+    var count: Int { state.withLock { $0.running + $0.pendingCount } }
+}

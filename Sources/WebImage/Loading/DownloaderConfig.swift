@@ -1,0 +1,71 @@
+import Foundation
+import NIOHTTP1
+
+/// Settings of an ``ImageDownloader``, SDWebImageDownloaderConfig's counterpart.
+public struct DownloaderConfig: Sendable {
+    /// The order in which queued downloads start.
+    public enum ExecutionOrder: Sendable {
+        /// Oldest first.
+        case fifo
+        /// Newest first (what a scrolling list wants).
+        case lifo
+    }
+
+    /// A user name and password sent as HTTP basic authentication.
+    public struct Credentials: Sendable, Hashable {
+        /// The user name.
+        public var user: String
+        /// The password.
+        public var password: String
+        /// Creates credentials.
+        public init(user: String, password: String) {
+            self.user = user
+            self.password = password
+        }
+    }
+
+    /// Downloads running at once; more wait in the queue. Default 6.
+    public var maxConcurrentDownloads: Int = 6
+    /// FIFO (default) or LIFO.
+    public var executionOrder: ExecutionOrder = .fifo
+    /// A transfer that receives nothing for this long fails with ``ImageError/timedOut(_:)``. Default 15 s.
+    public var idleTimeout: Duration = .seconds(15)
+    /// The longest a whole transfer (all redirects included) may take. Default 2 minutes.
+    public var totalTimeout: Duration = .seconds(120)
+    /// The longest connecting may take. Default 10 s.
+    public var connectTimeout: Duration = .seconds(10)
+    /// Redirects followed before giving up. Default 10.
+    public var maxRedirects: Int = 10
+    /// The largest body accepted, in bytes. Default 100 MB.
+    public var maxBodySize: Int = 100 * 1024 * 1024
+    /// Status codes that count as success. Default 200–299.
+    public var acceptableStatusCodes: Set<Int> = Set(200..<300)
+    /// Media types accepted (`image/png`, or `image/*` for a family); `nil` accepts any,
+    /// leaving the decoder to reject what is not an image.
+    public var acceptableContentTypes: Set<String>?
+    /// Headers sent with every request: by default an image-preferring `Accept` and a
+    /// `User-Agent` naming WebImage and its version.
+    public var headers: HTTPHeaders = DownloaderConfig.defaultHeaders
+    /// Basic-auth credentials sent to the URL's own host (never across a redirect to another host).
+    public var credentials: Credentials?
+    /// Progress callbacks come at most this often, except the last one. Default 0.1 s.
+    public var minimumProgressInterval: Duration = .milliseconds(100)
+    /// Changes every request before it is sent.
+    public var requestModifier: RequestModifier?
+    /// Changes every response head before it is checked.
+    public var responseModifier: ResponseModifier?
+    /// Transforms every downloaded body.
+    public var decryptor: Decryptor?
+    /// Vetoes a URL before each hop (the first request and every redirect) by throwing.
+    /// The image proxy's source guard plugs in here.
+    public var hopGuard: (@Sendable (URL) async throws -> Void)?
+
+    /// Creates the default configuration.
+    public init() {}
+
+    /// `Accept` preferring images, and `User-Agent: WebImage/<version>`.
+    public static let defaultHeaders: HTTPHeaders = [
+        "Accept": "image/avif,image/webp,image/apng,image/*,*/*;q=0.8",
+        "User-Agent": "WebImage/\(WebImageVersion.current) (Swift; Linux)",
+    ]
+}

@@ -1,0 +1,204 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+
+/// Downloads image bytes over HTTP(S) on AsyncHTTPClient (SDWebImageDownloader's counterpart).
+///
+/// One transfer per URL is in flight: later callers join it, each with its own progress
+/// and completion; cancelling one caller detaches only it; the last caller's cancel stops
+/// the transfer. At most ``maxConcurrentDownloads`` transfers run at once; the rest wait
+/// by priority, then FIFO or LIFO. Redirects are followed here, hop by hop, so that
+/// ``DownloaderConfig/hopGuard`` can veto each one.
+public final class ImageDownloader: ImageLoader, Sendable {
+    /// The process-wide downloader with the default configuration.
+    public static let shared = ImageDownloader()
+
+    /// Download events (started, response, stopped, finished).
+    public let events: ImageEvents
+
+    private let client: HTTPClient
+    private let settings: Mutex<DownloaderConfig>
+    private let inFlight = Mutex<[String: DownloadOperation]>([:])
+    private let cookies = CookieJar()
+    private let queue: DownloadQueue
+    private let box: Box
+
+    /// Breaks the init-order cycle between the queue (which starts operations) and self.
+    private final class Box: Sendable {
+        let downloader = Mutex<ImageDownloader?>(nil)
+    }
+
+    /// Creates a downloader with its own HTTP client. Call ``shutdown()`` when done with
+    /// it (the shared downloader lives as long as the process).
+    public init(config: DownloaderConfig = DownloaderConfig(), events: ImageEvents = ImageEvents()) {
+        self.events = events
+        self.settings = Mutex(config)
+        var clientConfig = HTTPClient.Configuration(
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: TimeAmount(config.connectTimeout), read: TimeAmount(config.idleTimeout)),
+            decompression: .disabled
+        )
+        clientConfig.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(8, config.maxConcurrentDownloads)
+        self.client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: clientConfig)
+        let box = Box()
+        self.box = box
+        self.queue = DownloadQueue(maxConcurrent: config.maxConcurrentDownloads, order: config.executionOrder) { operation in
+            box.downloader.withLock { $0 }?.start(operation)
+        }
+        box.downloader.withLock { $0 = self }
+    }
+
+    deinit {
+        // The client must be shut down before it goes; do it without blocking.
+        client.shutdown { _ in }
+    }
+
+    /// Stops every download and shuts the HTTP client down.
+    public func shutdown() async {
+        cancelAllDownloads()
+        box.downloader.withLock { $0 = nil }
+        try? await client.shutdown()
+    }
+
+    // MARK: Settings
+
+    /// Downloads running at once; changing it takes effect immediately.
+    public var maxConcurrentDownloads: Int {
+        get { queue.maxConcurrent }
+        set {
+            settings.withLock { $0.maxConcurrentDownloads = newValue }
+            queue.setMaxConcurrent(newValue)
+        }
+    }
+
+    /// While suspended, queued downloads wait; running ones go on.
+    public var isSuspended: Bool {
+        get { queue.isSuspended }
+        set { queue.setSuspended(newValue) }
+    }
+
+    /// Transfers running or queued.
+    public var currentDownloadCount: Int { queue.count }
+
+    /// Sets (or with `nil`, removes) a header sent with every later request.
+    public func setValue(_ value: String?, forHTTPHeaderField name: String) {
+        settings.withLock {
+            if let value { $0.headers.replaceOrAdd(name: name, value: value) } else { $0.headers.remove(name: name) }
+        }
+    }
+
+    /// The value of a header sent with every request.
+    public func value(forHTTPHeaderField name: String) -> String? {
+        settings.withLock { $0.headers.first(name: name) }
+    }
+
+    /// The current configuration (a copy).
+    public var config: DownloaderConfig { settings.withLock { $0 } }
+
+    // MARK: Downloading
+
+    public func canLoad(_ url: URL) -> Bool {
+        guard let scheme = url.scheme?.lowercased() else { return false }
+        return (scheme == "http" || scheme == "https") && url.host?.isEmpty == false
+    }
+
+    /// Downloads `url`; the completion runs exactly once, with the bytes or an ``ImageError``.
+    @discardableResult
+    public func download(
+        _ url: URL,
+        options: DownloadOptions = DownloadOptions(),
+        progress: (@Sendable (DownloadProgress) -> Void)? = nil,
+        completion: @escaping @Sendable (Result<DownloadResponse, ImageError>) -> Void
+    ) -> DownloadToken? {
+        guard canLoad(url) else {
+            completion(.failure(.invalidURL(url.absoluteString)))
+            return nil
+        }
+        let key = url.absoluteString + "#" + options.coalescingKey
+        let progressInterval = settings.withLock { $0.minimumProgressInterval }
+        while true {
+            var created: DownloadOperation?
+            let operation = inFlight.withLock { operations in
+                if let existing = operations[key] { return existing }
+                let operation = DownloadOperation(
+                    url: url, key: key, options: options, progressInterval: progressInterval
+                ) { [weak self] abandoned in
+                    self?.abandoned(abandoned)
+                }
+                operations[key] = operation
+                created = operation
+                return operation
+            }
+            guard let callerID = operation.addCaller(priority: options.priority, progress: progress, completion: completion) else {
+                // It finished or was abandoned between the lookup and now: retire it and retry.
+                retire(operation)
+                continue
+            }
+            if let created { queue.submit(created) }
+            return DownloadToken(url: url, callerID: callerID, operation: operation)
+        }
+    }
+
+    /// Downloads `url`. Cancelling the calling task cancels this caller only.
+    public func load(
+        _ url: URL,
+        options: DownloadOptions = DownloadOptions(),
+        progress: (@Sendable (DownloadProgress) -> Void)? = nil
+    ) async throws(ImageError) -> DownloadResponse {
+        let cancellation = CancellationLink<DownloadToken>()
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<DownloadResponse, ImageError>, Never>) in
+                let token = download(url, options: options, progress: progress) { continuation.resume(returning: $0) }
+                if let token { cancellation.attach(token) { $0.cancel() } }
+            }
+        } onCancel: {
+            cancellation.cancel { $0.cancel() }
+        }
+        return try result.get()
+    }
+
+    /// Cancels every download: each caller completes with `cancelled`.
+    public func cancelAllDownloads() {
+        let operations = inFlight.withLock { Array($0.values) }
+        for operation in operations { operation.cancelAll() }
+    }
+
+    // MARK: Operation lifecycle
+
+    private func start(_ operation: DownloadOperation) {
+        let config = settings.withLock { $0 }
+        let transfer = HTTPTransfer(
+            client: client, config: config, options: operation.options, events: events,
+            cookies: cookies, operation: operation
+        )
+        let task = Task { [weak self] in
+            let result: Result<DownloadResponse, ImageError>
+            do throws(ImageError) {
+                result = .success(try await transfer.run())
+            } catch {
+                result = .failure(error)
+            }
+            self?.retire(operation)
+            operation.finish(result)
+            self?.queue.runningOperationEnded()
+        }
+        _ = operation.markRunning(task)
+    }
+
+    private func abandoned(_ operation: DownloadOperation) {
+        retire(operation)
+        if queue.removePending(operation) {
+            operation.finish(.failure(.cancelled))
+        }
+    }
+
+    /// Forgets `operation` so the next caller for its URL starts a fresh transfer.
+    private func retire(_ operation: DownloadOperation) {
+        inFlight.withLock { operations in
+            if operations[operation.key] === operation { operations.removeValue(forKey: operation.key) }
+        }
+    }
+}
