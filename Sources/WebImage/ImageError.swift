@@ -43,6 +43,8 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
     case cacheNotModified
     /// The network failed (connection refused, reset, DNS…). Never blocks the URL.
     case network(String)
+    /// The image is not in the cache and the request forbade loading it (`fromCacheOnly`).
+    case notInCache(String)
 
     /// A user-facing explanation, including what to change to make the call succeed.
     public var description: String {
@@ -85,6 +87,8 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
             return "the cached image is still current (HTTP 304 Not Modified)"
         case .network(let reason):
             return "network error: \(reason)"
+        case .notInCache(let key):
+            return "'\(key)' is not in the cache and fromCacheOnly forbids loading it; drop fromCacheOnly to download it"
         }
     }
 }

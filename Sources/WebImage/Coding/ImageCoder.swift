@@ -7,6 +7,9 @@ import Foundation
 public protocol ImageCoder: Sendable {
     /// Whether this coder can decode `data` (judged from its first bytes).
     func canDecode(_ data: Data) -> Bool
+    /// Reads the header of `data` and checks `limits` (all frames counted), without
+    /// decoding any pixel.
+    func inspect(_ data: Data, limits: ImageLimits) throws(ImageError) -> ImageInfo
     /// Decodes `data`, checking the limits in `options` from the header first.
     func decode(_ data: Data, options: ImageDecodeOptions) throws(ImageError) -> Image
     /// Decodes the first part of an image still downloading, for a progressive preview.

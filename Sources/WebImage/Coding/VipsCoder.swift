@@ -57,6 +57,17 @@ public struct VipsCoder: ImageCoder {
         return try result.get()
     }
 
+    public func inspect(_ data: Data, limits: ImageLimits = .default) throws(ImageError) -> ImageInfo {
+        try Vips.start()
+        let format = try Self.checkedFormat(of: data)
+        let result = data.withUnsafeBytes { bytes in
+            Result { () throws(ImageError) -> ImageInfo in
+                try VipsDecode(bytes: bytes, format: format, options: ImageDecodeOptions(limits: limits)).inspect()
+            }
+        }
+        return try result.get()
+    }
+
     public func decodePartial(_ data: Data, options: ImageDecodeOptions = .init()) throws(ImageError) -> Image? {
         try Vips.start()
         let format = ImageFormat(data: data)

@@ -8,8 +8,26 @@ struct VipsDecode {
     let format: ImageFormat
     let options: ImageDecodeOptions
 
-    func run() throws(ImageError) -> Image {
-        // Opening reads only the header: no pixels are decoded yet.
+    /// The header's facts, after the limit checks.
+    func inspect() throws(ImageError) -> ImageInfo {
+        let header = try checkedHeader()
+        return ImageInfo(
+            format: format, pixelSize: header.size, frameCount: header.pages,
+            orientation: header.orientation, hasAlpha: header.handle.hasAlpha
+        )
+    }
+
+    private struct Header {
+        let handle: VipsImageHandle
+        let size: PixelSize
+        let pages: Int
+        let frames: Int
+        let animated: Bool
+        let orientation: Int
+    }
+
+    /// Opens the header (no pixels are decoded yet) and checks the limits.
+    private func checkedHeader() throws(ImageError) -> Header {
         let header = try open(loadOptions: "")
         let sourceSize = PixelSize(width: header.width, height: header.pageHeight)
         let pages = header.pagesInFile
@@ -23,7 +41,20 @@ struct VipsDecode {
         if declaredPixels.overflow || totalPixels.overflow || totalPixels.partialValue > options.limits.maxPixels {
             throw .imageTooLarge(pixels: totalPixels.overflow ? Int.max : totalPixels.partialValue, limit: options.limits.maxPixels)
         }
-        let orientation = (1...8).contains(header.int("orientation") ?? 1) ? header.int("orientation") ?? 1 : 1
+        let tagged = header.int("orientation") ?? 1
+        return Header(
+            handle: header, size: sourceSize, pages: pages, frames: frames, animated: animated,
+            orientation: (1...8).contains(tagged) ? tagged : 1
+        )
+    }
+
+    func run() throws(ImageError) -> Image {
+        let checked = try checkedHeader()
+        let header = checked.handle
+        let sourceSize = checked.size
+        let frames = checked.frames
+        let animated = checked.animated
+        let orientation = checked.orientation
         let upright = orientation >= 5
             ? PixelSize(width: sourceSize.height, height: sourceSize.width)
             : sourceSize

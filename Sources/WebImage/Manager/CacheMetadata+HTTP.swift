@@ -1,0 +1,51 @@
+import Foundation
+import NIOHTTP1
+
+extension CacheMetadata {
+    /// The validators and freshness a response declares: `ETag`, `Last-Modified`, and an
+    /// expiry from `Cache-Control: max-age` (or `s-maxage`), else `Expires`.
+    init(response head: DownloadResponseHead, now: Date = Date()) {
+        let headers = head.headers
+        var expiration: Date?
+        let directives = headers["cache-control"].flatMap { $0.split(separator: ",") }.map {
+            $0.trimmingCharacters(in: .whitespaces).lowercased()
+        }
+        for directive in directives {
+            for prefix in ["s-maxage=", "max-age="] where directive.hasPrefix(prefix) {
+                if let seconds = TimeInterval(directive.dropFirst(prefix.count)) {
+                    expiration = now.addingTimeInterval(max(0, seconds))
+                }
+            }
+            if directive == "no-cache" || directive == "no-store" { expiration = now }
+        }
+        if expiration == nil, let expires = headers.first(name: "expires") {
+            expiration = HTTPDate.parse(expires)
+        }
+        self.init(
+            etag: headers.first(name: "etag"),
+            lastModified: headers.first(name: "last-modified"),
+            expirationDate: expiration,
+            storedDate: now
+        )
+    }
+}
+
+/// HTTP dates (RFC 9110 IMF-fixdate).
+enum HTTPDate {
+    private static let formatter: DateFormatter = {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        return formatter
+    }()
+    private static let lock = NSLock()
+
+    static func parse(_ text: String) -> Date? {
+        lock.withLock { formatter.date(from: text) }
+    }
+
+    static func format(_ date: Date) -> String {
+        lock.withLock { formatter.string(from: date) }
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+
+/// Per-request settings beyond ``ImageOptions``: SDWebImageContext as a typed struct.
+public struct ImageContext: Sendable {
+    /// Decode as a thumbnail within this size (shrink-on-load); the cache key gets a
+    /// thumbnail suffix so that thumbnails and full images are cached apart.
+    public var thumbnailPixelSize: PixelSize?
+    /// With a thumbnail size: keep the aspect ratio (default) or stretch to the size.
+    public var preserveAspectRatio = true
+    /// With ``ImageOptions/scaleDownLargeImages``: the most bytes a decoded image may take. Default 60 MB.
+    public var scaleDownLimitBytes = 60 * 1024 * 1024
+    /// Limits checked from each image's header before decoding.
+    public var limits = ImageLimits.default
+    /// Maps a URL to its cache key (e.g. dropping a signature that changes); `nil` means
+    /// do not cache this URL at all.
+    public var cacheKeyFilter: (@Sendable (URL) -> String?)?
+    /// Chooses the bytes written to disk for a loaded image (`nil` result: encode the image).
+    public var cacheSerializer: (@Sendable (_ image: Image?, _ data: Data?, _ url: URL) -> Data?)?
+    /// Changes the request before it is sent.
+    public var requestModifier: RequestModifier?
+    /// Changes the response head before it is checked.
+    public var responseModifier: ResponseModifier?
+    /// Transforms the downloaded bytes before decoding.
+    public var decryptor: Decryptor?
+    /// Which caches are queried. Default all.
+    public var queryCacheType = CacheType.all
+    /// Which caches the result is stored in. Default all (memory only with ``ImageOptions/cacheMemoryOnly``).
+    public var storeCacheType = CacheType.all
+    /// A cache to use instead of the manager's.
+    public var cache: ImageCache?
+    /// A loader to use instead of the manager's.
+    public var loader: (any ImageLoader)?
+    /// A coder to use instead of the manager's.
+    public var coder: (any ImageCoder)?
+    /// The key under which an image target keeps this load (to cancel it on reuse).
+    public var operationKey: String?
+
+    /// Creates an empty context.
+    public init() {}
+}

@@ -1,0 +1,193 @@
+import Foundation
+import NIOHTTP1
+import Synchronization
+
+/// Loads images through the cache and the loaders: SDWebImageManager's counterpart and
+/// the one pipeline behind every WebImage face (library, CLI, proxy).
+///
+/// Order of work for one load: validate the URL → failed-URL check → query the cache
+/// → on a miss, load → decode → store → complete. See ``ImageOptions`` and
+/// ``ImageContext`` for what a request can change.
+public final class ImageManager: Sendable {
+    /// Rewrites a request's options and context before it runs; `nil` cancels the request.
+    public typealias OptionsProcessor = @Sendable (URL, ImageOptions, ImageContext) -> (ImageOptions, ImageContext)?
+
+    /// The process-wide manager: shared cache, shared downloader, file and data URLs.
+    public static let shared = ImageManager()
+
+    /// The cache used unless a request's context names another.
+    public let cache: ImageCache
+    /// The loader used unless a request's context names another.
+    public let loader: any ImageLoader
+    /// The coder used unless a request's context names another.
+    public let coder: any ImageCoder
+    /// URLs blocked after permanent failures.
+    public let failedURLs: FailedURLs
+    /// The context every request starts from (e.g. a shared cache key filter).
+    public let defaultContext: ImageContext
+    /// Rewrites each request's options and context.
+    public let optionsProcessor: OptionsProcessor?
+
+    private let running = Mutex<[ObjectIdentifier: ImageTask]>([:])
+
+    /// Creates a manager.
+    public init(
+        cache: ImageCache = .shared,
+        loader: any ImageLoader = ImageLoaders([ImageDownloader.shared, FileLoader(), DataURLLoader()]),
+        coder: any ImageCoder = VipsCoder.shared,
+        failedURLs: FailedURLs = FailedURLs(),
+        defaultContext: ImageContext = ImageContext(),
+        optionsProcessor: OptionsProcessor? = nil
+    ) {
+        self.cache = cache
+        self.loader = loader
+        self.coder = coder
+        self.failedURLs = failedURLs
+        self.defaultContext = defaultContext
+        self.optionsProcessor = optionsProcessor
+    }
+
+    // MARK: Loading
+
+    /// Loads `url`, calling `completion` with each intermediate result (`isFinal == false`)
+    /// and exactly once with the final result or an ``ImageError``.
+    ///
+    /// A memory hit completes before this method returns.
+    @discardableResult
+    public func loadImage(
+        with url: URL?,
+        options: ImageOptions = [],
+        context: ImageContext? = nil,
+        progress: (@Sendable (DownloadProgress) -> Void)? = nil,
+        completion: @escaping @Sendable (Result<ImageResult, ImageError>) -> Void
+    ) -> ImageTask {
+        let task = ImageTask(url: url, completion: completion) { [weak self] task in
+            _ = self?.running.withLock { $0.removeValue(forKey: ObjectIdentifier(task)) }
+        }
+        let request: LoadRequest
+        do throws(ImageError) {
+            request = try prepare(url, options: options, context: context)
+        } catch {
+            task.deliver(.failure(error))
+            return task
+        }
+        if let hit = request.memoryHit() {
+            task.deliver(.success(hit))
+            return task
+        }
+        running.withLock { $0[ObjectIdentifier(task)] = task }
+        task.attach(Task {
+            do throws(ImageError) {
+                try await request.run(progress: progress, deliver: task.deliver)
+            } catch {
+                task.deliver(.failure(error))
+            }
+        })
+        return task
+    }
+
+    /// Loads `url` and returns the final result. Cancelling the calling task cancels the
+    /// load with ``ImageError/cancelled``.
+    public func loadImage(
+        from url: URL?,
+        options: ImageOptions = [],
+        context: ImageContext? = nil,
+        progress: (@Sendable (DownloadProgress) -> Void)? = nil
+    ) async throws(ImageError) -> ImageResult {
+        let link = CancellationLink<ImageTask>()
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<ImageResult, ImageError>, Never>) in
+                let task = loadImage(with: url, options: options, context: context, progress: progress) { result in
+                    if case .success(let value) = result, !value.isFinal { return }
+                    continuation.resume(returning: result)
+                }
+                link.attach(task) { $0.cancel() }
+            }
+        } onCancel: {
+            link.cancel { $0.cancel() }
+        }
+        return try result.get()
+    }
+
+    /// Every result of a load: intermediate ones (progressive previews, a cached image
+    /// about to be refreshed) and the final one, after which the stream ends.
+    public func results(
+        from url: URL?,
+        options: ImageOptions = [],
+        context: ImageContext? = nil
+    ) -> AsyncThrowingStream<ImageResult, any Error> {
+        AsyncThrowingStream { continuation in
+            let task = loadImage(with: url, options: options, context: context) { result in
+                switch result {
+                case .success(let value):
+                    continuation.yield(value)
+                    if value.isFinal { continuation.finish() }
+                case .failure(let error):
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// Whether any load is running.
+    public var isRunning: Bool { running.withLock { !$0.isEmpty } }
+
+    /// Loads running now.
+    public var runningCount: Int { running.withLock { $0.count } }
+
+    /// Cancels every running load; each completes with `cancelled`.
+    public func cancelAll() {
+        let tasks = running.withLock { Array($0.values) }
+        for task in tasks { task.cancel() }
+    }
+
+    // MARK: Keys and failed URLs
+
+    /// The cache key for `url` under `context` (its key filter and thumbnail size), or
+    /// `nil` when the filter says not to cache it.
+    public func cacheKey(for url: URL, context: ImageContext? = nil) -> String? {
+        let context = context ?? defaultContext
+        guard let original = originalCacheKey(for: url, context: context) else { return nil }
+        return Self.variantKey(original, context: context)
+    }
+
+    /// Unblocks `url`.
+    public func removeFailedURL(_ url: URL) { failedURLs.remove(url) }
+
+    /// Unblocks every URL.
+    public func removeAllFailedURLs() { failedURLs.removeAll() }
+
+    func originalCacheKey(for url: URL, context: ImageContext) -> String? {
+        if let filter = context.cacheKeyFilter ?? defaultContext.cacheKeyFilter { return filter(url) }
+        return CacheKey.key(for: url)
+    }
+
+    static func variantKey(_ key: String, context: ImageContext) -> String {
+        guard let size = context.thumbnailPixelSize else { return key }
+        return CacheKey.transformedKey(key, transformerKey: "Thumbnail(\(size),\(context.preserveAspectRatio ? 1 : 0))")
+    }
+
+    // MARK: Preparing a request
+
+    private func prepare(_ url: URL?, options: ImageOptions, context: ImageContext?) throws(ImageError) -> LoadRequest {
+        guard let url, !url.absoluteString.isEmpty else { throw .invalidURL("") }
+        var options = options
+        var context = context ?? defaultContext
+        if let optionsProcessor {
+            guard let processed = optionsProcessor(url, options, context) else {
+                throw .invalidDownloadOperation("the options processor cancelled the load of \(url.absoluteString)")
+            }
+            (options, context) = processed
+        }
+        let loader = context.loader ?? self.loader
+        guard loader.canLoad(url) else { throw .invalidURL(url.absoluteString) }
+        if !options.contains(.retryFailed), failedURLs.isBlocked(url) { throw .blockedURL(url) }
+        let originalKey = originalCacheKey(for: url, context: context)
+        return LoadRequest(
+            url: url, options: options, context: context,
+            originalKey: originalKey, key: originalKey.map { Self.variantKey($0, context: context) },
+            cache: context.cache ?? cache, loader: loader, coder: context.coder ?? coder, failedURLs: failedURLs
+        )
+    }
+}
