@@ -1,0 +1,52 @@
+import NIOCore
+import NIOPosix
+
+/// The thread pools the cache runs blocking work on, so that file I/O and libvips
+/// decoding never hold a thread of the Swift cooperative pool (or an event loop).
+enum BlockingPools {
+    /// File reads and writes. Page-cache hits are short and a cold disk mostly waits, so a
+    /// few threads more than cores keep the disk busy without fighting for CPU.
+    static let io: NIOThreadPool = {
+        let pool = NIOThreadPool(numberOfThreads: max(4, System.coreCount))
+        pool.start()
+        return pool
+    }()
+
+    /// Decoding disk hits and encoding images for the disk: CPU-bound, one thread a core.
+    static let coding: NIOThreadPool = {
+        let pool = NIOThreadPool(numberOfThreads: max(1, System.coreCount))
+        pool.start()
+        return pool
+    }()
+
+    /// Runs `body` on `pool` and returns its result. Unlike `runIfActive`, cancelling the
+    /// awaiting task does not drop work not yet started: a store that was asked for happens.
+    static func run<T: Sendable>(
+        on pool: NIOThreadPool,
+        _ body: @escaping @Sendable () throws(ImageError) -> T
+    ) async throws(ImageError) -> T {
+        let result: Result<T, ImageError> = await withCheckedContinuation { continuation in
+            pool.submit { state in
+                switch state {
+                case .active:
+                    continuation.resume(returning: Result(catching: body))
+                case .cancelled:
+                    continuation.resume(returning: .failure(.cacheFailure("the cache's thread pool has been shut down")))
+                }
+            }
+        }
+        return try result.get()
+    }
+
+    /// Runs `body` on `pool` and returns its result, or `nil` when the pool is shut down.
+    static func run<T: Sendable>(on pool: NIOThreadPool, _ body: @escaping @Sendable () -> T?) async -> T? {
+        await withCheckedContinuation { continuation in
+            pool.submit { state in
+                switch state {
+                case .active: continuation.resume(returning: body())
+                case .cancelled: continuation.resume(returning: nil)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,33 @@
+import Foundation
+
+/// What the disk cache keeps beside an entry's bytes: the HTTP validators needed to
+/// revalidate it (`refreshCached`, SPEC M10) and when it was stored. It lives in the
+/// entry's file, so it survives a restart (SPEC C10).
+public struct CacheMetadata: Sendable, Hashable {
+    /// The response's `ETag`, sent back as `If-None-Match`.
+    public var etag: String?
+    /// The response's `Last-Modified`, exactly as the server sent it, sent back as
+    /// `If-Modified-Since`.
+    public var lastModified: String?
+    /// When the response stops being fresh (from `Cache-Control: max-age`), if it said.
+    public var expirationDate: Date?
+    /// When the entry was written. ``DiskCache/store(_:forKey:metadata:)`` sets it to the
+    /// time of the write; ``DiskCache/updateMetadata(_:forKey:)`` writes it as given.
+    public var storedDate: Date
+
+    /// Creates metadata; `storedDate` defaults to now.
+    public init(etag: String? = nil, lastModified: String? = nil, expirationDate: Date? = nil, storedDate: Date = Date()) {
+        self.etag = etag
+        self.lastModified = lastModified
+        self.expirationDate = expirationDate
+        self.storedDate = storedDate
+    }
+
+    /// Whether ``expirationDate`` has passed at `date` (never, when there is none).
+    public func isExpired(at date: Date = Date()) -> Bool {
+        expirationDate.map { $0 <= date } ?? false
+    }
+
+    /// Whether there is a validator to revalidate with.
+    public var hasValidators: Bool { etag != nil || lastModified != nil }
+}

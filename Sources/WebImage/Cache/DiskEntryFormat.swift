@@ -1,0 +1,142 @@
+import CWebImageSupport
+import Foundation
+
+/// The format of one disk cache file, `<root>/<namespace>/<md5(key)>.<ext>`:
+///
+/// ```
+/// offset 0              the stored bytes (the encoded image), dataLength bytes
+/// dataLength            metadata records, metadataLength bytes
+/// dataLength + mLength  footer, 28 bytes, little-endian:
+///                         +0   UInt64  dataLength
+///                         +8   UInt32  metadataLength
+///                         +12  UInt16  format version (1)
+///                         +14  UInt16  flags (0)
+///                         +16  UInt32  CRC-32C of every byte of the file before this field
+///                         +20  8 bytes magic 89 57 49 43 0D 0A 1A 0A ("\x89WIC\r\n\x1A\n")
+/// ```
+///
+/// The image comes first so that the file still opens in an image viewer (decoders stop
+/// at the image's end marker). A metadata record is a tag byte, a UInt32 length and that
+/// many bytes: 1 stored date and 2 expiration date (Float64 seconds since 1970), 3 ETag,
+/// 4 Last-Modified, 5 the key (UTF-8). Unknown tags are skipped, so records can be added
+/// without a version change.
+///
+/// A file is an entry only if it ends with the magic, its length is exactly
+/// dataLength + metadataLength + 28, and the CRC matches; anything else — a truncated
+/// file, a flipped bit, a file of another program — is damaged. The magic closes the file
+/// and the checksum covers the lengths, so no prefix of a valid file is itself valid.
+enum DiskEntryFormat {
+    /// Bytes in the fixed footer.
+    static let footerSize = 28
+    /// The current format version.
+    static let version: UInt16 = 1
+    /// The magic that ends every entry, PNG-style: a high byte, then CR LF, ^Z, LF catch
+    /// text-mode transfers.
+    static let magic: [UInt8] = [0x89, 0x57, 0x49, 0x43, 0x0D, 0x0A, 0x1A, 0x0A]
+    private static let magicValue = magic.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+
+    private enum Tag: UInt8 {
+        case storedDate = 1, expirationDate = 2, etag = 3, lastModified = 4, key = 5
+    }
+
+    /// How a file's bytes read.
+    enum Layout: Equatable {
+        /// A valid entry: the stored bytes are the first `dataLength`, then the metadata.
+        case entry(dataLength: Int, metadataLength: Int)
+        /// No trailer at all: a plain file (acceptable in read-only paths only).
+        case noTrailer
+        /// A trailer whose lengths or checksum do not match: truncated or garbled.
+        case damaged
+    }
+
+    /// The metadata records and footer that follow `data` in its file.
+    static func trailer(for data: Data, metadata: CacheMetadata, key: String) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(footerSize + 64 + key.utf8.count)
+        append(.storedDate, double: metadata.storedDate.timeIntervalSince1970, to: &bytes)
+        if let expiration = metadata.expirationDate {
+            append(.expirationDate, double: expiration.timeIntervalSince1970, to: &bytes)
+        }
+        if let etag = metadata.etag { append(.etag, string: etag, to: &bytes) }
+        if let lastModified = metadata.lastModified { append(.lastModified, string: lastModified, to: &bytes) }
+        append(.key, string: key, to: &bytes)
+        let metadataLength = bytes.count
+        appendInteger(UInt64(data.count), to: &bytes)
+        appendInteger(UInt32(metadataLength), to: &bytes)
+        appendInteger(version, to: &bytes)
+        appendInteger(UInt16(0), to: &bytes)
+        var crc = data.withUnsafeBytes { webimage_crc32c(0, $0.baseAddress, $0.count) }
+        crc = bytes.withUnsafeBytes { webimage_crc32c(crc, $0.baseAddress, $0.count) }
+        appendInteger(crc, to: &bytes)
+        bytes += magic
+        return bytes
+    }
+
+    /// Reads the layout of a whole file's bytes, checking lengths and checksum.
+    static func layout(of file: UnsafeRawBufferPointer) -> Layout {
+        let count = file.count
+        guard count >= footerSize, file.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self) == magicValue else {
+            return .noTrailer
+        }
+        let footer = count - footerSize
+        let dataLength = UInt64(littleEndian: file.loadUnaligned(fromByteOffset: footer, as: UInt64.self))
+        let metadataLength = Int(UInt32(littleEndian: file.loadUnaligned(fromByteOffset: footer + 8, as: UInt32.self)))
+        let fileVersion = UInt16(littleEndian: file.loadUnaligned(fromByteOffset: footer + 12, as: UInt16.self))
+        let storedCRC = UInt32(littleEndian: file.loadUnaligned(fromByteOffset: footer + 16, as: UInt32.self))
+        guard fileVersion == version, dataLength <= UInt64(footer), Int(dataLength) + metadataLength == footer else {
+            return .damaged
+        }
+        guard webimage_crc32c(0, file.baseAddress, footer + 16) == storedCRC else { return .damaged }
+        return .entry(dataLength: Int(dataLength), metadataLength: metadataLength)
+    }
+
+    /// Decodes metadata records; `nil` when they are malformed.
+    static func metadata(from records: UnsafeRawBufferPointer) -> (metadata: CacheMetadata, key: String?)? {
+        var metadata = CacheMetadata(storedDate: Date(timeIntervalSince1970: 0))
+        var key: String?
+        var offset = 0
+        while offset < records.count {
+            guard records.count - offset >= 5 else { return nil }
+            let tag = records[offset]
+            let length = Int(UInt32(littleEndian: records.loadUnaligned(fromByteOffset: offset + 1, as: UInt32.self)))
+            offset += 5
+            guard records.count - offset >= length else { return nil }
+            let value = UnsafeRawBufferPointer(rebasing: records[offset..<offset + length])
+            offset += length
+            switch Tag(rawValue: tag) {
+            case .storedDate:
+                guard let seconds = double(value) else { return nil }
+                metadata.storedDate = Date(timeIntervalSince1970: seconds)
+            case .expirationDate:
+                guard let seconds = double(value) else { return nil }
+                metadata.expirationDate = Date(timeIntervalSince1970: seconds)
+            case .etag: metadata.etag = String(decoding: value, as: UTF8.self)
+            case .lastModified: metadata.lastModified = String(decoding: value, as: UTF8.self)
+            case .key: key = String(decoding: value, as: UTF8.self)
+            case nil: continue
+            }
+        }
+        return (metadata, key)
+    }
+
+    private static func double(_ value: UnsafeRawBufferPointer) -> Double? {
+        guard value.count == 8 else { return nil }
+        return Double(bitPattern: UInt64(littleEndian: value.loadUnaligned(as: UInt64.self)))
+    }
+
+    private static func append(_ tag: Tag, double: Double, to bytes: inout [UInt8]) {
+        bytes.append(tag.rawValue)
+        appendInteger(UInt32(8), to: &bytes)
+        appendInteger(double.bitPattern, to: &bytes)
+    }
+
+    private static func append(_ tag: Tag, string: String, to bytes: inout [UInt8]) {
+        bytes.append(tag.rawValue)
+        appendInteger(UInt32(string.utf8.count), to: &bytes)
+        bytes += string.utf8
+    }
+
+    private static func appendInteger<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {
+        withUnsafeBytes(of: value.littleEndian) { bytes += $0 }
+    }
+}

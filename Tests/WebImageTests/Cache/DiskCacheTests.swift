@@ -1,0 +1,359 @@
+import Foundation
+import Glibc
+import Testing
+@testable import WebImage
+
+@Suite("Disk cache")
+struct DiskCacheTests {
+    // SPEC C5
+    @Test func C5_expiryByAccessDate() async throws {
+        try await withTemporaryDirectory { directory in
+            var config = testConfig(directory)
+            config.diskExpireType = .accessDate
+            config.maxDiskAge = 7 * 24 * 3600
+            let cache = DiskCache(config: config)
+            let old = Date().addingTimeInterval(-14 * 24 * 3600)
+            for key in ["read", "unread", "recent"] {
+                try await cache.store(Data(key.utf8), forKey: key)
+            }
+            setFileTimes(cache.cachePath(forKey: "read"), accessed: old, modified: old)
+            setFileTimes(cache.cachePath(forKey: "unread"), accessed: old, modified: old)
+            // Reading refreshes the access time, which is what ages an entry here.
+            #expect(await cache.data(forKey: "read") == Data("read".utf8))
+            let times = try #require(fileTimes(cache.cachePath(forKey: "read")))
+            #expect(times.accessed > Date().timeIntervalSince1970 - 60)
+            #expect(times.modified < Date().timeIntervalSince1970 - 13 * 24 * 3600)
+            let result = await cache.clean()
+            #expect(result.expiredCount == 1)
+            #expect(await cache.data(forKey: "read") != nil)
+            #expect(await cache.data(forKey: "unread") == nil)
+            #expect(await cache.data(forKey: "recent") != nil)
+        }
+    }
+
+    @Test func C5_expiryByModificationDate() async throws {
+        try await withTemporaryDirectory { directory in
+            var config = testConfig(directory)
+            config.diskExpireType = .modificationDate
+            config.maxDiskAge = 3600
+            let cache = DiskCache(config: config)
+            for key in ["a", "b"] { try await cache.store(Data(key.utf8), forKey: key) }
+            let old = Date().addingTimeInterval(-7200)
+            // Recently read but written long ago: expired when ageing by modification date.
+            setFileTimes(cache.cachePath(forKey: "a"), accessed: Date(), modified: old)
+            #expect(await cache.data(forKey: "a") != nil)
+            // Reads do not touch the times in this mode.
+            #expect(try #require(fileTimes(cache.cachePath(forKey: "a"))).modified < Date().timeIntervalSince1970 - 3600)
+            let result = await cache.clean()
+            #expect(result.expiredCount == 1)
+            #expect(await cache.data(forKey: "a") == nil)
+            #expect(await cache.data(forKey: "b") != nil)
+        }
+    }
+
+    @Test func C5_negativeAgeNeverExpires() async throws {
+        try await withTemporaryDirectory { directory in
+            var config = testConfig(directory)
+            config.maxDiskAge = -1
+            let cache = DiskCache(config: config)
+            try await cache.store(Data([1]), forKey: "ancient")
+            let ancient = Date(timeIntervalSince1970: 1_000_000)
+            setFileTimes(cache.cachePath(forKey: "ancient"), accessed: ancient, modified: ancient)
+            let result = await cache.clean()
+            #expect(result.expiredCount == 0)
+            #expect(await cache.data(forKey: "ancient") == Data([1]))
+        }
+    }
+
+    // SPEC C6
+    @Test func C6_sizeLimitTrimsAutomaticallyAfterWrite() async throws {
+        try await withTemporaryDirectory { directory in
+            var config = testConfig(directory)
+            config.maxDiskSize = 100_000
+            let cache = DiskCache(config: config)
+            let payload = Data(repeating: 7, count: 10_000)
+            // Ten entries of 10 KB plus a small trailer each: the tenth write crosses the
+            // limit. No clean() call anywhere.
+            for index in 0..<10 {
+                try await cache.store(payload, forKey: "entry-\(index)")
+                // File times advance by clock ticks (a few ms), not nanoseconds: space the
+                // writes so that "oldest" is well defined.
+                try await Task.sleep(for: .milliseconds(15))
+            }
+            // Trimmed oldest first to half the limit: four entries are left.
+            #expect(await eventually { await cache.count() == 4 })
+            #expect(await cache.totalSize() <= 50_000)
+            for index in 0..<6 { #expect(await cache.data(forKey: "entry-\(index)") == nil) }
+            for index in 6..<10 { #expect(await cache.data(forKey: "entry-\(index)") == payload) }
+        }
+    }
+
+    @Test func C6_trimRemovesOldestFirstToHalfTheLimit() async throws {
+        try await withTemporaryDirectory { directory in
+            var config = testConfig(directory)
+            config.diskExpireType = .accessDate
+            let base = Date().addingTimeInterval(-1000)
+            // Fill with no limit, date the files, then reopen with a limit the files exceed.
+            let filler = DiskCache(config: config)
+            for index in 0..<10 {
+                try await filler.store(Data(repeating: UInt8(index), count: 1000), forKey: "k\(index)")
+                let date = base.addingTimeInterval(Double(index))
+                setFileTimes(filler.cachePath(forKey: "k\(index)"), accessed: date, modified: date)
+            }
+            // k0 was used last, so it is the newest by access date.
+            setFileTimes(filler.cachePath(forKey: "k0"), accessed: Date(), modified: base)
+            let entrySize = try #require(DiskFiles.status(path: filler.cachePath(forKey: "k1"))).size
+            config.maxDiskSize = entrySize * 8
+            let cache = DiskCache(config: config)
+            // The background scan at creation may trim first; either way the outcome is the same.
+            let result = await cache.clean()
+            // 10 entries over a limit of 8: down to 4 (half the limit), oldest first.
+            #expect(result.remainingCount == 4)
+            #expect(await cache.count() == 4)
+            for index in [0, 7, 8, 9] { #expect(await cache.data(forKey: "k\(index)") != nil) }
+            for index in 1...6 { #expect(await cache.data(forKey: "k\(index)") == nil) }
+        }
+    }
+
+    @Test func C6_oversizedDirectoryIsTrimmedAfterStart() async throws {
+        try await withTemporaryDirectory { directory in
+            var config = testConfig(directory)
+            let filler = DiskCache(config: config)
+            for index in 0..<10 { try await filler.store(Data(count: 1000), forKey: "k\(index)") }
+            config.maxDiskSize = 4000
+            // The background scan at creation notices the excess; no write, no clean() call.
+            let cache = DiskCache(config: config)
+            #expect(await eventually { await cache.totalSize() <= 2000 })
+        }
+    }
+
+    // SPEC C7
+    @Test func C7_readOnlyPathsSearchedAfterMainAndNeverWritten() async throws {
+        try await withTemporaryDirectory { directory in
+            let readOnly = directory + "/bundled"
+            try FileManager.default.createDirectory(atPath: readOnly, withIntermediateDirectories: true)
+            var config = testConfig(directory)
+            config.additionalReadOnlyPaths = [readOnly]
+            let cache = DiskCache(config: config)
+            let (_, png) = try makePNG()
+            // A plain image file (no trailer) in the read-only path is accepted as it is.
+            let plainName = CacheKey.fileName(forKey: "http://h/plain.png")
+            try png.write(to: URL(fileURLWithPath: readOnly + "/" + plainName))
+            #expect(await cache.data(forKey: "http://h/plain.png") == png)
+            #expect(await cache.contains(forKey: "http://h/plain.png"))
+            // An entry written by a cache (with metadata) is read with its metadata.
+            var otherConfig = testConfig(directory, namespace: "other")
+            otherConfig.rootDirectory = directory
+            let other = DiskCache(config: otherConfig)
+            try await other.store(Data("bundled".utf8), forKey: "shared", metadata: CacheMetadata(etag: "\"b\""))
+            let sharedName = CacheKey.fileName(forKey: "shared")
+            try FileManager.default.moveItem(atPath: other.cachePath(forKey: "shared"), toPath: readOnly + "/" + sharedName)
+            #expect(await cache.entry(forKey: "shared")?.metadata.etag == "\"b\"")
+            // The main directory comes first.
+            try await cache.store(Data("main".utf8), forKey: "shared")
+            #expect(await cache.data(forKey: "shared") == Data("main".utf8))
+            // Removing, clearing and cleaning touch the main directory only.
+            await cache.remove(forKey: "shared")
+            #expect(await cache.data(forKey: "shared") == Data("bundled".utf8))
+            let ancient = Date(timeIntervalSince1970: 1_000_000)
+            setFileTimes(readOnly + "/" + plainName, accessed: ancient, modified: ancient)
+            await cache.clean()
+            await cache.removeAll()
+            #expect(fileNames(in: readOnly) == [plainName, sharedName].sorted())
+            #expect(await cache.data(forKey: "http://h/plain.png") == png)
+            // A damaged file there is a miss but stays.
+            var garbled = try Data(contentsOf: URL(fileURLWithPath: readOnly + "/" + sharedName))
+            garbled[0] ^= 0xFF
+            try garbled.write(to: URL(fileURLWithPath: readOnly + "/" + sharedName))
+            #expect(await cache.data(forKey: "shared") == nil)
+            #expect(fileNames(in: readOnly).contains(sharedName))
+            // Writes never go there.
+            try await cache.store(Data("new".utf8), forKey: "new-key")
+            #expect(fileNames(in: readOnly).count == 2)
+            #expect(await cache.totalSize() > 0)
+            #expect(await cache.count() == 1)
+        }
+    }
+
+    // SPEC C8
+    @Test func C8_truncatedOrGarbledFileIsMissAndRemoved() async throws {
+        try await withTemporaryDirectory { directory in
+            let cache = DiskCache(config: testConfig(directory))
+            let payload = Data((0..<5000).map { UInt8(truncatingIfNeeded: $0 * 7) })
+            try await cache.store(payload, forKey: "k", metadata: CacheMetadata(etag: "e"))
+            let path = cache.cachePath(forKey: "k")
+            let original = try Data(contentsOf: URL(fileURLWithPath: path))
+            var damaged: [(String, Data)] = [
+                ("empty", Data()),
+                ("image only", original.prefix(payload.count)),
+                ("missing last byte", original.dropLast()),
+                ("half", original.prefix(original.count / 2)),
+                ("extra byte", original + Data([0])),
+                ("plain file", Data("not an entry".utf8)),
+            ]
+            for offset in [0, 100, payload.count - 1, payload.count + 3, original.count - 20, original.count - 12, original.count - 1] {
+                var garbled = original
+                garbled[offset] ^= 0x01
+                damaged.append(("bit flip at \(offset)", garbled))
+            }
+            for (name, bytes) in damaged {
+                try bytes.write(to: URL(fileURLWithPath: path))
+                #expect(await cache.data(forKey: "k") == nil, "\(name)")
+                #expect(!FileManager.default.fileExists(atPath: path), "\(name) should be removed")
+            }
+            // The intact bytes still read back.
+            try original.write(to: URL(fileURLWithPath: path))
+            #expect(await cache.data(forKey: "k") == payload)
+        }
+    }
+
+    // SPEC C9
+    @Test func C9_concurrentReadersAndWritersSeeCompleteVersions() async {
+        await withTemporaryDirectory { directory in
+            let cache = DiskCache(config: testConfig(directory))
+            let keys = Array(VersionedPayload.keys.prefix(3))
+            let results = await withTaskGroup(of: (reads: Int, hits: Int, torn: Int).self) { group in
+                for writer in 0..<4 {
+                    group.addTask {
+                        for step in 0..<40 {
+                            let generation = step * 4 + writer
+                            let key = keys[(step + writer) % keys.count]
+                            let data = VersionedPayload.data(key: key, generation: generation)
+                            if step % 2 == 0 {
+                                try? await cache.store(data, forKey: key, metadata: CacheMetadata(etag: "\(generation)"))
+                            } else {
+                                try? cache.storeSync(data, forKey: key, metadata: CacheMetadata(etag: "\(generation)"))
+                            }
+                            if step % 10 == 9 { await cache.remove(forKey: key) }
+                        }
+                        return (0, 0, 0)
+                    }
+                }
+                for reader in 0..<6 {
+                    group.addTask {
+                        var hits = 0
+                        var torn = 0
+                        for step in 0..<80 {
+                            let key = keys[(step + reader) % keys.count]
+                            if reader % 2 == 0 {
+                                if let entry = await cache.entry(forKey: key) {
+                                    hits += 1
+                                    let generation = VersionedPayload.verifiedGeneration(of: entry.data, key: key)
+                                    if generation == nil || entry.metadata.etag != generation.map(String.init) { torn += 1 }
+                                }
+                            } else if let data = cache.dataSync(forKey: key) {
+                                hits += 1
+                                if VersionedPayload.verifiedGeneration(of: data, key: key) == nil { torn += 1 }
+                            }
+                        }
+                        return (80, hits, torn)
+                    }
+                }
+                var total = (reads: 0, hits: 0, torn: 0)
+                for await result in group {
+                    total.reads += result.reads
+                    total.hits += result.hits
+                    total.torn += result.torn
+                }
+                return total
+            }
+            #expect(results.reads == 480)
+            #expect(results.torn == 0)
+            #expect(results.hits > 0)
+        }
+    }
+
+    // SPEC C10
+    @Test func C10_validatorsSurviveRestart() async throws {
+        try await withTemporaryDirectory { directory in
+            let expiry = Date(timeIntervalSince1970: 2_000_000_000.5)
+            let metadata = CacheMetadata(etag: "\"abc123\"", lastModified: "Wed, 21 Oct 2015 07:28:00 GMT", expirationDate: expiry)
+            do {
+                let cache = DiskCache(config: testConfig(directory))
+                try await cache.store(Data("image".utf8), forKey: "http://h/a.jpg", metadata: metadata)
+            }
+            let reopened = DiskCache(config: testConfig(directory))
+            let entry = try #require(await reopened.entry(forKey: "http://h/a.jpg"))
+            #expect(entry.data == Data("image".utf8))
+            #expect(entry.key == "http://h/a.jpg")
+            #expect(entry.metadata.etag == "\"abc123\"")
+            #expect(entry.metadata.lastModified == "Wed, 21 Oct 2015 07:28:00 GMT")
+            #expect(entry.metadata.expirationDate == expiry)
+            #expect(abs(entry.metadata.storedDate.timeIntervalSinceNow) < 60)
+            #expect(await reopened.metadata(forKey: "http://h/a.jpg")?.etag == "\"abc123\"")
+            #expect(await reopened.keys() == ["http://h/a.jpg"])
+        }
+    }
+
+    @Test func metadataUpdateKeepsTheBytes() async throws {
+        try await withTemporaryDirectory { directory in
+            let cache = DiskCache(config: testConfig(directory))
+            try await cache.store(Data("bytes".utf8), forKey: "k", metadata: CacheMetadata(etag: "v1"))
+            var metadata = try #require(await cache.metadata(forKey: "k"))
+            #expect(metadata.etag == "v1")
+            metadata.etag = "v2"
+            metadata.expirationDate = Date(timeIntervalSince1970: 1_900_000_000)
+            metadata.storedDate = Date(timeIntervalSince1970: 1_800_000_000)
+            #expect(try await cache.updateMetadata(metadata, forKey: "k"))
+            let entry = try #require(await cache.entry(forKey: "k"))
+            #expect(entry.data == Data("bytes".utf8))
+            #expect(entry.metadata == metadata)
+            #expect(try await cache.updateMetadata(metadata, forKey: "missing") == false)
+            #expect(await cache.count() == 1)
+        }
+    }
+
+    @Test func cleanRemovesStaleTemporaryFiles() async throws {
+        try await withTemporaryDirectory { directory in
+            let cache = DiskCache(config: testConfig(directory))
+            try await cache.store(Data([1]), forKey: "k")
+            let name = CacheKey.fileName(forKey: "k")
+            let stale = directory + "/test/." + name + ".999-1.tmp"
+            let fresh = directory + "/test/." + name + ".999-2.tmp"
+            try Data([1, 2]).write(to: URL(fileURLWithPath: stale))
+            try Data([3, 4]).write(to: URL(fileURLWithPath: fresh))
+            let old = Date().addingTimeInterval(-3600)
+            setFileTimes(stale, accessed: old, modified: old)
+            // Temporary files are not entries.
+            #expect(await cache.count() == 1)
+            let result = await cache.clean()
+            #expect(result.temporaryFilesRemoved == 1)
+            // A fresh one may belong to a write in flight and stays.
+            #expect(fileNames(in: directory + "/test") == ["." + name + ".999-2.tmp", name].sorted())
+            #expect(await cache.data(forKey: "k") == Data([1]))
+        }
+    }
+
+    @Test func entryFileStillOpensAsAnImage() async throws {
+        try await withTemporaryDirectory { directory in
+            let cache = DiskCache(config: testConfig(directory))
+            let (image, png) = try makePNG()
+            try await cache.store(png, forKey: "http://h/i.png")
+            // The image bytes come first, so the cache file decodes as the image itself.
+            let file = try Data(contentsOf: URL(fileURLWithPath: cache.cachePath(forKey: "http://h/i.png")))
+            #expect(file.count > png.count)
+            #expect(file.prefix(png.count) == png)
+            #expect(try VipsCoder.shared.decode(file).pixelSize == image.pixelSize)
+        }
+    }
+
+    @Test func C2_diskRemoveClearSizeCount() async throws {
+        try await withTemporaryDirectory { directory in
+            let cache = DiskCache(config: testConfig(directory))
+            #expect(await cache.count() == 0)
+            #expect(await cache.totalSize() == 0)
+            for index in 0..<5 { try cache.storeSync(Data(count: 100), forKey: "k\(index)") }
+            #expect(await cache.count() == 5)
+            let entrySize = try #require(DiskFiles.status(path: cache.cachePath(forKey: "k0"))).size
+            #expect(entrySize > 100)
+            #expect(await cache.totalSize() == 5 * entrySize)
+            #expect(cache.containsSync(forKey: "k1"))
+            cache.removeSync(forKey: "k1")
+            #expect(!cache.containsSync(forKey: "k1"))
+            #expect(await cache.count() == 4)
+            await cache.removeAll()
+            #expect(await cache.count() == 0)
+            #expect(await cache.data(forKey: "k2") == nil)
+        }
+    }
+}
