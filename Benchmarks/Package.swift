@@ -18,12 +18,25 @@ let package = Package(
             pkgConfig: "vips",
             providers: [.apt(["libvips-dev"])]
         ),
+        // Test images, the direct-libvips baseline and the cases both sides run.
+        .target(
+            name: "BenchmarkSupport",
+            dependencies: [
+                .product(name: "WebImage", package: "WebImage"),
+                "CVipsBaseline",
+            ]
+        ),
+        // Runs one case in a loop, without the benchmark harness, for callgrind / perf.
+        // Not under Benchmarks/, so the benchmark plugin does not run it.
+        .executableTarget(
+            name: "CodingProfile",
+            dependencies: ["BenchmarkSupport"]
+        ),
         .executableTarget(
             name: "CodingBenchmarks",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "WebImage", package: "WebImage"),
-                "CVipsBaseline",
+                "BenchmarkSupport",
             ],
             path: "Benchmarks/CodingBenchmarks",
             plugins: [

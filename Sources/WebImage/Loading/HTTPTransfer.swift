@@ -19,20 +19,36 @@ struct HTTPTransfer {
     private static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
 
     func run() async throws(ImageError) -> DownloadResponse {
+        let started = Flag()
+        do throws(ImageError) {
+            let response = try await followHops(started: started)
+            events.emit(.stopped(url: operation.url))
+            events.emit(.finished(url: operation.url, bytes: response.data.count))
+            return response
+        } catch {
+            if started.isSet { events.emit(.stopped(url: operation.url)) }
+            throw error
+        }
+    }
+
+    /// Set once the first request went out, so that `stopped` follows only a `started`.
+    private final class Flag {
+        var isSet = false
+    }
+
+    private func followHops(started: Flag) async throws(ImageError) -> DownloadResponse {
         let original = operation.url
         var current = original
         var visited: Set<String> = [original.absoluteString]
         var hops = 0
         let deadline = NIODeadline.now() + TimeAmount(config.totalTimeout)
-        var started = false
-        defer { if started { events.emit(.stopped(url: original)) } }
 
         while true {
             try checkCancelled()
             try await approve(current)
             let request = try await makeRequest(for: current, sameHostAsOriginal: Self.sameOrigin(current, original))
-            if !started {
-                started = true
+            if !started.isSet {
+                started.isSet = true
                 events.emit(.started(url: original))
             }
             let response: HTTPClientResponse
@@ -172,7 +188,6 @@ struct HTTPTransfer {
         guard !data.isEmpty else {
             throw .badImageData("the server sent an empty body for \(url.absoluteString)")
         }
-        events.emit(.finished(url: operation.url, bytes: data.count))
         return DownloadResponse(data: data, head: head)
     }
 

@@ -3,20 +3,24 @@ import Foundation
 import WebImage
 
 /// The baseline: the same decodes as WebImage's, made by calling libvips directly.
-enum DirectVips {
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+public enum DirectVips {
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+
+        public init(description: String) {
+            self.description = description
+        }
     }
 
     /// Starts libvips for both sides with the same process settings, so that whichever
     /// benchmark runs, the process is set up the same way.
-    static func start() throws {
+    public static func start() throws {
         try VipsCoder.setUntrustedLoadersAllowed(false)
         guard bl_init() == 0 else { throw Failure(description: "libvips failed to start: \(lastError())") }
     }
 
     /// `vips_thumbnail_buffer(…, width, "height", height)` + `vips_image_copy_memory`.
-    static func thumbnail(_ data: Data, width: Int, height: Int) throws -> PixelSize {
+    public static func thumbnail(_ data: Data, width: Int, height: Int) throws -> PixelSize {
         var outWidth: Int32 = 0
         var outHeight: Int32 = 0
         let status = data.withUnsafeBytes {
@@ -28,7 +32,7 @@ enum DirectVips {
 
     /// `vips_image_new_from_buffer` + `vips_image_copy_memory`, with libvips' default
     /// (random) access, or with `access=sequential`.
-    static func decode(_ data: Data, sequential: Bool = false) throws -> PixelSize {
+    public static func decode(_ data: Data, sequential: Bool = false) throws -> PixelSize {
         var outWidth: Int32 = 0
         var outHeight: Int32 = 0
         let status = data.withUnsafeBytes {

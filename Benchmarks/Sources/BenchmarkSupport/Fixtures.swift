@@ -6,21 +6,21 @@ import WebImage
 /// Each benchmark runs in a process of its own, so the images are written once to a
 /// cache folder under the system's temporary directory and read back by later
 /// processes; bump `version` when the generator changes.
-enum Fixtures {
-    private static let version = 1
+public enum Fixtures {
+    private static let version = 3
 
     /// 6000 × 4000 (24 MP) RGB JPEG at quality 85: gradients, blocks and grain.
-    static let jpeg24MP: Data = cached("jpeg-6000x4000-q85.jpg") {
+    public static let jpeg24MP: Data = cached("jpeg-6000x4000-q85.jpg") {
         try VipsCoder.shared.encode(
-            Image(pixels: pixels(width: 6000, height: 4000, seed: 0x5EED_2400), width: 6000, height: 4000, channels: 3),
+            Image(pixels: pixels(width: 6000, height: 4000, seed: 0x5EED_2400, grain: 64), width: 6000, height: 4000, channels: 3),
             options: ImageEncodeOptions(format: .jpeg, quality: 85)
         )
     }
 
     /// 2000 × 2000 (4 MP) RGB PNG.
-    static let png4MP: Data = cached("png-2000x2000.png") {
+    public static let png4MP: Data = cached("png-2000x2000.png") {
         try VipsCoder.shared.encode(
-            Image(pixels: pixels(width: 2000, height: 2000, seed: 0x5EED_0400), width: 2000, height: 2000, channels: 3),
+            Image(pixels: pixels(width: 2000, height: 2000, seed: 0x5EED_0400, grain: 16), width: 2000, height: 2000, channels: 3),
             options: ImageEncodeOptions(format: .png)
         )
     }
@@ -48,11 +48,14 @@ enum Fixtures {
     }
 
     /// Photo-like RGB pixels: smooth gradients, large blocks with edges, and per-pixel
-    /// grain, so that JPEG and PNG sizes are close to those of real photographs.
-    static func pixels(width: Int, height: Int, seed: UInt64) -> [UInt8] {
+    /// grain of `grain` levels (a power of two up to 256), so that JPEG and PNG sizes
+    /// come close to those of real photographs.
+    public static func pixels(width: Int, height: Int, seed: UInt64, grain: Int) -> [UInt8] {
         [UInt8](unsafeUninitializedCapacity: width * height * 3) { buffer, count in
             var state = seed | 1
             var index = 0
+            let mask = UInt64(grain - 1)
+            let half = grain / 2
             for y in 0..<height {
                 let green = y * 255 / height
                 for x in 0..<width {
@@ -62,9 +65,9 @@ enum Fixtures {
                     state ^= state << 17
                     let red = x * 255 / width
                     let blue = ((x / 211 + y / 173) & 1) * 120 + ((x + 2 * y) & 127)
-                    buffer[index] = clamped(red + Int(state & 15) - 8)
-                    buffer[index + 1] = clamped(green + Int((state >> 8) & 15) - 8)
-                    buffer[index + 2] = clamped(blue + Int((state >> 16) & 15) - 8)
+                    buffer[index] = clamped(red + Int(state & mask) - half)
+                    buffer[index + 1] = clamped(green + Int((state >> 8) & mask) - half)
+                    buffer[index + 2] = clamped(blue + Int((state >> 16) & mask) - half)
                     index += 3
                 }
             }

@@ -7,10 +7,10 @@ import Glibc
 ///
 /// package-benchmark's `peakMemoryResident` samples the resident size every ~5 ms and
 /// can miss a short spike; this reading cannot.
-enum PeakResident {
+public enum PeakResident {
     /// Resets the high-water mark and returns the resident size now, in bytes; `nil`
     /// where the kernel does not allow it (not Linux, or before Linux 4.0).
-    static func reset() -> Int? {
+    public static func reset() -> Int? {
         #if os(Linux)
         let fd = open("/proc/self/clear_refs", O_WRONLY)
         guard fd >= 0 else { return nil }
@@ -24,7 +24,7 @@ enum PeakResident {
     }
 
     /// The high-water mark since the last ``reset()``, in bytes.
-    static func highWaterMark() -> Int? {
+    public static func highWaterMark() -> Int? {
         statusField("VmHWM:")
     }
 

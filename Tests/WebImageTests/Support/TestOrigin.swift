@@ -1,0 +1,367 @@
+import Dispatch
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+
+/// An in-process HTTP/1.1 origin on 127.0.0.1 (ephemeral port) for tests: serves registered
+/// routes with scripted behaviours (see `TestOriginResponse`) and counts what it sees.
+///
+///     let origin = try await TestOrigin.start()
+///     origin.register("/a.png", .image(png))
+///     ... load origin.url("/a.png") ...
+///     #expect(origin.requestCount("/a.png") == 1)
+///     try await origin.shutdown()
+///
+/// Every counter is thread-safe. Responses are produced on the origin's own event loop thread;
+/// a handler closure runs there too, so it must be quick and must not block.
+final class TestOrigin: Sendable {
+    /// The listening port.
+    let port: Int
+    private let core: TestOriginCore
+    private let group: MultiThreadedEventLoopGroup
+    private let serverChannel: any Channel
+
+    private init(port: Int, core: TestOriginCore, group: MultiThreadedEventLoopGroup, serverChannel: any Channel) {
+        self.port = port
+        self.core = core
+        self.group = group
+        self.serverChannel = serverChannel
+    }
+
+    deinit {
+        // A test that forgot `shutdown()` (or threw before it) must not leak the thread.
+        if core.beginShutdown() != nil {
+            serverChannel.close(promise: nil)
+            group.shutdownGracefully(queue: .global()) { _ in }
+        }
+    }
+
+    /// Starts an origin on 127.0.0.1 with an ephemeral port.
+    static func start() async throws -> TestOrigin {
+        let core = TestOriginCore()
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        do {
+            let channel = try await ServerBootstrap(group: group)
+                .serverChannelOption(.backlog, value: 1024)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+                .childChannelInitializer { channel in
+                    let connectionID = core.nextConnectionID()
+                    return channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(
+                            ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes))
+                        )
+                        try channel.pipeline.syncOperations.addHandler(
+                            TestOriginConnectionHandler(core: core, connectionID: connectionID)
+                        )
+                    }
+                }
+                .bind(host: "127.0.0.1", port: 0)
+                .get()
+            guard let port = channel.localAddress?.port else {
+                try? await channel.close()
+                throw TestOriginError.noPort
+            }
+            return TestOrigin(port: port, core: core, group: group, serverChannel: channel)
+        } catch {
+            _ = core.beginShutdown()
+            try? await group.shutdownGracefully()
+            throw error
+        }
+    }
+
+    /// Starts an origin, runs `body` with it and shuts it down, even when `body` throws.
+    static func with<T: Sendable>(_ body: (TestOrigin) async throws -> T) async throws -> T {
+        let origin = try await start()
+        do {
+            let result = try await body(origin)
+            try await origin.shutdown()
+            return result
+        } catch {
+            try? await origin.shutdown()
+            throw error
+        }
+    }
+
+    /// Stops listening, closes every connection (stalled ones too) and stops the event loop.
+    /// Responses cut by the shutdown are not counted as aborted. Safe to call more than once.
+    func shutdown() async throws {
+        guard let channels = core.beginShutdown() else { return }
+        try? await serverChannel.close()
+        for channel in channels {
+            try? await channel.close()
+        }
+        try await group.shutdownGracefully()
+    }
+
+    // MARK: URLs
+
+    /// "http://127.0.0.1:PORT".
+    var baseURL: URL {
+        URL(string: "http://127.0.0.1:\(port)")!
+    }
+
+    /// The URL of `path` on this origin; `path` may carry a query ("/a.png?v=2") and a missing
+    /// leading "/" is added.
+    func url(_ path: String) -> URL {
+        let target = path.hasPrefix("/") ? path : "/" + path
+        return URL(string: "http://127.0.0.1:\(port)\(target)")!
+    }
+
+    // MARK: Routes
+    //
+    // Every `path` argument below (routes and counters) is matched without its query string;
+    // "a.png", "/a.png?v=1" and "http://127.0.0.1:PORT/a.png" all mean "/a.png".
+
+    /// Serves `response` for `path` (matched without the query string); replaces an earlier route.
+    func register(_ path: String, _ response: TestOriginResponse) {
+        core.setRoute(TestOriginCore.key(path), .fixed(response))
+    }
+
+    /// Serves what `handler` returns for each request to `path` (matched without the query string);
+    /// replaces an earlier route. The handler runs on the origin's event loop: keep it quick.
+    func register(_ path: String, handler: @escaping @Sendable (TestOriginRequest) -> TestOriginResponse) {
+        core.setRoute(TestOriginCore.key(path), .dynamic(handler))
+    }
+
+    /// Removes the route for `path` (it answers 404 again).
+    func unregister(_ path: String) {
+        core.setRoute(TestOriginCore.key(path), nil)
+    }
+
+    // MARK: Observation
+
+    /// Requests received for `path` (query ignored) since start or `resetCounters()`.
+    func requestCount(_ path: String) -> Int {
+        core.read { $0.requestsByPath[TestOriginCore.key(path)]?.count ?? 0 }
+    }
+
+    /// Requests received for any path since start or `resetCounters()`.
+    var totalRequestCount: Int {
+        core.read { $0.requests.count }
+    }
+
+    /// The requests for `path`, in arrival order.
+    func requests(_ path: String) -> [TestOriginRequest] {
+        core.read { $0.requestsByPath[TestOriginCore.key(path)] ?? [] }
+    }
+
+    /// Every request, in arrival order.
+    var allRequests: [TestOriginRequest] {
+        core.read { $0.requests }
+    }
+
+    /// The latest request for `path`.
+    func lastRequest(_ path: String) -> TestOriginRequest? {
+        core.read { $0.requestsByPath[TestOriginCore.key(path)]?.last }
+    }
+
+    /// Requests received whose response has not ended yet (being delayed, streamed, stalled or
+    /// queued behind an earlier one on the same connection).
+    var inFlightCount: Int {
+        core.read { $0.inFlight.count }
+    }
+
+    /// The highest `inFlightCount` since start or `resetCounters()`.
+    var maxConcurrentRequests: Int {
+        core.read { $0.maxConcurrent }
+    }
+
+    /// Responses for `path` that could not be finished because the connection closed first
+    /// (the client went away or reset). This is how a test sees a cancelled download.
+    func abortedCount(_ path: String) -> Int {
+        core.read { $0.aborted[TestOriginCore.key(path)] ?? 0 }
+    }
+
+    /// Aborted responses over all paths.
+    var totalAbortedCount: Int {
+        core.read { $0.aborted.values.reduce(0, +) }
+    }
+
+    /// Responses for `path` sent completely (the last byte handed to the socket).
+    func completedCount(_ path: String) -> Int {
+        core.read { $0.completed[TestOriginCore.key(path)] ?? 0 }
+    }
+
+    /// Connections accepted since start or `resetCounters()`.
+    var connectionCount: Int {
+        core.read { $0.connectionCount }
+    }
+
+    /// Connections open now.
+    var openConnectionCount: Int {
+        core.read { $0.channels.count }
+    }
+
+    /// Forgets recorded requests and counts (requests, aborted, completed, connections); the peak
+    /// concurrency restarts from the current `inFlightCount`. Routes are kept.
+    func resetCounters() {
+        core.write { state in
+            state.requests.removeAll()
+            state.requestsByPath.removeAll()
+            state.aborted.removeAll()
+            state.completed.removeAll()
+            state.connectionCount = 0
+            state.maxConcurrent = state.inFlight.count
+        }
+    }
+
+    // MARK: Waiting
+
+    /// Polls (every few milliseconds, without blocking) until `condition` holds; false on timeout.
+    func waitUntil(
+        timeout: Duration = .seconds(5), _ condition: @Sendable (TestOrigin) -> Bool
+    ) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if condition(self) { return true }
+            if ContinuousClock.now >= deadline { return false }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    /// Waits until at least `count` responses for `path` were aborted; false on timeout.
+    func waitForAbort(_ path: String, count: Int = 1, timeout: Duration = .seconds(5)) async -> Bool {
+        await waitUntil(timeout: timeout) { $0.abortedCount(path) >= count }
+    }
+
+    /// Waits until at least `count` requests for `path` arrived; false on timeout.
+    func waitForRequests(_ path: String, count: Int = 1, timeout: Duration = .seconds(5)) async -> Bool {
+        await waitUntil(timeout: timeout) { $0.requestCount(path) >= count }
+    }
+
+    /// Waits until no response is in flight; false on timeout.
+    func waitForIdle(timeout: Duration = .seconds(5)) async -> Bool {
+        await waitUntil(timeout: timeout) { $0.inFlightCount == 0 }
+    }
+}
+
+enum TestOriginError: Error {
+    case noPort
+}
+
+/// The origin's shared state, used by the `TestOrigin` and by every connection's handler.
+final class TestOriginCore: Sendable {
+    enum Route: Sendable {
+        case fixed(TestOriginResponse)
+        case dynamic(@Sendable (TestOriginRequest) -> TestOriginResponse)
+    }
+
+    enum Outcome {
+        case completed
+        case dropped
+        case aborted
+    }
+
+    struct State {
+        var routes: [String: Route] = [:]
+        var requests: [TestOriginRequest] = []
+        var requestsByPath: [String: [TestOriginRequest]] = [:]
+        var nextTicket = 0
+        var inFlight: [Int: String] = [:]
+        var maxConcurrent = 0
+        var aborted: [String: Int] = [:]
+        var completed: [String: Int] = [:]
+        var nextConnectionID = 0
+        var connectionCount = 0
+        var channels: [Int: any Channel] = [:]
+        var shuttingDown = false
+    }
+
+    private let state = Mutex(State())
+
+    /// The route key of a path argument: any query is dropped, a missing leading "/" added, and an
+    /// absolute URL reduced to its path.
+    static func key(_ path: String) -> String {
+        let target = path.hasPrefix("/") || path.contains("://") ? path : "/" + path
+        return TestOriginRequest.split(target).path
+    }
+
+    func read<T: Sendable>(_ body: (State) -> T) -> T {
+        state.withLock { body($0) }
+    }
+
+    func write(_ body: (inout State) -> Void) {
+        state.withLock { body(&$0) }
+    }
+
+    func setRoute(_ path: String, _ route: Route?) {
+        state.withLock { $0.routes[path] = route }
+    }
+
+    func nextConnectionID() -> Int {
+        state.withLock { state in
+            state.nextConnectionID += 1
+            state.connectionCount += 1
+            return state.nextConnectionID
+        }
+    }
+
+    /// Registers an open connection; false when the origin is shutting down.
+    func connectionOpened(_ id: Int, channel: any Channel) -> Bool {
+        state.withLock { state in
+            guard !state.shuttingDown else { return false }
+            state.channels[id] = channel
+            return true
+        }
+    }
+
+    func connectionClosed(_ id: Int) {
+        state.withLock { _ = $0.channels.removeValue(forKey: id) }
+    }
+
+    /// Marks the origin as shutting down and returns its open connections; nil when it already was.
+    func beginShutdown() -> [any Channel]? {
+        state.withLock { state in
+            guard !state.shuttingDown else { return nil }
+            state.shuttingDown = true
+            return Array(state.channels.values)
+        }
+    }
+
+    /// Records a fully received request; returns its ticket and the request with its ordinal set.
+    func requestReceived(_ request: TestOriginRequest) -> (Int, TestOriginRequest) {
+        state.withLock { state in
+            var request = request
+            request.ordinal = (state.requestsByPath[request.path]?.count ?? 0) + 1
+            state.requests.append(request)
+            state.requestsByPath[request.path, default: []].append(request)
+            state.nextTicket += 1
+            state.inFlight[state.nextTicket] = request.path
+            state.maxConcurrent = max(state.maxConcurrent, state.inFlight.count)
+            return (state.nextTicket, request)
+        }
+    }
+
+    /// Ends a response (only the first call for a ticket counts).
+    func responseEnded(_ ticket: Int, outcome: Outcome) {
+        state.withLock { state in
+            guard let path = state.inFlight.removeValue(forKey: ticket) else { return }
+            switch outcome {
+            case .completed:
+                state.completed[path, default: 0] += 1
+            case .aborted:
+                if !state.shuttingDown {
+                    state.aborted[path, default: 0] += 1
+                }
+            case .dropped:
+                break
+            }
+        }
+    }
+
+    /// The response for a request: its route's, or 404. A handler runs outside the lock.
+    func response(for request: TestOriginRequest) -> TestOriginResponse {
+        let route = state.withLock { $0.routes[request.path] }
+        switch route {
+        case .fixed(let response):
+            return response
+        case .dynamic(let handler):
+            return handler(request)
+        case nil:
+            return .text("Not Found: \(request.path)\n", status: 404)
+        }
+    }
+}
