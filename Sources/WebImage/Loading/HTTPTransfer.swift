@@ -230,6 +230,9 @@ struct HTTPTransfer {
             let detail = reasons.joined(separator: "; ")
             return .network("cannot connect to \(error.host):\(error.port)" + (detail.isEmpty ? "" : " (\(detail))"))
         }
+        if let error = error as? IOError {
+            return .network("\(String(cString: strerror(error.errnoCode))) (errno \(error.errnoCode))")
+        }
         if let error = error as? HTTPParserError {
             return .invalidResponse("malformed HTTP response: \(error)")
         }

@@ -42,6 +42,9 @@ public final class ImageDownloader: ImageLoader, Sendable {
             decompression: .disabled
         )
         clientConfig.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(8, config.maxConcurrentDownloads)
+        // By default the client retries a refused connection until the connect timeout;
+        // an image load should fail at once and let the caller decide.
+        clientConfig.connectionPool.retryConnectionEstablishment = false
         self.client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: clientConfig)
         let box = Box()
         self.box = box
