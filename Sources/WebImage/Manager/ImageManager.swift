@@ -61,7 +61,7 @@ public final class ImageManager: Sendable {
         progress: (@Sendable (DownloadProgress) -> Void)? = nil,
         completion: @escaping @Sendable (Result<ImageResult, ImageError>) -> Void
     ) -> ImageTask {
-        let task = ImageTask(url: url, completion: completion) { [weak self] task in
+        let task = ImageTask(url: url, options: options, completion: completion) { [weak self] task in
             _ = self?.running.withLock { $0.removeValue(forKey: ObjectIdentifier(task)) }
         }
         let request: LoadRequest
@@ -140,6 +140,19 @@ public final class ImageManager: Sendable {
     public func cancelAll() {
         let tasks = running.withLock { Array($0.values) }
         for task in tasks { task.cancel() }
+    }
+
+    /// Stops for a graceful shutdown: cancels every load except those with
+    /// ``ImageOptions/continueInBackground``, which get up to `gracePeriod` to finish
+    /// before they are cancelled too. Returns when no load is running.
+    public func shutdown(gracePeriod: Duration = .seconds(10)) async {
+        let tasks = running.withLock { Array($0.values) }
+        for task in tasks where !task.options.contains(.continueInBackground) { task.cancel() }
+        let deadline = ContinuousClock.now + gracePeriod
+        while isRunning, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        cancelAll()
     }
 
     // MARK: Keys and failed URLs

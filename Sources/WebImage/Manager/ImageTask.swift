@@ -10,6 +10,8 @@ import Synchronization
 public final class ImageTask: Sendable {
     /// The URL being loaded.
     public let url: URL?
+    /// The options the load runs with.
+    public let options: ImageOptions
 
     private struct State {
         var completion: (@Sendable (Result<ImageResult, ImageError>) -> Void)?
@@ -22,10 +24,12 @@ public final class ImageTask: Sendable {
 
     init(
         url: URL?,
+        options: ImageOptions,
         completion: @escaping @Sendable (Result<ImageResult, ImageError>) -> Void,
         onEnd: @escaping @Sendable (ImageTask) -> Void
     ) {
         self.url = url
+        self.options = options
         self.state = Mutex(State(completion: completion))
         self.onEnd = onEnd
     }
