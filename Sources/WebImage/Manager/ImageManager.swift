@@ -52,7 +52,8 @@ public final class ImageManager: Sendable {
     /// Loads `url`, calling `completion` with each intermediate result (`isFinal == false`)
     /// and exactly once with the final result or an ``ImageError``.
     ///
-    /// A memory hit completes before this method returns.
+    /// A memory hit completes before this method returns, and so does a disk hit with
+    /// ``ImageOptions/queryDiskDataSync``.
     @discardableResult
     public func loadImage(
         with url: URL?,
@@ -71,7 +72,7 @@ public final class ImageManager: Sendable {
             task.deliver(.failure(error))
             return task
         }
-        if let hit = request.memoryHit() {
+        if let hit = request.synchronousHit() {
             task.deliver(.success(hit))
             return task
         }

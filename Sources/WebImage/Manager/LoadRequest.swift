@@ -35,12 +35,29 @@ struct LoadRequest: Sendable {
         !options.contains(.fromLoaderOnly) && context.queryCacheType != .none && key != nil
     }
 
-    /// A memory hit that completes the load at once, when the request allows one.
-    func memoryHit() -> ImageResult? {
-        guard queriesCache, context.queryCacheType.includesMemory, !options.contains(.refreshCached),
-              !options.contains(.avoidDecodeImage), let key,
-              let image = cache.imageFromMemory(forKey: key)
+    /// A cache hit that completes the load at once, when the request allows one: a
+    /// memory hit, or with ``ImageOptions/queryDiskDataSync`` a disk hit read and decoded
+    /// on the calling thread.
+    func synchronousHit() -> ImageResult? {
+        guard queriesCache, !options.contains(.refreshCached), !options.contains(.avoidDecodeImage), let key else {
+            return nil
+        }
+        if context.queryCacheType.includesMemory, let hit = memoryHit(key: key) { return hit }
+        guard options.contains(.queryDiskDataSync), context.queryCacheType.includesDisk,
+              let entry = cache.diskCache.entrySync(forKey: key)
         else { return nil }
+        do throws(ImageError) {
+            let image = try coder.decode(entry.data, options: decodeOptions)
+            if context.queryCacheType.includesMemory { cache.storeToMemory(image, forKey: key) }
+            return ImageResult(image: image, data: entry.data, cacheType: .disk, url: url)
+        } catch {
+            // Undecodable bytes: the asynchronous path removes them and loads afresh.
+            return nil
+        }
+    }
+
+    private func memoryHit(key: String) -> ImageResult? {
+        guard let image = cache.imageFromMemory(forKey: key) else { return nil }
         // queryMemoryData wants the bytes too: synchronously only when asked to be.
         if options.contains(.queryMemoryData) {
             guard options.contains(.queryMemoryDataSync) else { return nil }

@@ -178,6 +178,24 @@ struct ImageManagerTests {
         }
     }
 
+    @Test("memory hits, and disk hits with queryDiskDataSync, complete before loadImage returns")
+    func synchronousHits() async throws {
+        try await withManager { origin, manager in
+            origin.register("/a.png", .image(Self.png))
+            let url = origin.url("/a.png")
+            _ = try await manager.loadImage(from: url, options: .waitStoreCache)
+            let seen = Recorder<CacheType>()
+            manager.loadImage(with: url) { seen.append((try? $0.get().cacheType) ?? .none) }
+            #expect(seen.values == [.memory])
+            manager.cache.clearMemory()
+            manager.loadImage(with: url, options: .queryDiskDataSync) { seen.append((try? $0.get().cacheType) ?? .none) }
+            #expect(seen.values == [.memory, .disk])
+            manager.loadImage(with: url, options: .queryMemoryData) { seen.append((try? $0.get().cacheType) ?? .none) }
+            #expect(await seen.wait(for: 3))
+            #expect(origin.requestCount("/a.png") == 1)
+        }
+    }
+
     // SPEC M8
     @Test("M8 the cache key filter maps signed URLs to one key")
     func M8_cacheKeyFilter() async throws {
