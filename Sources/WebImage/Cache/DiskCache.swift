@@ -32,6 +32,8 @@ public final class DiskCache: Sendable {
     public let directory: String
 
     let sizeState = Mutex(SizeState())
+    /// The address that stands for this cache's locks for the thread sanitizer.
+    var token: UnsafeRawPointer { UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque()) }
     let verifiedFiles = VerifiedFiles()
     let timer = Mutex<Task<Void, Never>?>(nil)
 
@@ -48,7 +50,7 @@ public final class DiskCache: Sendable {
     }
 
     deinit {
-        timer.withLock { $0?.cancel() }
+        timer.withSanitizedLock(token) { $0?.cancel() }
     }
 
     /// The path of `key`'s file in the cache's own directory (whether or not it exists).
