@@ -9,6 +9,8 @@ import Synchronization
 ///   leaves the old entry, the new one, or none.
 /// - Every file carries its metadata and a CRC-32C (the format is described in
 ///   `DiskEntryFormat.swift`); a truncated or garbled file reads as a miss and is removed.
+///   A file already verified is not checksummed again while its size and status-change
+///   time stay the same (see `VerifiedFiles.swift`).
 /// - Entries expire after ``CacheConfig/maxDiskAge`` and the size is kept under
 ///   ``CacheConfig/maxDiskSize`` (trimming oldest first to half of it), on a timer
 ///   (``CacheConfig/autoCleanInterval``) and as soon as a write crosses the limit; the
@@ -30,6 +32,9 @@ public final class DiskCache: Sendable {
     public let directory: String
 
     let sizeState = Mutex(SizeState())
+    /// The address that stands for this cache's locks for the thread sanitizer.
+    var token: UnsafeRawPointer { UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque()) }
+    let verifiedFiles = VerifiedFiles()
     let timer = Mutex<Task<Void, Never>?>(nil)
 
     /// Reads refresh an entry's access time only when it is older than this, so that a hot
@@ -45,7 +50,7 @@ public final class DiskCache: Sendable {
     }
 
     deinit {
-        timer.withLock { $0?.cancel() }
+        timer.withSanitizedLock(token) { $0?.cancel() }
     }
 
     /// The path of `key`'s file in the cache's own directory (whether or not it exists).
@@ -172,7 +177,8 @@ public final class DiskCache: Sendable {
         let touchBefore = touch ? Date().timeIntervalSince1970 - Self.accessTimeResolution : nil
         guard let contents = DiskFiles.readFile(path: path, touchAccessBefore: touchBefore) else { return nil }
         let fileDate = Date(timeIntervalSince1970: contents.status.modified)
-        switch DiskEntryFormat.layout(of: contents.bytes) {
+        let verified = verifiedFiles.contains(contents.status)
+        switch DiskEntryFormat.layout(of: contents.bytes, verifyChecksum: !verified) {
         case .entry(let dataLength, let metadataLength):
             var metadata = CacheMetadata(storedDate: fileDate)
             var key: String?
@@ -182,6 +188,7 @@ public final class DiskCache: Sendable {
                 metadata = parsed.metadata
                 key = parsed.key
             }
+            if !verified { verifiedFiles.insert(contents.status) }
             return DiskCacheEntry(data: contents.takeData(count: dataLength), metadata: metadata, key: key)
         case .noTrailer where readOnly:
             return DiskCacheEntry(data: contents.takeData(count: contents.count), metadata: CacheMetadata(storedDate: fileDate))
@@ -189,6 +196,7 @@ public final class DiskCache: Sendable {
             break
         }
         contents.release()
+        verifiedFiles.remove(contents.status)
         if !readOnly {
             DiskFiles.removeIfUnchanged(path: path, status: contents.status)
             noteRemoved(bytes: contents.status.size)

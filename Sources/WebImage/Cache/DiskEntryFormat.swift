@@ -72,8 +72,10 @@ enum DiskEntryFormat {
         return bytes
     }
 
-    /// Reads the layout of a whole file's bytes, checking lengths and checksum.
-    static func layout(of file: UnsafeRawBufferPointer) -> Layout {
+    /// Reads the layout of a whole file's bytes, checking magic, version and lengths, and
+    /// the checksum unless `verifyChecksum` is false (the file was verified before and has
+    /// not changed since, see `VerifiedFiles`).
+    static func layout(of file: UnsafeRawBufferPointer, verifyChecksum: Bool = true) -> Layout {
         let count = file.count
         guard count >= footerSize, file.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self) == magicValue else {
             return .noTrailer
@@ -86,7 +88,7 @@ enum DiskEntryFormat {
         guard fileVersion == version, dataLength <= UInt64(footer), Int(dataLength) + metadataLength == footer else {
             return .damaged
         }
-        guard webimage_crc32c(0, file.baseAddress, footer + 16) == storedCRC else { return .damaged }
+        guard !verifyChecksum || webimage_crc32c(0, file.baseAddress, footer + 16) == storedCRC else { return .damaged }
         return .entry(dataLength: Int(dataLength), metadataLength: metadataLength)
     }
 

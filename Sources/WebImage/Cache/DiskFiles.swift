@@ -19,6 +19,10 @@ enum DiskFiles {
         var modified: Double
         /// Last access, seconds since 1970.
         var accessed: Double
+        /// Last status change (any write, rename or time change), which no call can set
+        /// back: seconds and nanoseconds.
+        var changedSeconds: Int
+        var changedNanoseconds: Int
         var device: UInt64
         var inode: UInt64
         var isRegularFile: Bool
@@ -28,9 +32,13 @@ enum DiskFiles {
             #if canImport(Darwin)
             modified = Double(info.st_mtimespec.tv_sec) + Double(info.st_mtimespec.tv_nsec) / 1e9
             accessed = Double(info.st_atimespec.tv_sec) + Double(info.st_atimespec.tv_nsec) / 1e9
+            changedSeconds = Int(info.st_ctimespec.tv_sec)
+            changedNanoseconds = Int(info.st_ctimespec.tv_nsec)
             #else
             modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
             accessed = Double(info.st_atim.tv_sec) + Double(info.st_atim.tv_nsec) / 1e9
+            changedSeconds = Int(info.st_ctim.tv_sec)
+            changedNanoseconds = Int(info.st_ctim.tv_nsec)
             #endif
             device = UInt64(info.st_dev)
             inode = UInt64(info.st_ino)

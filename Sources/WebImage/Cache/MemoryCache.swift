@@ -12,6 +12,10 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     @usableFromInline
     let storage: Mutex<LRUStorage<Key, Value>>
 
+    /// The address that stands for this cache's lock for the thread sanitizer.
+    @usableFromInline
+    var token: UnsafeRawPointer { UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque()) }
+
     /// Creates a cache. A limit of 0 means no limit. `entryCostFraction` is the share of
     /// `totalCostLimit` above which an entry is not kept (1 keeps anything that fits).
     public init(totalCostLimit: Int = 0, countLimit: Int = 0, entryCostFraction: Double = 1) {
@@ -21,7 +25,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// The value stored for `key`, which becomes the most recently used; `nil` if absent.
     @inlinable
     public func value(forKey key: Key) -> Value? {
-        storage.withLock { $0.value(forKey: key) }
+        storage.withSanitizedLock(token) { $0.value(forKey: key) }
     }
 
     /// Stores `value` for `key` with a cost (for images, ``Image/memoryCost``), replacing
@@ -31,58 +35,58 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     @inlinable
     public func setValue(_ value: Value, forKey key: Key, cost: Int = 0) {
         // The replaced and evicted values come back out of the lock and die here, unlocked.
-        _ = storage.withLock { $0.setValue(value, forKey: key, cost: cost) }
+        _ = storage.withSanitizedLock(token) { $0.setValue(value, forKey: key, cost: cost) }
     }
 
     /// Removes the value for `key` and returns it, if there was one.
     @inlinable
     @discardableResult
     public func removeValue(forKey key: Key) -> Value? {
-        storage.withLock { $0.removeValue(forKey: key) }
+        storage.withSanitizedLock(token) { $0.removeValue(forKey: key) }
     }
 
     /// Whether `key` has a value, without making it the most recently used.
     @inlinable
     public func contains(_ key: Key) -> Bool {
-        storage.withLock { $0.contains(key) }
+        storage.withSanitizedLock(token) { $0.contains(key) }
     }
 
     /// Removes every value.
     public func removeAll() {
-        _ = storage.withLock { $0.removeAll() }
+        _ = storage.withSanitizedLock(token) { $0.removeAll() }
     }
 
     /// The number of values held.
     public var count: Int {
-        storage.withLock { $0.count }
+        storage.withSanitizedLock(token) { $0.count }
     }
 
     /// The sum of the costs of the values held.
     public var totalCost: Int {
-        storage.withLock { $0.totalCost }
+        storage.withSanitizedLock(token) { $0.totalCost }
     }
 
     /// The total-cost limit; 0 means none. Lowering it evicts at once.
     public var totalCostLimit: Int {
-        get { storage.withLock { $0.costLimit } }
+        get { storage.withSanitizedLock(token) { $0.costLimit } }
         set { changeLimits { $0.costLimit = newValue } }
     }
 
     /// The count limit; 0 means none. Lowering it evicts at once.
     public var countLimit: Int {
-        get { storage.withLock { $0.countLimit } }
+        get { storage.withSanitizedLock(token) { $0.countLimit } }
         set { changeLimits { $0.countLimit = newValue } }
     }
 
     /// The share of ``totalCostLimit`` above which a new entry is not kept. Entries already
     /// held stay when it changes.
     public var entryCostFraction: Double {
-        get { storage.withLock { $0.entryCostFraction } }
-        set { storage.withLock { $0.entryCostFraction = newValue } }
+        get { storage.withSanitizedLock(token) { $0.entryCostFraction } }
+        set { storage.withSanitizedLock(token) { $0.entryCostFraction = newValue } }
     }
 
     private func changeLimits(_ change: (inout LRUStorage<Key, Value>) -> Void) {
-        _ = storage.withLock { storage in
+        _ = storage.withSanitizedLock(token) { storage in
             change(&storage)
             var released: [Value] = []
             storage.evictToLimits(into: &released)

@@ -207,6 +207,27 @@ struct DiskCacheTests {
         }
     }
 
+    @Test func C8_entryGarbledInPlaceAfterBeingReadIsStillCaught() async throws {
+        try await withTemporaryDirectory { directory in
+            let cache = DiskCache(config: testConfig(directory))
+            let payload = Data(repeating: 42, count: 4096)
+            try await cache.store(payload, forKey: "k")
+            // Read twice: the second read relies on the first one's verification.
+            #expect(await cache.data(forKey: "k") == payload)
+            #expect(await cache.data(forKey: "k") == payload)
+            // Older kernels stamp changes at clock-tick resolution; let one tick pass.
+            try await Task.sleep(for: .milliseconds(20))
+            // Same size, same inode, one byte changed in place.
+            let path = cache.cachePath(forKey: "k")
+            let handle = try #require(FileHandle(forUpdatingAtPath: path))
+            try handle.seek(toOffset: 100)
+            try handle.write(contentsOf: Data([43]))
+            try handle.close()
+            #expect(await cache.data(forKey: "k") == nil)
+            #expect(!FileManager.default.fileExists(atPath: path))
+        }
+    }
+
     // SPEC C9
     @Test func C9_concurrentReadersAndWritersSeeCompleteVersions() async {
         await withTemporaryDirectory { directory in

@@ -83,6 +83,41 @@ struct ImageCacheTests {
         }
     }
 
+    // SPEC C9
+    @Test func C9_imageCacheUnderConcurrentStoresAndQueries() async throws {
+        try await withTemporaryDirectory { directory in
+            let cache = ImageCache(config: testConfig(directory))
+            // Two versions whose sizes tell them apart.
+            let versions = try [makePNG(width: 16, height: 8), makePNG(width: 8, height: 16)]
+            let keys = ["a", "b", "c"]
+            let mismatches = await withTaskGroup(of: Int.self) { group in
+                for task in 0..<8 {
+                    group.addTask {
+                        var mismatches = 0
+                        for step in 0..<30 {
+                            let key = keys[(task + step) % keys.count]
+                            switch (task + step) % 4 {
+                            case 0:
+                                let version = versions[(task * 7 + step) % 2]
+                                try? await cache.store(version.image, data: version.data, forKey: key)
+                            case 1:
+                                cache.clearMemory()
+                            default:
+                                guard let result = await cache.query(forKey: key) else { continue }
+                                let size = result.image.pixelSize
+                                if size != versions[0].image.pixelSize && size != versions[1].image.pixelSize { mismatches += 1 }
+                                if let data = result.data, (try? VipsCoder.shared.decode(data))?.pixelSize != size { mismatches += 1 }
+                            }
+                        }
+                        return mismatches
+                    }
+                }
+                return await group.reduce(0, +)
+            }
+            #expect(mismatches == 0)
+        }
+    }
+
     @Test func undecodableDiskDataIsRemoved() async throws {
         try await withTemporaryDirectory { directory in
             let cache = ImageCache(config: testConfig(directory))
