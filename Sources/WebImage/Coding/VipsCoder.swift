@@ -1,6 +1,5 @@
 import CVips
 import Foundation
-import Synchronization
 
 /// The ``ImageCoder`` on libvips: decodes JPEG, PNG, GIF, WebP, HEIC/HEIF, AVIF, TIFF,
 /// JPEG XL and SVG; encodes JPEG, PNG, WebP, AVIF, HEIC, GIF and TIFF.
@@ -16,7 +15,7 @@ public struct VipsCoder: ImageCoder {
     /// Creates a coder.
     public init() {}
 
-    private static let untrustedAllowed = Mutex(false)
+    private static let untrustedAllowed = Locked(false)
 
     /// Formats libvips reads only through loaders it marks untrusted (ImageMagick, PDF).
     static let untrustedLoaders: [ImageFormat: String] = [.pdf: "pdfload", .bmp: "magickload", .ico: "magickload"]

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Broadcasts ``ImageEvent``s to observers: closures and `AsyncStream`s.
 ///
@@ -16,7 +15,7 @@ public final class ImageEvents: Sendable {
         var observers: [Int: @Sendable (ImageEvent) -> Void] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Creates an event hub with no observers.
     public init() {}

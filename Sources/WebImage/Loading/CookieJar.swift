@@ -1,6 +1,5 @@
 import Foundation
 import FoundationNetworking
-import Synchronization
 
 /// An in-memory cookie store for the downloader's `handleCookies` option.
 ///
@@ -13,7 +12,7 @@ final class CookieJar: Sendable {
         let cookie: HTTPCookie
     }
 
-    private let cookies = Mutex<[String: StoredCookie]>([:])
+    private let cookies = Locked<[String: StoredCookie]>([:])
 
     /// Stores the cookies `headers` set for `url`.
     func store(setCookieHeaders headers: [String], for url: URL) {

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// One transfer of one URL, shared by every caller that asked for it while it runs.
 ///
@@ -39,7 +38,7 @@ final class DownloadOperation: Sendable {
     let options: DownloadOptions
     let createdAt = ContinuousClock.now
     private let progressInterval: Duration
-    private let state: Mutex<State>
+    private let state: Locked<State>
     /// Called once when the last caller leaves before completion.
     private let onAbandoned: @Sendable (DownloadOperation) -> Void
 
@@ -52,7 +51,7 @@ final class DownloadOperation: Sendable {
         self.options = options
         self.progressInterval = progressInterval
         self.onAbandoned = onAbandoned
-        self.state = Mutex(State(priority: options.priority))
+        self.state = Locked(State(priority: options.priority))
     }
 
     var phase: Phase { state.withLock { $0.phase } }

@@ -1,5 +1,4 @@
 import DequeModule
-import Synchronization
 
 /// Decides when downloads start: at most `maxConcurrent` at once, the rest queued by
 /// priority, then FIFO or LIFO. Suspension holds every queued download back.
@@ -32,11 +31,11 @@ final class DownloadQueue: Sendable {
         }
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let start: @Sendable (DownloadOperation) -> Void
 
     init(maxConcurrent: Int, order: DownloaderConfig.ExecutionOrder, start: @escaping @Sendable (DownloadOperation) -> Void) {
-        state = Mutex(State(maxConcurrent: max(1, maxConcurrent), order: order))
+        state = Locked(State(maxConcurrent: max(1, maxConcurrent), order: order))
         self.start = start
     }
 

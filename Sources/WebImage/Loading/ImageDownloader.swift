@@ -3,7 +3,6 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import Synchronization
 
 /// Downloads image bytes over HTTP(S) on AsyncHTTPClient (SDWebImageDownloader's counterpart).
 ///
@@ -20,22 +19,22 @@ public final class ImageDownloader: ImageLoader, Sendable {
     public let events: ImageEvents
 
     private let client: HTTPClient
-    private let settings: Mutex<DownloaderConfig>
-    private let inFlight = Mutex<[String: DownloadOperation]>([:])
+    private let settings: Locked<DownloaderConfig>
+    private let inFlight = Locked<[String: DownloadOperation]>([:])
     private let cookies = CookieJar()
     private let queue: DownloadQueue
     private let box: Box
 
     /// Breaks the init-order cycle between the queue (which starts operations) and self.
     private final class Box: Sendable {
-        let downloader = Mutex<ImageDownloader?>(nil)
+        let downloader = Locked<ImageDownloader?>(nil)
     }
 
     /// Creates a downloader with its own HTTP client. Call ``shutdown()`` when done with
     /// it (the shared downloader lives as long as the process).
     public init(config: DownloaderConfig = DownloaderConfig(), events: ImageEvents = ImageEvents()) {
         self.events = events
-        self.settings = Mutex(config)
+        self.settings = Locked(config)
         var clientConfig = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
             timeout: .init(connect: TimeAmount(config.connectTimeout), read: TimeAmount(config.idleTimeout)),

@@ -1,6 +1,5 @@
 import Foundation
 import OrderedCollections
-import Synchronization
 
 /// URLs that failed permanently, blocked for a while so that a broken image is not
 /// fetched again and again (SDWebImage's `failedURLs`, made fit for a server).
@@ -16,7 +15,7 @@ public final class FailedURLs: Sendable {
     public let capacity: Int
 
     private let clock: @Sendable () -> ContinuousClock.Instant
-    private let entries = Mutex<OrderedDictionary<String, ContinuousClock.Instant>>([:])
+    private let entries = Locked<OrderedDictionary<String, ContinuousClock.Instant>>([:])
 
     /// Creates an empty set; by default a failure blocks for 10 minutes and 10,000 URLs are kept.
     public convenience init(ttl: Duration = .seconds(600), capacity: Int = 10_000) {

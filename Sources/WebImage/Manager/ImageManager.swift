@@ -1,6 +1,5 @@
 import Foundation
 import NIOHTTP1
-import Synchronization
 
 /// Loads images through the cache and the loaders: SDWebImageManager's counterpart and
 /// the one pipeline behind every WebImage face (library, CLI, proxy).
@@ -28,7 +27,7 @@ public final class ImageManager: Sendable {
     /// Rewrites each request's options and context.
     public let optionsProcessor: OptionsProcessor?
 
-    private let running = Mutex<[ObjectIdentifier: ImageTask]>([:])
+    private let running = Locked<[ObjectIdentifier: ImageTask]>([:])
 
     /// Creates a manager.
     public init(

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A running ``ImageManager`` load that can be cancelled (SDWebImageCombinedOperation's
 /// counterpart).
@@ -19,7 +18,7 @@ public final class ImageTask: Sendable {
         var cancelled = false
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let onEnd: @Sendable (ImageTask) -> Void
 
     init(
@@ -30,7 +29,7 @@ public final class ImageTask: Sendable {
     ) {
         self.url = url
         self.options = options
-        self.state = Mutex(State(completion: completion))
+        self.state = Locked(State(completion: completion))
         self.onEnd = onEnd
     }
 

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// Connects a Swift task's cancellation handler to something cancellable that is created
 /// inside the task's body, whichever of the two happens first.
@@ -12,7 +11,7 @@ final class CancellationLink<Target: Sendable>: Sendable {
         case cancelled
     }
 
-    private let state = Mutex(State.waiting)
+    private let state = Locked(State.waiting)
 
     init() {}
 

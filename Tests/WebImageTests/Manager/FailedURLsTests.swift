@@ -6,7 +6,7 @@ import Testing
 @Suite("Failed URLs")
 struct FailedURLsTests {
     final class FakeClock: Sendable {
-        let now = Mutex(ContinuousClock.now)
+        let now = Locked(ContinuousClock.now)
         func advance(_ duration: Duration) { now.withLock { $0 += duration } }
         func read() -> ContinuousClock.Instant { now.withLock { $0 } }
     }

@@ -21,8 +21,8 @@ struct ImageManagerStressTests {
         }
 
         let loads = 5_000
-        let completions = Mutex([Int](repeating: 0, count: loads))
-        let failures = Mutex(0)
+        let completions = Locked([Int](repeating: 0, count: loads))
+        let failures = Locked(0)
         var generator = SystemRandomNumberGenerator()
         var cancelled = 0
         for index in 0..<loads {

@@ -37,7 +37,7 @@ struct ImageManagerTests {
     // SPEC M1
     @Test("M1 a nil or empty URL fails with invalidURL, without network or cache query")
     func M1_invalidURL() async throws {
-        let keyFilterCalls = Mutex(0)
+        let keyFilterCalls = Locked(0)
         var context = ImageContext()
         context.cacheKeyFilter = { url in
             keyFilterCalls.withLock { $0 += 1 }
@@ -240,7 +240,7 @@ struct ImageManagerTests {
     func M10_refreshCached() async throws {
         let newPNG = try TestImages.encode(try TestImages.quadrants(width: 60, height: 20), as: .png)
         try await withManager { origin, manager in
-            let version = Mutex("v1")
+            let version = Locked("v1")
             origin.register("/a.png", handler: { request in
                 let current = version.withLock { $0 }
                 let etag = "\"\(current)\""

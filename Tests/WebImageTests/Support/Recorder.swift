@@ -1,9 +1,9 @@
 import Foundation
-import Synchronization
+@testable import WebImage
 
 /// Collects values from concurrent callbacks, for assertions.
 final class Recorder<Value: Sendable>: Sendable {
-    private let storage = Mutex<[Value]>([])
+    private let storage = Locked<[Value]>([])
 
     func append(_ value: Value) { storage.withLock { $0.append(value) } }
     var values: [Value] { storage.withLock { $0 } }
