@@ -50,7 +50,6 @@ struct VipsDecode {
 
     func run() throws(ImageError) -> Image {
         let checked = try checkedHeader()
-        let header = checked.handle
         let sourceSize = checked.size
         let frames = checked.frames
         let animated = checked.animated
@@ -64,7 +63,9 @@ struct VipsDecode {
         var result: VipsImageHandle
         if let box = targetBox(upright: upright, frames: frames) {
             let shrink = shrinkOnLoad(upright: upright, box: box)
-            loaded = try open(loadOptions: Self.joined(animationOption, shrink))
+            // Sequential access streams the pixels through the thumbnail without a
+            // full-size intermediate copy (libvips' own thumbnail does the same).
+            loaded = try open(loadOptions: Self.joined(Self.joined(animationOption, shrink), "access=sequential"))
             result = try Vips.run("thumbnail") {
                 wi_thumbnail_image(
                     loaded.pointer, $0, Int32(box.width), Int32(box.height),
@@ -72,7 +73,9 @@ struct VipsDecode {
                 )
             }
         } else {
-            loaded = animationOption.isEmpty ? header : try open(loadOptions: Self.joined(animationOption, ""))
+            // Rotating needs random access; otherwise the pixels stream straight into memory.
+            let access = orientation == 1 || animated ? "access=sequential" : ""
+            loaded = try open(loadOptions: Self.joined(animationOption, access))
             result = loaded
             if orientation != 1 && !animated {
                 result = try Vips.run("autorotate") { wi_autorot(loaded.pointer, $0) }

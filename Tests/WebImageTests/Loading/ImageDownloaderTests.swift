@@ -422,6 +422,30 @@ struct ImageDownloaderTests {
         }
     }
 
+    // SPEC D17
+    @Test("D17 a self-signed HTTPS origin fails without allowInvalidSSLCertificates and loads with it")
+    func D17_invalidCertificates() async throws {
+        let certificate = try SelfSignedCertificate()
+        let origin = try await TestOrigin.start(tls: certificate.serverConfiguration)
+        let downloader = ImageDownloader(config: DownloaderConfig())
+        origin.register("/secure.png", .image(Self.png))
+        #expect(origin.baseURL.scheme == "https")
+
+        do {
+            _ = try await downloader.load(origin.url("/secure.png"))
+            Issue.record("an untrusted certificate must be refused")
+        } catch {
+            guard case .network = error else { Issue.record("got \(error)"); return }
+        }
+        var insecure = DownloadOptions()
+        insecure.allowInvalidSSLCertificates = true
+        let response = try await downloader.load(origin.url("/secure.png"), options: insecure)
+        #expect(response.data == Self.png)
+        #expect(origin.requestCount("/secure.png") == 1, "the refused handshake never reached HTTP")
+        await downloader.shutdown()
+        try await origin.shutdown()
+    }
+
     // SPEC D18
     @Test("D18 events: started, response, stopped, finished; a failure stops without finishing")
     func D18_events() async throws {

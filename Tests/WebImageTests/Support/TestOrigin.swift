@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import Synchronization
 
 /// An in-process HTTP/1.1 origin on 127.0.0.1 (ephemeral port) for tests: serves registered
@@ -16,15 +17,31 @@ import Synchronization
 ///
 /// Every counter is thread-safe. Responses are produced on the origin's own event loop thread;
 /// a handler closure runs there too, so it must be quick and must not block.
+///
+/// Things to know:
+/// - A request is recorded (and counted) once it has fully arrived, before its response starts.
+/// - A response ends (leaves `inFlightCount`) a moment after its last byte went to the socket, so
+///   the client may see it slightly before the counters do: use `waitForIdle()`/`waitUntil`, not
+///   an immediate `#expect(origin.inFlightCount == 0)`.
+/// - `abortedCount` counts responses cut because the connection closed first (client closed or
+///   reset it, e.g. a cancelled download), including pipelined requests still queued behind them.
+///   It grows asynchronously: wait with `waitForAbort(path)`. Deliberate drops/resets/lies and
+///   closes caused by `shutdown()` are not aborts.
+/// - Requests on one connection are answered in order, so a pipelined request waits (in flight)
+///   behind a stalled or delayed one; `maxConcurrentRequests` counts those too.
+/// - Always `shutdown()` (or use `TestOrigin.with`); a forgotten origin is stopped on deinit.
 final class TestOrigin: Sendable {
     /// The listening port.
     let port: Int
+    /// Whether the origin speaks HTTPS (``start(tls:)``).
+    let isSecure: Bool
     private let core: TestOriginCore
     private let group: MultiThreadedEventLoopGroup
     private let serverChannel: any Channel
 
-    private init(port: Int, core: TestOriginCore, group: MultiThreadedEventLoopGroup, serverChannel: any Channel) {
+    private init(port: Int, isSecure: Bool, core: TestOriginCore, group: MultiThreadedEventLoopGroup, serverChannel: any Channel) {
         self.port = port
+        self.isSecure = isSecure
         self.core = core
         self.group = group
         self.serverChannel = serverChannel
@@ -38,8 +55,9 @@ final class TestOrigin: Sendable {
         }
     }
 
-    /// Starts an origin on 127.0.0.1 with an ephemeral port.
-    static func start() async throws -> TestOrigin {
+    /// Starts an origin on 127.0.0.1 with an ephemeral port; with `tls`, it speaks HTTPS.
+    static func start(tls: TLSConfiguration? = nil) async throws -> TestOrigin {
+        let sslContext = try tls.map { try NIOSSLContext(configuration: $0) }
         let core = TestOriginCore()
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         do {
@@ -50,6 +68,9 @@ final class TestOrigin: Sendable {
                 .childChannelInitializer { channel in
                     let connectionID = core.nextConnectionID()
                     return channel.eventLoop.makeCompletedFuture {
+                        if let sslContext {
+                            try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
+                        }
                         try channel.pipeline.syncOperations.addHandler(
                             ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes))
                         )
@@ -64,7 +85,7 @@ final class TestOrigin: Sendable {
                 try? await channel.close()
                 throw TestOriginError.noPort
             }
-            return TestOrigin(port: port, core: core, group: group, serverChannel: channel)
+            return TestOrigin(port: port, isSecure: sslContext != nil, core: core, group: group, serverChannel: channel)
         } catch {
             _ = core.beginShutdown()
             try? await group.shutdownGracefully()
@@ -100,14 +121,14 @@ final class TestOrigin: Sendable {
 
     /// "http://127.0.0.1:PORT".
     var baseURL: URL {
-        URL(string: "http://127.0.0.1:\(port)")!
+        URL(string: "\(isSecure ? "https" : "http")://127.0.0.1:\(port)")!
     }
 
     /// The URL of `path` on this origin; `path` may carry a query ("/a.png?v=2") and a missing
     /// leading "/" is added.
     func url(_ path: String) -> URL {
         let target = path.hasPrefix("/") ? path : "/" + path
-        return URL(string: "http://127.0.0.1:\(port)\(target)")!
+        return URL(string: baseURL.absoluteString + target)!
     }
 
     // MARK: Routes
@@ -270,7 +291,7 @@ final class TestOriginCore: Sendable {
         var shuttingDown = false
     }
 
-    private let state = Mutex(State())
+    private let state = TestOriginLocked(State())
 
     /// The route key of a path argument: any query is dropped, a missing leading "/" added, and an
     /// absolute URL reduced to its path.
@@ -363,5 +384,45 @@ final class TestOriginCore: Sendable {
         case nil:
             return .text("Not Found: \(request.path)\n", status: 404)
         }
+    }
+}
+
+/// A `Mutex` whose critical sections are also announced to the thread sanitizer.
+///
+/// On Linux a contended `Mutex` hands the lock over inside the kernel (a futex) from code the
+/// sanitizer does not instrument, so it can see two critical sections with no order between them
+/// and report a race that cannot happen. Marking each critical section as an acquire/release on
+/// this object's address restores the ordering. The hooks are nil outside a sanitized process.
+final class TestOriginLocked<Value>: Sendable {
+    private let mutex: Mutex<Value>
+
+    init(_ value: sending Value) {
+        mutex = Mutex(value)
+    }
+
+    func withLock<Result>(_ body: (inout sending Value) throws -> sending Result) rethrows -> sending Result {
+        let token = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
+        return try mutex.withLock { value in
+            TestOriginSanitizerHooks.acquire?(token)
+            defer { TestOriginSanitizerHooks.release?(token) }
+            return try body(&value)
+        }
+    }
+}
+
+enum TestOriginSanitizerHooks {
+    typealias Hook = @convention(c) (UnsafeRawPointer?) -> Void
+
+    static let acquire: Hook? = lookup("__tsan_acquire")
+    static let release: Hook? = lookup("__tsan_release")
+
+    private static func lookup(_ name: String) -> Hook? {
+        #if canImport(Darwin)
+        let handle = UnsafeMutableRawPointer(bitPattern: -2)  // RTLD_DEFAULT
+        #else
+        let handle: UnsafeMutableRawPointer? = nil  // RTLD_DEFAULT
+        #endif
+        guard let symbol = dlsym(handle, name) else { return nil }
+        return unsafeBitCast(symbol, to: Hook.self)
     }
 }

@@ -54,7 +54,9 @@ enum TestOriginWire {
             chunked = reply.transferEncoding == .chunked && reply.header("Content-Length") == nil && statusAllowsBody
         }
         let lying = reply.declaredContentLength.map { $0 != reply.body.count } ?? false
-        let closeAfter = !keepAlive || reply.closeConnection
+        // A lying reply ends its connection (announced with `Connection: close`, so that a pooling
+        // client does not race the close by reusing it).
+        let closeAfter = !keepAlive || reply.closeConnection || lying
 
         var head = "HTTP/1.1 \(status) \(HTTPResponseStatus(statusCode: status).reasonPhrase)\r\n"
         for (name, value) in reply.headers {
@@ -81,7 +83,7 @@ enum TestOriginWire {
             if let _ = reply.cutAfterBodyBytes {
                 steps.append(ending(reply.cutEnding))
             } else {
-                steps.append(.finish(closeConnection: closeAfter || lying))
+                steps.append(.finish(closeConnection: closeAfter))
             }
             return steps
         }
@@ -123,7 +125,7 @@ enum TestOriginWire {
             }
             steps.append(.write(allocator.buffer(string: "0\r\n\r\n")))
         }
-        steps.append(.finish(closeConnection: closeAfter || lying))
+        steps.append(.finish(closeConnection: closeAfter))
         return steps
     }
 

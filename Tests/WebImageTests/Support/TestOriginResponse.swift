@@ -35,8 +35,9 @@ struct TestOriginResponse: Sendable {
         var body: Data
         /// How the body is framed.
         var transferEncoding: TransferEncoding = .contentLength
-        /// A `Content-Length` to declare instead of the real one (a lie). After sending the body the
-        /// origin closes the connection.
+        /// A `Content-Length` to declare instead of the real one (a lie). When it differs from the
+        /// body's size the reply carries `Connection: close` and the origin closes the connection
+        /// after sending the body.
         var declaredContentLength: Int?
         /// Send the body in pieces of this many bytes (nil: in one piece).
         var chunkSize: Int?
@@ -130,8 +131,8 @@ struct TestOriginResponse: Sendable {
         TestOriginResponse(status: 304, headers: headers)
     }
 
-    /// Declares `declared` bytes in Content-Length but sends `body` (more or fewer bytes), then
-    /// closes the connection.
+    /// Declares `declared` bytes in Content-Length but sends `body` (more or fewer bytes), with
+    /// `Connection: close`, then closes the connection.
     static func lyingContentLength(
         declared: Int, body: Data, contentType: String? = "application/octet-stream", status: Int = 200
     ) -> TestOriginResponse {
@@ -204,7 +205,7 @@ struct TestOriginResponse: Sendable {
     }
 
     /// Declares `length` in Content-Length whatever the body's real size; when the two differ the
-    /// origin closes the connection after sending the body.
+    /// reply carries `Connection: close` and the origin closes the connection after the body.
     func declaringContentLength(_ length: Int) -> TestOriginResponse {
         mapReply {
             $0.declaredContentLength = length
