@@ -86,6 +86,8 @@ struct LoadRequest: Sendable {
         download.requestModifier = context.requestModifier
         download.responseModifier = context.responseModifier
         download.decryptor = context.decryptor
+        // Progressive previews decode the bytes so far; a decryptor's input is not an image.
+        download.wantsPartialData = options.contains(.progressiveLoad) && context.decryptor == nil
         if let cached, let metadata = cached.metadata {
             if let etag = metadata.etag { download.headers.add(name: "If-None-Match", value: etag) }
             if let lastModified = metadata.lastModified { download.headers.add(name: "If-Modified-Since", value: lastModified) }
@@ -93,7 +95,7 @@ struct LoadRequest: Sendable {
 
         let response: DownloadResponse
         do throws(ImageError) {
-            response = try await loader.load(url, options: download, progress: progress)
+            response = try await loader.load(url, options: download, progress: progressHandler(progress, deliver: deliver))
         } catch {
             if error == .cacheNotModified, let cached {
                 deliver(.success(cached.result(for: url, isFinal: true)))
@@ -122,6 +124,27 @@ struct LoadRequest: Sendable {
     }
 
     // MARK: Steps
+
+    /// Passes progress on and, with ``ImageOptions/progressiveLoad``, turns each partial
+    /// body into a preview (`isFinal == false`, never cached). Reports arrive at most once
+    /// per `minimumProgressInterval`, which throttles the decoding too.
+    private func progressHandler(
+        _ progress: (@Sendable (DownloadProgress) -> Void)?,
+        deliver: @escaping @Sendable (Result<ImageResult, ImageError>) -> Void
+    ) -> (@Sendable (DownloadProgress) -> Void)? {
+        guard options.contains(.progressiveLoad) else { return progress }
+        let coder = self.coder
+        let decodeOptions = self.decodeOptions
+        let url = self.url
+        return { report in
+            progress?(report)
+            guard let partial = report.partialData, !partial.isEmpty,
+                  report.expectedBytes.map({ report.receivedBytes < $0 }) ?? true,
+                  let preview = try? coder.decodePartial(partial, options: decodeOptions)
+            else { return }
+            deliver(.success(ImageResult(image: preview, data: nil, cacheType: .none, url: url, isFinal: false)))
+        }
+    }
 
     private struct CachedImage {
         let image: Image

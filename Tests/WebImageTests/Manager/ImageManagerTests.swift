@@ -312,6 +312,28 @@ struct ImageManagerTests {
         }
     }
 
+    // SPEC M12
+    @Test("M12 progressiveLoad delivers partial images, never cached, then the final one")
+    func M12_progressiveLoad() async throws {
+        let jpeg = try TestImages.encode(try TestImages.quadrants(width: 320, height: 240), as: .jpeg, quality: 90, progressive: true)
+        try await withManager(downloader: { $0.minimumProgressInterval = .milliseconds(20) }) { origin, manager in
+            origin.register("/p.jpg", TestOriginResponse.image(jpeg, contentType: "image/jpeg").streamed(chunkSize: jpeg.count / 8 + 1, interval: .milliseconds(60)))
+            let url = origin.url("/p.jpg")
+            var results: [ImageResult] = []
+            var cachedDuringPreview = false
+            for try await result in manager.results(from: url, options: .progressiveLoad) {
+                if !result.isFinal, manager.cache.imageFromMemory(forKey: url.absoluteString) != nil { cachedDuringPreview = true }
+                results.append(result)
+            }
+            #expect(results.count >= 3, "several previews, then the image: \(results.count)")
+            #expect(results.dropLast().allSatisfy { !$0.isFinal && $0.data == nil && $0.image?.pixelSize == PixelSize(width: 320, height: 240) })
+            #expect(results.last?.isFinal == true)
+            #expect(results.last?.data == jpeg)
+            #expect(!cachedDuringPreview, "previews are never cached")
+            #expect(manager.cache.imageFromMemory(forKey: url.absoluteString) != nil)
+        }
+    }
+
     // SPEC M13
     @Test("M13 the options processor and per-request cache and loader are honoured")
     func M13_overrides() async throws {
