@@ -7,24 +7,11 @@ import Testing
 struct ImageDownloaderTests {
     static let png: Data = try! TestImages.encode(try! TestImages.quadrants(width: 40, height: 30), as: .png)
 
-    /// Runs `body` with a fresh origin and downloader, shutting both down afterwards.
     func withDownloader(
         configure: (inout DownloaderConfig) -> Void = { _ in },
         _ body: (TestOrigin, ImageDownloader) async throws -> Void
     ) async throws {
-        var config = DownloaderConfig()
-        configure(&config)
-        let origin = try await TestOrigin.start()
-        let downloader = ImageDownloader(config: config)
-        do {
-            try await body(origin, downloader)
-        } catch {
-            await downloader.shutdown()
-            try await origin.shutdown()
-            throw error
-        }
-        await downloader.shutdown()
-        try await origin.shutdown()
+        try await withOriginAndDownloader(configure: configure, body)
     }
 
     // SPEC D1

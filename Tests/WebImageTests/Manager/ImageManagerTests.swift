@@ -14,24 +14,14 @@ struct ImageManagerTests {
         optionsProcessor: ImageManager.OptionsProcessor? = nil,
         _ body: (TestOrigin, ImageManager) async throws -> Void
     ) async throws {
-        var config = DownloaderConfig()
-        configureDownloader(&config)
-        let origin = try await TestOrigin.start()
-        let downloader = ImageDownloader(config: config)
-        let manager = ImageManager(
-            cache: TestCaches.make(), loader: ImageLoaders([downloader, FileLoader(), DataURLLoader()]),
-            defaultContext: defaultContext, optionsProcessor: optionsProcessor
-        )
-        defer { try? FileManager.default.removeItem(atPath: manager.cache.config.rootDirectory) }
-        do {
+        try await withOriginAndDownloader(configure: configureDownloader) { origin, downloader in
+            let manager = ImageManager(
+                cache: TestCaches.make(), loader: ImageLoaders([downloader, FileLoader(), DataURLLoader()]),
+                defaultContext: defaultContext, optionsProcessor: optionsProcessor
+            )
+            defer { try? FileManager.default.removeItem(atPath: manager.cache.config.rootDirectory) }
             try await body(origin, manager)
-        } catch {
-            await downloader.shutdown()
-            try await origin.shutdown()
-            throw error
         }
-        await downloader.shutdown()
-        try await origin.shutdown()
     }
 
     // SPEC M1
