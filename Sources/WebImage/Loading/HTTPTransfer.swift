@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import NIOFoundationCompat
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
@@ -169,7 +170,7 @@ struct HTTPTransfer {
                 let snapshot = body
                 operation.reportProgress(
                     received: body.readableBytes, expected: expected,
-                    partialData: Data(snapshot.readableBytesView)
+                    partialData: Data(buffer: snapshot, byteTransferStrategy: .copy)
                 )
             }
         } catch {
@@ -178,7 +179,8 @@ struct HTTPTransfer {
         if let expected, body.readableBytes != expected {
             throw .invalidResponse("the body ended after \(body.readableBytes) of the \(expected) bytes its Content-Length declared")
         }
-        var data = Data(body.readableBytesView)
+        // One bulk copy (Data(ByteBufferView) would copy byte by byte).
+        var data = Data(buffer: body, byteTransferStrategy: .copy)
         if let decryptor = options.decryptor ?? config.decryptor {
             guard let decrypted = decryptor(data, head) else {
                 throw .badImageData("the decryptor could not decode the \(data.count) downloaded bytes")

@@ -193,8 +193,9 @@ public final class ImageManager: Sendable {
             }
             (options, context) = processed
         }
+        // Whether a loader handles the URL is asked only when a load is needed (as
+        // SDWebImage does): a memory hit skips re-parsing the URL's scheme and host.
         let loader = context.loader ?? self.loader
-        guard loader.canLoad(url) else { throw .invalidURL(url.absoluteString) }
         if !options.contains(.retryFailed), failedURLs.isBlocked(url) { throw .blockedURL(url) }
         let originalKey = originalCacheKey(for: url, context: context)
         return LoadRequest(

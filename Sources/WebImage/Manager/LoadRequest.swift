@@ -79,6 +79,7 @@ struct LoadRequest: Sendable {
             throw .notInCache(key ?? url.absoluteString)
         }
         try checkCancelled()
+        guard loader.canLoad(url) else { throw .invalidURL(url.absoluteString) }
 
         var download = DownloadOptions(priority: options.downloadPriority)
         download.handleCookies = options.contains(.handleCookies)

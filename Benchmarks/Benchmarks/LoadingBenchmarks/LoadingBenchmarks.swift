@@ -1,0 +1,235 @@
+import AsyncHTTPClient
+import Benchmark
+import BenchmarkSupport
+import Foundation
+import NIOCore
+import NIOPosix
+import Synchronization
+import WebImage
+
+// ImageManager's memory-hit path against a bare MemoryCache lookup, and ImageDownloader
+// against AsyncHTTPClient used directly, both fetching from a local NIO server
+// (BenchmarkSupport/HTTPBenchServer) in the same process. Each pair is interleaved A/B:
+// every iteration times both sides in turn (the order alternates) and records each
+// side's rate and the ratio WebImage / baseline (×1000; 1000 = equal).
+
+func metric(_ name: String, larger: Bool = false) -> BenchmarkMetric {
+    .custom(name, polarity: larger ? .prefersLarger : .prefersSmaller, useScalingFactor: false)
+}
+
+func pairConfiguration(
+    _ custom: [BenchmarkMetric], warmup: Int = 3, maxDuration: Int = 4, maxIterations: Int = 200
+) -> Benchmark.Configuration {
+    var units: [BenchmarkMetric: BenchmarkUnits] = [:]
+    for metric in custom { units[metric] = .count }
+    return .init(
+        metrics: [.wallClock, .cpuTotal, .mallocCountTotal] + custom,
+        units: units,
+        warmupIterations: warmup,
+        maxDuration: .seconds(maxDuration),
+        maxIterations: maxIterations
+    )
+}
+
+// MARK: Memory hits through ImageManager
+
+/// A manager whose memory cache holds one small image for `url`.
+final class MemoryHitFixture: Sendable {
+    let manager: ImageManager
+    let url = URL(string: "https://example.com/images/hit.png")!
+    let key: String
+    let memoryCache: MemoryCache<String, Image>
+    let directory: String
+
+    init() {
+        var config = CacheConfig()
+        directory = PosixFiles.temporaryDirectory("webimage-bench-manager")
+        config.rootDirectory = directory
+        config.autoCleanInterval = nil
+        let cache = ImageCache(config: config)
+        manager = ImageManager(cache: cache, loader: ImageDownloader(config: DownloaderConfig()))
+        key = manager.cacheKey(for: url)!
+        let image = try! Image(pixels: [UInt8](repeating: 128, count: 64 * 64 * 3), width: 64, height: 64, channels: 3)
+        cache.storeToMemory(image, forKey: key)
+        memoryCache = cache.memoryCache
+    }
+}
+
+let hits = MemoryHitFixture()
+let callsPerSide = 1_000
+
+let hitAsyncCalls = metric("loadImage(from:) calls/s (K)", larger: true)
+let hitCallbackCalls = metric("loadImage(with:…completion:) calls/s (K)", larger: true)
+let hitLookupCalls = metric("MemoryCache.value(forKey:) lookups/s (K)", larger: true)
+let hitAsyncRatio = metric("loadImage(from:) / lookup, CPU ×1000")
+let hitCallbackRatio = metric("loadImage(with:) / lookup, CPU ×1000")
+
+// MARK: Downloads from the local server
+
+let server = try! HTTPBenchServer(bodySize: 100 * 1024)
+let downloader = ImageDownloader(config: DownloaderConfig()) // maxConcurrentDownloads = 6
+let directClient: HTTPClient = {
+    // The downloader's client settings (ImageDownloader.init), minus what only it needs.
+    var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, decompression: .disabled)
+    configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 8
+    return HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
+}()
+
+let transfers = 1_000
+let concurrency = 6
+let batch = Atomic<Int>(0)
+
+final class NextIndex: Sendable {
+    let value = Atomic<Int>(0)
+}
+
+/// Runs `transfers` calls of `body(i)` with `concurrency` workers; returns the bytes received.
+func sixAtATime(_ body: @escaping @Sendable (Int) async throws -> Int) async throws -> Int {
+    let next = NextIndex()
+    return try await withThrowingTaskGroup(of: Int.self) { group in
+        for _ in 0..<concurrency {
+            group.addTask {
+                var bytes = 0
+                while true {
+                    let i = next.value.add(1, ordering: .relaxed).oldValue
+                    if i >= transfers { return bytes }
+                    bytes += try await body(i)
+                }
+            }
+        }
+        var total = 0
+        for try await bytes in group { total += bytes }
+        return total
+    }
+}
+
+func downloadWebImage() async throws -> Int {
+    let prefix = "\(server.baseURL)/w/\(batch.add(1, ordering: .relaxed).oldValue)/"
+    return try await sixAtATime { i in
+        try await downloader.load(URL(string: prefix + String(i))!).data.count
+    }
+}
+
+func downloadDirect() async throws -> Int {
+    let prefix = "\(server.baseURL)/d/\(batch.add(1, ordering: .relaxed).oldValue)/"
+    return try await sixAtATime { i in
+        let response = try await directClient.execute(HTTPClientRequest(url: prefix + String(i)), timeout: .seconds(30))
+        precondition(response.status == .ok)
+        return try await response.body.collect(upTo: 1 << 20).readableBytes
+    }
+}
+
+let downloadWebImageRate = metric("ImageDownloader.load MB/s", larger: true)
+let downloadDirectRate = metric("AsyncHTTPClient direct MB/s", larger: true)
+let downloadRatioWall = metric("ImageDownloader / AHC, wall ×1000")
+let downloadRatioCPU = metric("ImageDownloader / AHC, CPU ×1000")
+
+let originRequests = metric("origin requests")
+let coalescedWall = metric("wall ms, 1,000 loads")
+
+let benchmarks: @Sendable () -> Void = {
+    // 1. Memory hits: ImageManager.loadImage (async and callback forms) vs a bare lookup.
+    Benchmark(
+        "Memory hit: ImageManager.loadImage vs MemoryCache lookup",
+        configuration: pairConfiguration([hitAsyncCalls, hitCallbackCalls, hitLookupCalls, hitAsyncRatio, hitCallbackRatio])
+    ) { benchmark in
+        for iteration in benchmark.scaledIterations {
+            let url = hits.url, key = hits.key, manager = hits.manager, memoryCache = hits.memoryCache
+            let runAsync = {
+                await Clocks.measureProcess {
+                    for _ in 0..<callsPerSide {
+                        let result = try! await manager.loadImage(from: url)
+                        precondition(result.cacheType == .memory)
+                        blackHole(result)
+                    }
+                }
+            }
+            let runCallback = {
+                Clocks.measureThread {
+                    for _ in 0..<callsPerSide {
+                        manager.loadImage(with: url) { result in
+                            guard case .success(let value) = result, value.cacheType == .memory else {
+                                preconditionFailure("not a memory hit: \(result)")
+                            }
+                            blackHole(value)
+                        }
+                    }
+                }
+            }
+            let runLookup = {
+                Clocks.measureThread {
+                    for _ in 0..<callsPerSide { blackHole(memoryCache.value(forKey: key)!) }
+                }
+            }
+            let asyncSample: TimeSample, callbackSample: TimeSample, lookupSample: TimeSample
+            if iteration % 2 == 0 {
+                lookupSample = runLookup(); callbackSample = runCallback(); asyncSample = await runAsync()
+            } else {
+                asyncSample = await runAsync(); callbackSample = runCallback(); lookupSample = runLookup()
+            }
+            let n = Double(callsPerSide)
+            benchmark.measurement(hitAsyncCalls, Int(n / asyncSample.cpu / 1000))
+            benchmark.measurement(hitCallbackCalls, Int(n / callbackSample.cpu / 1000))
+            benchmark.measurement(hitLookupCalls, Int(n / lookupSample.cpu / 1000))
+            benchmark.measurement(hitAsyncRatio, asyncSample.permille(over: lookupSample).cpu)
+            benchmark.measurement(hitCallbackRatio, callbackSample.permille(over: lookupSample).cpu)
+        }
+    } teardown: {
+        try? FileManager.default.removeItem(atPath: hits.directory)
+    }
+
+    // 2. 1,000 distinct 100 KB bodies, 6 at a time: ImageDownloader.load vs HTTPClient.execute.
+    Benchmark(
+        "Download 1,000 × 100 KB, concurrency 6: ImageDownloader vs AsyncHTTPClient",
+        configuration: pairConfiguration(
+            [downloadWebImageRate, downloadDirectRate, downloadRatioWall, downloadRatioCPU],
+            warmup: 1, maxDuration: 10, maxIterations: 8
+        )
+    ) { benchmark in
+        let megabytes = Double(transfers * server.bodySize) / 1_000_000
+        for iteration in benchmark.scaledIterations {
+            var bytesA = 0, bytesB = 0
+            let a: TimeSample, b: TimeSample
+            if iteration % 2 == 0 {
+                a = try await Clocks.measureProcess { bytesA = try await downloadWebImage() }
+                b = try await Clocks.measureProcess { bytesB = try await downloadDirect() }
+            } else {
+                b = try await Clocks.measureProcess { bytesB = try await downloadDirect() }
+                a = try await Clocks.measureProcess { bytesA = try await downloadWebImage() }
+            }
+            precondition(bytesA == transfers * server.bodySize && bytesA == bytesB, "short: \(bytesA) / \(bytesB)")
+            benchmark.measurement(downloadWebImageRate, Int(megabytes / a.wall))
+            benchmark.measurement(downloadDirectRate, Int(megabytes / b.wall))
+            let ratio = a.permille(over: b)
+            benchmark.measurement(downloadRatioWall, ratio.wall)
+            benchmark.measurement(downloadRatioCPU, ratio.cpu)
+        }
+    }
+
+    // 3. 1,000 concurrent loads of one URL: one origin request expected.
+    for (label, path) in [("origin answers after 50 ms", "slow"), ("origin answers at once", "fast")] {
+        Benchmark(
+            "Coalescing: 1,000 concurrent ImageDownloader.load of one URL, \(label)",
+            configuration: pairConfiguration([originRequests, coalescedWall], warmup: 1, maxDuration: 4, maxIterations: 20)
+        ) { benchmark in
+            for _ in benchmark.scaledIterations {
+                let url = URL(string: "\(server.baseURL)/\(path)/coalesce-\(batch.add(1, ordering: .relaxed).oldValue)")!
+                let before = server.requestCount
+                var bytes = 0
+                let sample = try await Clocks.measureProcess {
+                    bytes = try await withThrowingTaskGroup(of: Int.self) { group in
+                        for _ in 0..<1_000 {
+                            group.addTask { try await downloader.load(url).data.count }
+                        }
+                        var total = 0
+                        for try await count in group { total += count }
+                        return total
+                    }
+                }
+                precondition(bytes == 1_000 * server.bodySize, "short: \(bytes)")
+                benchmark.measurement(originRequests, server.requestCount - before)
+                benchmark.measurement(coalescedWall, Int((sample.wall * 1000).rounded()))
+            }
+        }
+    }
+}
