@@ -317,7 +317,7 @@ struct ImageManagerTests {
                 if !result.isFinal, manager.cache.imageFromMemory(forKey: url.absoluteString) != nil { cachedDuringPreview = true }
                 results.append(result)
             }
-            #expect(results.count >= 3, "several previews, then the image: \(results.count)")
+            #expect(results.count >= 2, "at least one preview, then the image: \(results.count)")
             #expect(results.dropLast().allSatisfy { !$0.isFinal && $0.data == nil && $0.image?.pixelSize == PixelSize(width: 320, height: 240) })
             #expect(results.last?.isFinal == true)
             #expect(results.last?.data == jpeg)

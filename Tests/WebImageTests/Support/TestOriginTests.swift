@@ -454,14 +454,15 @@ struct TestOriginTests {
 
     @Test func delayedResponse() async throws {
         let origin = try await TestOrigin.start()
-        origin.register("/slow", .delayed(0.5, then: .text("late")))
+        // Long enough that a loaded machine (or the thread sanitizer) still sees it in flight.
+        origin.register("/slow", .delayed(2.0, then: .text("late")))
         let client = try await TestOriginRawClient.connect(to: origin)
         let start = ContinuousClock.now
         try await client.request("/slow")
         #expect(await origin.waitForRequests("/slow"))
         #expect(origin.inFlightCount == 1)
         let response = try #require(await client.readResponse())
-        #expect(originMilliseconds(since: start) >= 490)
+        #expect(originMilliseconds(since: start) >= 1990)
         #expect(response.text == "late")
         #expect(await origin.waitForIdle())
         #expect(origin.abortedCount("/slow") == 0)
@@ -614,7 +615,7 @@ struct TestOriginTests {
     @Test func slowStreamingWithContentLength() async throws {
         let origin = try await TestOrigin.start()
         let body = originSampleBytes(50)
-        origin.register("/stream", TestOriginResponse.image(body).streamed(chunkSize: 10, interval: .milliseconds(100)))
+        origin.register("/stream", TestOriginResponse.image(body).streamed(chunkSize: 10, interval: .milliseconds(400)))
         let client = try await TestOriginRawClient.connect(to: origin)
         let start = ContinuousClock.now
         try await client.request("/stream")
@@ -696,7 +697,7 @@ struct TestOriginTests {
 
     @Test func pipelinedRequestsAreAnsweredInOrder() async throws {
         let origin = try await TestOrigin.start()
-        origin.register("/one", .delayed(0.5, then: .text("one")))
+        origin.register("/one", .delayed(2.0, then: .text("one")))
         origin.register("/two", .text("two"))
         origin.register("/three", TestOriginResponse.text("three").chunked(chunkSize: 2))
         let client = try await TestOriginRawClient.connect(to: origin)
@@ -877,9 +878,10 @@ struct TestOriginTests {
         let port = origin.port
         let start = ContinuousClock.now
         try await origin.shutdown()
-        #expect(originMilliseconds(since: start) < 1000)
+        // A hang guard, not a timing: a stalled connection must not hold shutdown up.
+        #expect(originMilliseconds(since: start) < 10_000)
         for client in clients + [idle] {
-            #expect(await client.waitForClose(timeout: .seconds(1)))
+            #expect(await client.waitForClose(timeout: .seconds(5)))
         }
         #expect(origin.inFlightCount == 0)
         #expect(origin.totalAbortedCount == 0)  // cut by the shutdown, not by the client
