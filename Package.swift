@@ -38,9 +38,10 @@ let package = Package(
             ]
         ),
         // A child process the crash-safety test (SPEC C8) starts and kills with SIGKILL.
+        .target(name: "VersionedPayload", path: "Tests/VersionedPayload"),
         .executableTarget(
             name: "DiskCacheCrashWriter",
-            dependencies: ["WebImage"],
+            dependencies: ["WebImage", "VersionedPayload"],
             path: "Tests/DiskCacheCrashWriter"
         ),
         .testTarget(
@@ -49,6 +50,7 @@ let package = Package(
                 "WebImage",
                 "CVips",
                 "DiskCacheCrashWriter",
+                "VersionedPayload",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -4,26 +4,11 @@
 // Usage: DiskCacheCrashWriter <cache root> [first generation]
 //
 // Every payload follows from (key, generation), so a reader can tell a complete version
-// from a torn one; the entry's ETag is always the generation of its bytes. The payload
-// definition is the same as `VersionedPayload` in Tests/WebImageTests/Cache/CacheTestSupport.swift:
-// keep them equal.
+// from a torn one (`VersionedPayload`, shared with the tests); the entry's ETag is always
+// the generation of its bytes.
 import Foundation
+import VersionedPayload
 import WebImage
-
-let keys = (0..<6).map { "https://crash.example/images/\($0).png" }
-
-func payload(key: String, generation: Int) -> Data {
-    let header = Array("WICTEST \(generation) \(key)\n".utf8)
-    let length = header.count + 512 + (generation &* 7919) % 60_000
-    let seed = key.utf8.reduce(0) { $0 &* 31 &+ Int($1) }
-    let block = (0..<251).map { UInt8(truncatingIfNeeded: ($0 &* 131) ^ (generation &* 17) ^ seed) }
-    var bytes = header
-    bytes.reserveCapacity(length)
-    while bytes.count < length {
-        bytes += block.prefix(length - bytes.count)
-    }
-    return Data(bytes)
-}
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 2 else {
@@ -41,7 +26,7 @@ var generation = arguments.count > 2 ? Int(arguments[2]) ?? 0 : 0
 // Tell the test that writing starts now, so that its kill lands among the writes.
 FileHandle.standardOutput.write(Data("writing\n".utf8))
 while true {
-    for key in keys {
+    for key in VersionedPayload.keys {
         generation += 1
         switch generation % 11 {
         case 5:
@@ -53,7 +38,7 @@ while true {
         case 7:
             cache.removeSync(forKey: key)
         default:
-            try? cache.storeSync(payload(key: key, generation: generation), forKey: key, metadata: CacheMetadata(etag: String(generation)))
+            try? cache.storeSync(VersionedPayload.data(key: key, generation: generation), forKey: key, metadata: CacheMetadata(etag: String(generation)))
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import VersionedPayload
 import Glibc
 import Testing
 @testable import WebImage
