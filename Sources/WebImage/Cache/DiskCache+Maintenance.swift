@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Expiry, the size limit, and the running total that tells when a write crossed it.
 extension DiskCache {
@@ -25,11 +24,11 @@ extension DiskCache {
         Task.detached(priority: .utility) { [weak self] in
             guard let self else { return }
             let scanned = await BlockingPools.run(on: BlockingPools.io) { () -> (bytes: Int, written: Int)? in
-                let before = self.sizeState.withSanitizedLock(self.token) { $0.bytesWrittenEver }
+                let before = self.sizeState.withLock { $0.bytesWrittenEver }
                 return (self.measure().bytes, before)
             }
             guard let scanned else { return }
-            let over = self.sizeState.withSanitizedLock(self.token) { state in
+            let over = self.sizeState.withLock { state in
                 state.trackedBytes = scanned.bytes + (state.bytesWrittenEver - scanned.written)
                 return self.config.maxDiskSize > 0 && state.trackedBytes > self.config.maxDiskSize && !state.automaticCleanRunning
             }
@@ -44,13 +43,13 @@ extension DiskCache {
                 await self.clean()
             }
         }
-        timer.withSanitizedLock(token) { $0 = task }
+        timer.withLock { $0 = task }
     }
 
     /// Counts a write and starts a clean when it takes the total over the limit.
     func noteWritten(bytes: Int) {
         let limit = config.maxDiskSize
-        let start = sizeState.withSanitizedLock(token) { state in
+        let start = sizeState.withLock { state in
             state.trackedBytes += bytes
             state.bytesWrittenEver += bytes
             guard limit > 0, state.trackedBytes > limit, !state.automaticCleanRunning else { return false }
@@ -62,11 +61,11 @@ extension DiskCache {
 
     /// Counts a removal.
     func noteRemoved(bytes: Int) {
-        sizeState.withSanitizedLock(token) { $0.trackedBytes = max(0, $0.trackedBytes - bytes) }
+        sizeState.withLock { $0.trackedBytes = max(0, $0.trackedBytes - bytes) }
     }
 
     private func startAutomaticClean() {
-        let start = sizeState.withSanitizedLock(token) { state in
+        let start = sizeState.withLock { state in
             guard !state.automaticCleanRunning else { return false }
             state.automaticCleanRunning = true
             return true
@@ -80,7 +79,7 @@ extension DiskCache {
         Task.detached(priority: .utility) {
             while true {
                 _ = await self.clean()
-                let again = self.sizeState.withSanitizedLock(self.token) { state in
+                let again = self.sizeState.withLock { state in
                     let over = state.trackedBytes > self.config.maxDiskSize
                     if !over { state.automaticCleanRunning = false }
                     return over
@@ -106,7 +105,7 @@ extension DiskCache {
     @discardableResult
     public func cleanSync() -> DiskCacheCleanResult {
         let now = Date().timeIntervalSince1970
-        let writtenBefore = sizeState.withSanitizedLock(token) { $0.bytesWrittenEver }
+        let writtenBefore = sizeState.withLock { $0.bytesWrittenEver }
         let expiryDate = config.maxDiskAge >= 0 ? now - config.maxDiskAge : nil
         let byAccess = config.diskExpireType == .accessDate
         var kept: [(name: String, size: Int, date: Double)] = []
@@ -152,7 +151,7 @@ extension DiskCache {
                 remaining -= 1
             }
         }
-        sizeState.withSanitizedLock(token) { state in
+        sizeState.withLock { state in
             state.trackedBytes = total + (state.bytesWrittenEver - writtenBefore)
         }
         return DiskCacheCleanResult(

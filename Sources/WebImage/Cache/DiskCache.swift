@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The on-disk cache: encoded bytes and their ``CacheMetadata`` under string keys, in
 /// `<root>/<namespace>/<md5(key)>.<ext>` (see ``CacheKey/fileName(forKey:)``).
@@ -31,11 +30,9 @@ public final class DiskCache: Sendable {
     /// The directory entries are written to: ``CacheConfig/diskDirectory``.
     public let directory: String
 
-    let sizeState = Mutex(SizeState())
-    /// The address that stands for this cache's locks for the thread sanitizer.
-    var token: UnsafeRawPointer { UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque()) }
+    let sizeState = Locked(SizeState())
     let verifiedFiles = VerifiedFiles()
-    let timer = Mutex<Task<Void, Never>?>(nil)
+    let timer = Locked<Task<Void, Never>?>(nil)
 
     /// Reads refresh an entry's access time only when it is older than this, so that a hot
     /// entry costs no extra system call (and no inode write) on most reads.
@@ -50,7 +47,7 @@ public final class DiskCache: Sendable {
     }
 
     deinit {
-        timer.withSanitizedLock(token) { $0?.cancel() }
+        timer.withLock { $0?.cancel() }
     }
 
     /// The path of `key`'s file in the cache's own directory (whether or not it exists).

@@ -6,14 +6,18 @@ import Synchronization
 /// contended `Mutex` provides (see ``ThreadSanitizerHooks``) and reports races that
 /// cannot happen; this wrapper marks each critical section as an acquire and release of
 /// the lock's own address. Outside the sanitizer it costs one predictable branch.
+@usableFromInline
 final class Locked<Value>: Sendable {
-    private let mutex: Mutex<Value>
+    @usableFromInline
+    let mutex: Mutex<Value>
 
+    @usableFromInline
     init(_ value: sending Value) {
         mutex = Mutex(value)
     }
 
     /// Runs `body` with exclusive access to the value.
+    @inlinable
     func withLock<Result>(_ body: (inout sending Value) -> sending Result) -> sending Result {
         let token = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
         return mutex.withLock { value in

@@ -4,7 +4,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
-import Synchronization
+@testable import WebImage
 
 /// An in-process HTTP/1.1 origin on 127.0.0.1 (ephemeral port) for tests: serves registered
 /// routes with scripted behaviours (see `TestOriginResponse`) and counts what it sees.
@@ -291,7 +291,7 @@ final class TestOriginCore: Sendable {
         var shuttingDown = false
     }
 
-    private let state = TestOriginLocked(State())
+    private let state = Locked(State())
 
     /// The route key of a path argument: any query is dropped, a missing leading "/" added, and an
     /// absolute URL reduced to its path.
@@ -384,45 +384,5 @@ final class TestOriginCore: Sendable {
         case nil:
             return .text("Not Found: \(request.path)\n", status: 404)
         }
-    }
-}
-
-/// A `Mutex` whose critical sections are also announced to the thread sanitizer.
-///
-/// On Linux a contended `Mutex` hands the lock over inside the kernel (a futex) from code the
-/// sanitizer does not instrument, so it can see two critical sections with no order between them
-/// and report a race that cannot happen. Marking each critical section as an acquire/release on
-/// this object's address restores the ordering. The hooks are nil outside a sanitized process.
-final class TestOriginLocked<Value>: Sendable {
-    private let mutex: Mutex<Value>
-
-    init(_ value: sending Value) {
-        mutex = Mutex(value)
-    }
-
-    func withLock<Result>(_ body: (inout sending Value) throws -> sending Result) rethrows -> sending Result {
-        let token = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
-        return try mutex.withLock { value in
-            TestOriginSanitizerHooks.acquire?(token)
-            defer { TestOriginSanitizerHooks.release?(token) }
-            return try body(&value)
-        }
-    }
-}
-
-enum TestOriginSanitizerHooks {
-    typealias Hook = @convention(c) (UnsafeRawPointer?) -> Void
-
-    static let acquire: Hook? = lookup("__tsan_acquire")
-    static let release: Hook? = lookup("__tsan_release")
-
-    private static func lookup(_ name: String) -> Hook? {
-        #if canImport(Darwin)
-        let handle = UnsafeMutableRawPointer(bitPattern: -2)  // RTLD_DEFAULT
-        #else
-        let handle: UnsafeMutableRawPointer? = nil  // RTLD_DEFAULT
-        #endif
-        guard let symbol = dlsym(handle, name) else { return nil }
-        return unsafeBitCast(symbol, to: Hook.self)
     }
 }

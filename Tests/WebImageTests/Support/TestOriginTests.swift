@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import Testing
+@testable import WebImage
 
 // Tests of the in-process test origin (Support/TestOrigin*.swift), driven by a raw TCP client so
 // that every byte the origin sends (or does not send) is visible.
@@ -126,7 +127,7 @@ final class TestOriginRawClient: Sendable {
     }
 
     final class Box: Sendable {
-        let state = TestOriginLocked(Received())
+        let state = Locked(Received())
     }
 
     let channel: any Channel
