@@ -6,6 +6,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "WebImage", targets: ["WebImage"]),
+        .library(name: "WebImageServer", targets: ["WebImageServer"]),
+        .executable(name: "webimage", targets: ["webimage"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
@@ -14,6 +16,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
     ],
     targets: [
         .systemLibrary(
@@ -37,6 +45,32 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
+        // The image proxy (`webimage serve`): imgproxy's URL dialect on the WebImage pipeline.
+        .target(
+            name: "WebImageServer",
+            dependencies: [
+                "WebImage",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
+        // The command-line tool: fetch, prefetch, info, cache, refresh, serve.
+        .executableTarget(
+            name: "webimage",
+            dependencies: [
+                "WebImage",
+                "WebImageServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // A child process the crash-safety test (SPEC C8) starts and kills with SIGKILL.
         .target(name: "VersionedPayload", path: "Tests/VersionedPayload"),
         .executableTarget(
@@ -44,10 +78,27 @@ let package = Package(
             dependencies: ["WebImage", "VersionedPayload"],
             path: "Tests/DiskCacheCrashWriter"
         ),
+        // What every test target shares: the in-process origin on 127.0.0.1, test images,
+        // throw-away caches, a self-signed certificate.
+        .target(
+            name: "WebImageTestSupport",
+            dependencies: [
+                "WebImage",
+                "CVips",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Tests/WebImageTestSupport"
+        ),
         .testTarget(
             name: "WebImageTests",
             dependencies: [
                 "WebImage",
+                "WebImageTestSupport",
                 "CVips",
                 "DiskCacheCrashWriter",
                 "VersionedPayload",
@@ -58,6 +109,23 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
+        ),
+        .testTarget(
+            name: "WebImageServerTests",
+            dependencies: [
+                "WebImageServer",
+                "WebImage",
+                "WebImageTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        // Runs the built `webimage` executable as a subprocess.
+        .testTarget(
+            name: "WebImageCLITests",
+            dependencies: ["webimage", "WebImage", "WebImageTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -5,6 +5,10 @@ public struct ImageContext: Sendable {
     /// Decode as a thumbnail within this size (shrink-on-load); the cache key gets a
     /// thumbnail suffix so that thumbnails and full images are cached apart.
     public var thumbnailPixelSize: PixelSize?
+    /// Transforms the decoded image; the result is cached under the URL's key with the
+    /// transformer's key inserted (SPEC K9). Animated images are left alone unless
+    /// ``ImageOptions/transformAnimatedImage`` is set.
+    public var transformer: (any ImageTransformer)?
     /// With a thumbnail size: keep the aspect ratio (default) or stretch to the size.
     public var preserveAspectRatio = true
     /// With ``ImageOptions/scaleDownLargeImages``: the most bytes a decoded image may take. Default 60 MB.

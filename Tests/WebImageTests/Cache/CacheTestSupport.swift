@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 @testable import WebImage
+import WebImageTestSupport
 
 /// A fresh directory under the system temporary directory, removed after `body`.
 func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async rethrows -> T {

@@ -3,25 +3,13 @@ import VersionedPayload
 import Glibc
 import Testing
 @testable import WebImage
+import WebImageTestSupport
 
 @Suite("Disk cache crash safety")
 struct DiskCacheCrashTests {
-    /// The crash writer built next to the test bundle.
-    static func writerPath() throws -> String {
-        let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        var directory = URL(fileURLWithPath: executable).deletingLastPathComponent()
-        // The test binary may sit inside a bundle directory (…/X.xctest/…); walk up to the build directory.
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("DiskCacheCrashWriter").path
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-            directory = directory.deletingLastPathComponent()
-        }
-        throw ImageError.cacheFailure("DiskCacheCrashWriter not found near \(executable)")
-    }
-
     // SPEC C8
     @Test func C8_writerKilledAtRandomMomentsNeverLeavesATornEntry() async throws {
-        let writer = try Self.writerPath()
+        let writer = try BuiltExecutables.path(of: "DiskCacheCrashWriter")
         try await withTemporaryDirectory { directory in
             var generator = SystemRandomNumberGenerator()
             var hits = 0

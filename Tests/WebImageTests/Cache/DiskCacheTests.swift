@@ -3,6 +3,7 @@ import VersionedPayload
 import Glibc
 import Testing
 @testable import WebImage
+import WebImageTestSupport
 
 @Suite("Disk cache")
 struct DiskCacheTests {

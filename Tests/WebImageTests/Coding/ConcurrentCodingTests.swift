@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WebImage
+import WebImageTestSupport
 
 @Suite("Concurrent coding")
 struct ConcurrentCodingTests {

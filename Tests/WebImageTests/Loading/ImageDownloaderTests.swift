@@ -2,6 +2,7 @@ import Foundation
 import NIOHTTP1
 import Testing
 @testable import WebImage
+import WebImageTestSupport
 
 @Suite("ImageDownloader")
 struct ImageDownloaderTests {

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import WebImage
+import WebImageTestSupport
 
 @Suite("ImageManager under load")
 struct ImageManagerStressTests {

@@ -3,6 +3,7 @@ import NIOCore
 import NIOPosix
 import Testing
 @testable import WebImage
+import WebImageTestSupport
 
 // Tests of the in-process test origin (Support/TestOrigin*.swift), driven by a raw TCP client so
 // that every byte the origin sends (or does not send) is visible.

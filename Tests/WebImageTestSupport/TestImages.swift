@@ -3,13 +3,13 @@ import Foundation
 @testable import WebImage
 
 /// Images the tests draw and encode themselves, so no binary fixtures are needed.
-enum TestImages {
+package enum TestImages {
     /// RGB(A) colours of the four quadrants of ``quadrants(width:height:alpha:)``.
-    static let topLeft = [255, 0, 0], topRight = [0, 255, 0], bottomLeft = [0, 0, 255], bottomRight = [255, 255, 255]
+    package static let topLeft = [255, 0, 0], topRight = [0, 255, 0], bottomLeft = [0, 0, 255], bottomRight = [255, 255, 255]
 
     /// An image whose four quadrants are red, green, blue and white: any flip or
     /// rotation shows in a probe of the quadrant centres.
-    static func quadrants(width: Int, height: Int, alpha: Bool = false) throws -> Image {
+    package static func quadrants(width: Int, height: Int, alpha: Bool = false) throws -> Image {
         let channels = alpha ? 4 : 3
         var pixels = [UInt8](repeating: 0, count: width * height * channels)
         for y in 0..<height {
@@ -24,7 +24,7 @@ enum TestImages {
     }
 
     /// A smooth, detailed RGB gradient: compresses like a photo, not like flat colour.
-    static func gradient(width: Int, height: Int, seed: Int = 0) throws -> Image {
+    package static func gradient(width: Int, height: Int, seed: Int = 0) throws -> Image {
         var pixels = [UInt8](repeating: 0, count: width * height * 3)
         for y in 0..<height {
             for x in 0..<width {
@@ -38,7 +38,7 @@ enum TestImages {
     }
 
     /// An RGBA image, transparent on its left half and opaque green on the right.
-    static func halfTransparent(width: Int, height: Int) throws -> Image {
+    package static func halfTransparent(width: Int, height: Int) throws -> Image {
         var pixels = [UInt8](repeating: 0, count: width * height * 4)
         for y in 0..<height {
             for x in width / 2..<width {
@@ -50,12 +50,12 @@ enum TestImages {
         return try Image(pixels: pixels, width: width, height: height, channels: 4)
     }
 
-    static func encode(_ image: Image, as format: ImageFormat, quality: Int = 85, progressive: Bool = false) throws -> Data {
+    package static func encode(_ image: Image, as format: ImageFormat, quality: Int = 85, progressive: Bool = false) throws -> Data {
         try VipsCoder.shared.encode(image, options: ImageEncodeOptions(format: format, quality: quality, progressive: progressive))
     }
 
     /// A JPEG of `upright` stored so that EXIF `orientation` (1–8) turns it back upright.
-    static func jpeg(upright: Image, orientation: Int) throws -> Data {
+    package static func jpeg(upright: Image, orientation: Int) throws -> Data {
         let pixels = [UInt8](try upright.pixels())
         let (dw, dh, channels) = (upright.pixelSize.width, upright.pixelSize.height, upright.channels)
         let (sw, sh) = orientation >= 5 ? (dh, dw) : (dw, dh)
@@ -90,7 +90,7 @@ enum TestImages {
 
     /// A valid PNG header declaring `width` × `height` followed by a few bytes of image
     /// data: a decompression bomb in miniature, a few hundred bytes long.
-    static func pngBomb(width: UInt32, height: UInt32) -> Data {
+    package static func pngBomb(width: UInt32, height: UInt32) -> Data {
         var data = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
         func chunk(_ type: String, _ body: [UInt8]) {
             var length = UInt32(body.count).bigEndian
@@ -108,7 +108,7 @@ enum TestImages {
         return data
     }
 
-    static func crc32(_ bytes: [UInt8]) -> UInt32 {
+    package static func crc32(_ bytes: [UInt8]) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF
         for byte in bytes {
             crc ^= UInt32(byte)
@@ -119,6 +119,6 @@ enum TestImages {
 }
 
 /// Whether two channel lists match within `tolerance` (lossy codecs move values a little).
-func close(_ a: [Int], _ b: [Int], tolerance: Int = 40) -> Bool {
+package func close(_ a: [Int], _ b: [Int], tolerance: Int = 40) -> Bool {
     a.count >= b.count && zip(a, b).allSatisfy { abs($0 - $1) <= tolerance }
 }

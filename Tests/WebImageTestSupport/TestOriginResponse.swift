@@ -5,9 +5,9 @@ import Foundation
 ///
 /// Build one with the static helpers and refine it with the modifiers, e.g.
 /// `.image(png).withHeader("ETag", "\"v1\"").streamed(chunkSize: 100, interval: .milliseconds(20))`.
-struct TestOriginResponse: Sendable {
+package struct TestOriginResponse: Sendable {
     /// How a reply's body is framed on the wire.
-    enum TransferEncoding: Sendable, Equatable {
+    package enum TransferEncoding: Sendable, Equatable {
         /// A `Content-Length` header (the default).
         case contentLength
         /// `Transfer-Encoding: chunked`.
@@ -15,7 +15,7 @@ struct TestOriginResponse: Sendable {
     }
 
     /// What happens after a reply was cut short by `stalling`/`dropping`/`resetting(afterBodyBytes:)`.
-    enum CutEnding: Sendable, Equatable {
+    package enum CutEnding: Sendable, Equatable {
         /// Keep the connection open and send nothing more.
         case stall
         /// Close the connection (FIN).
@@ -25,39 +25,39 @@ struct TestOriginResponse: Sendable {
     }
 
     /// A normal HTTP reply and how it is sent.
-    struct Reply: Sendable {
+    package struct Reply: Sendable {
         /// The status code (any value; 1xx, 204 and 304 are sent without a body or framing header).
-        var status: Int
+        package var status: Int
         /// Headers in the order they are sent; a name may appear several times. A `Content-Length`
         /// or `Transfer-Encoding` given here replaces the one the origin would add.
-        var headers: [(String, String)]
+        package var headers: [(String, String)]
         /// The body.
-        var body: Data
+        package var body: Data
         /// How the body is framed.
-        var transferEncoding: TransferEncoding = .contentLength
+        package var transferEncoding: TransferEncoding = .contentLength
         /// A `Content-Length` to declare instead of the real one (a lie). When it differs from the
         /// body's size the reply carries `Connection: close` and the origin closes the connection
         /// after sending the body.
-        var declaredContentLength: Int?
+        package var declaredContentLength: Int?
         /// Send the body in pieces of this many bytes (nil: in one piece).
-        var chunkSize: Int?
+        package var chunkSize: Int?
         /// The pause between two pieces of the body.
-        var chunkInterval: Duration = .zero
+        package var chunkInterval: Duration = .zero
         /// Send only this many body bytes, then end as `cutEnding` says (nil: send the whole body).
-        var cutAfterBodyBytes: Int?
+        package var cutAfterBodyBytes: Int?
         /// What happens after a cut.
-        var cutEnding: CutEnding = .stall
+        package var cutEnding: CutEnding = .stall
         /// Send `Connection: close` and close the connection after the reply.
-        var closeConnection = false
+        package var closeConnection = false
 
         /// The value of the first header called `name` (case-insensitive).
-        func header(_ name: String) -> String? {
+        package func header(_ name: String) -> String? {
             headers.first { $0.0.caseInsensitiveCompare(name) == .orderedSame }?.1
         }
     }
 
     /// The behaviour.
-    indirect enum Behavior: Sendable {
+    package indirect enum Behavior: Sendable {
         /// Answer with a reply.
         case reply(Reply)
         /// Wait, then behave like the inner response.
@@ -71,14 +71,14 @@ struct TestOriginResponse: Sendable {
         case reset
     }
 
-    var behavior: Behavior
+    package var behavior: Behavior
 
-    init(behavior: Behavior) {
+    package init(behavior: Behavior) {
         self.behavior = behavior
     }
 
     /// A reply with any status, headers and body; `contentType` adds a `Content-Type` header.
-    init(status: Int = 200, headers: [(String, String)] = [], body: Data = Data(), contentType: String? = nil) {
+    package init(status: Int = 200, headers: [(String, String)] = [], body: Data = Data(), contentType: String? = nil) {
         var all = headers
         if let contentType {
             all.insert(("Content-Type", contentType), at: 0)
@@ -89,14 +89,14 @@ struct TestOriginResponse: Sendable {
     // MARK: Replies
 
     /// 200 (or `status`) with the image bytes and their content type.
-    static func image(
+    package static func image(
         _ data: Data, contentType: String = "image/png", status: Int = 200, headers: [(String, String)] = []
     ) -> TestOriginResponse {
         TestOriginResponse(status: status, headers: headers, body: data, contentType: contentType)
     }
 
     /// Any bytes with any (or no) content type.
-    static func data(
+    package static func data(
         _ data: Data, contentType: String? = "application/octet-stream", status: Int = 200,
         headers: [(String, String)] = []
     ) -> TestOriginResponse {
@@ -104,7 +104,7 @@ struct TestOriginResponse: Sendable {
     }
 
     /// A UTF-8 text body.
-    static func text(
+    package static func text(
         _ text: String, status: Int = 200, contentType: String = "text/plain; charset=utf-8",
         headers: [(String, String)] = []
     ) -> TestOriginResponse {
@@ -112,28 +112,28 @@ struct TestOriginResponse: Sendable {
     }
 
     /// An HTML page.
-    static func html(_ html: String, status: Int = 200, headers: [(String, String)] = []) -> TestOriginResponse {
+    package static func html(_ html: String, status: Int = 200, headers: [(String, String)] = []) -> TestOriginResponse {
         text(html, status: status, contentType: "text/html; charset=utf-8", headers: headers)
     }
 
     /// A status with an empty body.
-    static func status(_ code: Int, headers: [(String, String)] = []) -> TestOriginResponse {
+    package static func status(_ code: Int, headers: [(String, String)] = []) -> TestOriginResponse {
         TestOriginResponse(status: code, headers: headers)
     }
 
     /// A redirect (301, 302, 303, 307 or 308) to `location`, relative ("/b.png") or absolute.
-    static func redirect(to location: String, status: Int = 302, headers: [(String, String)] = []) -> TestOriginResponse {
+    package static func redirect(to location: String, status: Int = 302, headers: [(String, String)] = []) -> TestOriginResponse {
         TestOriginResponse(status: status, headers: [("Location", location)] + headers)
     }
 
     /// 304 Not Modified, with optional validator headers.
-    static func notModified(headers: [(String, String)] = []) -> TestOriginResponse {
+    package static func notModified(headers: [(String, String)] = []) -> TestOriginResponse {
         TestOriginResponse(status: 304, headers: headers)
     }
 
     /// Declares `declared` bytes in Content-Length but sends `body` (more or fewer bytes), with
     /// `Connection: close`, then closes the connection.
-    static func lyingContentLength(
+    package static func lyingContentLength(
         declared: Int, body: Data, contentType: String? = "application/octet-stream", status: Int = 200
     ) -> TestOriginResponse {
         TestOriginResponse(status: status, body: body, contentType: contentType).declaringContentLength(declared)
@@ -143,45 +143,45 @@ struct TestOriginResponse: Sendable {
 
     /// Accept the request and never answer (the connection stays open until the client closes it
     /// or the origin shuts down). Counted as aborted when the client closes.
-    static let stall = TestOriginResponse(behavior: .stall)
+    package static let stall = TestOriginResponse(behavior: .stall)
 
     /// Close the connection without any response.
-    static let drop = TestOriginResponse(behavior: .drop)
+    package static let drop = TestOriginResponse(behavior: .drop)
 
     /// Reset the connection (TCP RST) without any response.
-    static let reset = TestOriginResponse(behavior: .reset)
+    package static let reset = TestOriginResponse(behavior: .reset)
 
     // MARK: Timing and cutting
 
     /// Wait `seconds`, then behave like `response`.
-    static func delayed(_ seconds: Double, then response: TestOriginResponse) -> TestOriginResponse {
+    package static func delayed(_ seconds: Double, then response: TestOriginResponse) -> TestOriginResponse {
         TestOriginResponse(behavior: .delayed(.seconds(seconds), response))
     }
 
     /// Wait `delay`, then behave like `response`.
-    static func delayed(_ delay: Duration, then response: TestOriginResponse) -> TestOriginResponse {
+    package static func delayed(_ delay: Duration, then response: TestOriginResponse) -> TestOriginResponse {
         TestOriginResponse(behavior: .delayed(delay, response))
     }
 
     /// Sends the head (with the full Content-Length) and the first `bodyBytes` body bytes of
     /// `response`, then stalls.
-    static func stall(afterBodyBytes bodyBytes: Int, of response: TestOriginResponse) -> TestOriginResponse {
+    package static func stall(afterBodyBytes bodyBytes: Int, of response: TestOriginResponse) -> TestOriginResponse {
         response.stalling(afterBodyBytes: bodyBytes)
     }
 
     /// Sends the head (with the full Content-Length) and the first `bodyBytes` body bytes of
     /// `response`, then closes the connection.
-    static func drop(afterBodyBytes bodyBytes: Int, of response: TestOriginResponse) -> TestOriginResponse {
+    package static func drop(afterBodyBytes bodyBytes: Int, of response: TestOriginResponse) -> TestOriginResponse {
         response.dropping(afterBodyBytes: bodyBytes)
     }
 
     /// This response after waiting `seconds`.
-    func delayed(by seconds: Double) -> TestOriginResponse {
+    package func delayed(by seconds: Double) -> TestOriginResponse {
         .delayed(seconds, then: self)
     }
 
     /// Sends the head and the first `bodyBytes` body bytes, then stalls.
-    func stalling(afterBodyBytes bodyBytes: Int) -> TestOriginResponse {
+    package func stalling(afterBodyBytes bodyBytes: Int) -> TestOriginResponse {
         mapReply {
             $0.cutAfterBodyBytes = max(0, bodyBytes)
             $0.cutEnding = .stall
@@ -189,7 +189,7 @@ struct TestOriginResponse: Sendable {
     }
 
     /// Sends the head and the first `bodyBytes` body bytes, then closes the connection (FIN).
-    func dropping(afterBodyBytes bodyBytes: Int) -> TestOriginResponse {
+    package func dropping(afterBodyBytes bodyBytes: Int) -> TestOriginResponse {
         mapReply {
             $0.cutAfterBodyBytes = max(0, bodyBytes)
             $0.cutEnding = .close
@@ -197,7 +197,7 @@ struct TestOriginResponse: Sendable {
     }
 
     /// Sends the head and the first `bodyBytes` body bytes, then resets the connection (RST).
-    func resetting(afterBodyBytes bodyBytes: Int) -> TestOriginResponse {
+    package func resetting(afterBodyBytes bodyBytes: Int) -> TestOriginResponse {
         mapReply {
             $0.cutAfterBodyBytes = max(0, bodyBytes)
             $0.cutEnding = .reset
@@ -206,7 +206,7 @@ struct TestOriginResponse: Sendable {
 
     /// Declares `length` in Content-Length whatever the body's real size; when the two differ the
     /// reply carries `Connection: close` and the origin closes the connection after the body.
-    func declaringContentLength(_ length: Int) -> TestOriginResponse {
+    package func declaringContentLength(_ length: Int) -> TestOriginResponse {
         mapReply {
             $0.declaredContentLength = length
             $0.transferEncoding = .contentLength
@@ -215,7 +215,7 @@ struct TestOriginResponse: Sendable {
 
     /// Sends the body in pieces of `chunkSize` bytes, one every `interval` (the first with the head),
     /// framed by Content-Length or chunked transfer encoding.
-    func streamed(
+    package func streamed(
         chunkSize: Int, interval: Duration, encoding: TransferEncoding = .contentLength
     ) -> TestOriginResponse {
         mapReply {
@@ -226,7 +226,7 @@ struct TestOriginResponse: Sendable {
     }
 
     /// Uses chunked transfer encoding (pieces of `chunkSize` bytes, all sent at once; nil: one chunk).
-    func chunked(chunkSize: Int? = nil) -> TestOriginResponse {
+    package func chunked(chunkSize: Int? = nil) -> TestOriginResponse {
         mapReply {
             $0.transferEncoding = .chunked
             if let chunkSize { $0.chunkSize = max(1, chunkSize) }
@@ -234,17 +234,17 @@ struct TestOriginResponse: Sendable {
     }
 
     /// Appends a header (several with one name are allowed).
-    func withHeader(_ name: String, _ value: String) -> TestOriginResponse {
+    package func withHeader(_ name: String, _ value: String) -> TestOriginResponse {
         mapReply { $0.headers.append((name, value)) }
     }
 
     /// Appends headers.
-    func withHeaders(_ headers: [(String, String)]) -> TestOriginResponse {
+    package func withHeaders(_ headers: [(String, String)]) -> TestOriginResponse {
         mapReply { $0.headers.append(contentsOf: headers) }
     }
 
     /// Removes every header called `name` (case-insensitive) and appends `name: value`.
-    func settingHeader(_ name: String, _ value: String) -> TestOriginResponse {
+    package func settingHeader(_ name: String, _ value: String) -> TestOriginResponse {
         mapReply {
             $0.headers.removeAll { $0.0.caseInsensitiveCompare(name) == .orderedSame }
             $0.headers.append((name, value))
@@ -252,12 +252,12 @@ struct TestOriginResponse: Sendable {
     }
 
     /// Sends `Connection: close` and closes the connection after the reply.
-    func closingConnection() -> TestOriginResponse {
+    package func closingConnection() -> TestOriginResponse {
         mapReply { $0.closeConnection = true }
     }
 
     /// Applies `change` to the reply (inside a delay too); stall, drop and reset are unchanged.
-    func mapReply(_ change: (inout Reply) -> Void) -> TestOriginResponse {
+    package func mapReply(_ change: (inout Reply) -> Void) -> TestOriginResponse {
         switch behavior {
         case .reply(var reply):
             change(&reply)

@@ -30,11 +30,11 @@ import NIOSSL
 /// - Requests on one connection are answered in order, so a pipelined request waits (in flight)
 ///   behind a stalled or delayed one; `maxConcurrentRequests` counts those too.
 /// - Always `shutdown()` (or use `TestOrigin.with`); a forgotten origin is stopped on deinit.
-final class TestOrigin: Sendable {
+package final class TestOrigin: Sendable {
     /// The listening port.
-    let port: Int
+    package let port: Int
     /// Whether the origin speaks HTTPS (``start(tls:)``).
-    let isSecure: Bool
+    package let isSecure: Bool
     private let core: TestOriginCore
     private let group: MultiThreadedEventLoopGroup
     private let serverChannel: any Channel
@@ -56,7 +56,7 @@ final class TestOrigin: Sendable {
     }
 
     /// Starts an origin on 127.0.0.1 with an ephemeral port; with `tls`, it speaks HTTPS.
-    static func start(tls: TLSConfiguration? = nil) async throws -> TestOrigin {
+    package static func start(tls: TLSConfiguration? = nil) async throws -> TestOrigin {
         let sslContext = try tls.map { try NIOSSLContext(configuration: $0) }
         let core = TestOriginCore()
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -94,7 +94,7 @@ final class TestOrigin: Sendable {
     }
 
     /// Starts an origin, runs `body` with it and shuts it down, even when `body` throws.
-    static func with<T: Sendable>(_ body: (TestOrigin) async throws -> T) async throws -> T {
+    package static func with<T: Sendable>(_ body: (TestOrigin) async throws -> T) async throws -> T {
         let origin = try await start()
         do {
             let result = try await body(origin)
@@ -108,7 +108,7 @@ final class TestOrigin: Sendable {
 
     /// Stops listening, closes every connection (stalled ones too) and stops the event loop.
     /// Responses cut by the shutdown are not counted as aborted. Safe to call more than once.
-    func shutdown() async throws {
+    package func shutdown() async throws {
         guard let channels = core.beginShutdown() else { return }
         try? await serverChannel.close()
         for channel in channels {
@@ -120,13 +120,13 @@ final class TestOrigin: Sendable {
     // MARK: URLs
 
     /// "http://127.0.0.1:PORT".
-    var baseURL: URL {
+    package var baseURL: URL {
         URL(string: "\(isSecure ? "https" : "http")://127.0.0.1:\(port)")!
     }
 
     /// The URL of `path` on this origin; `path` may carry a query ("/a.png?v=2") and a missing
     /// leading "/" is added.
-    func url(_ path: String) -> URL {
+    package func url(_ path: String) -> URL {
         let target = path.hasPrefix("/") ? path : "/" + path
         return URL(string: baseURL.absoluteString + target)!
     }
@@ -137,88 +137,88 @@ final class TestOrigin: Sendable {
     // "a.png", "/a.png?v=1" and "http://127.0.0.1:PORT/a.png" all mean "/a.png".
 
     /// Serves `response` for `path` (matched without the query string); replaces an earlier route.
-    func register(_ path: String, _ response: TestOriginResponse) {
+    package func register(_ path: String, _ response: TestOriginResponse) {
         core.setRoute(TestOriginCore.key(path), .fixed(response))
     }
 
     /// Serves what `handler` returns for each request to `path` (matched without the query string);
     /// replaces an earlier route. The handler runs on the origin's event loop: keep it quick.
-    func register(_ path: String, handler: @escaping @Sendable (TestOriginRequest) -> TestOriginResponse) {
+    package func register(_ path: String, handler: @escaping @Sendable (TestOriginRequest) -> TestOriginResponse) {
         core.setRoute(TestOriginCore.key(path), .dynamic(handler))
     }
 
     /// Removes the route for `path` (it answers 404 again).
-    func unregister(_ path: String) {
+    package func unregister(_ path: String) {
         core.setRoute(TestOriginCore.key(path), nil)
     }
 
     // MARK: Observation
 
     /// Requests received for `path` (query ignored) since start or `resetCounters()`.
-    func requestCount(_ path: String) -> Int {
+    package func requestCount(_ path: String) -> Int {
         core.read { $0.requestsByPath[TestOriginCore.key(path)]?.count ?? 0 }
     }
 
     /// Requests received for any path since start or `resetCounters()`.
-    var totalRequestCount: Int {
+    package var totalRequestCount: Int {
         core.read { $0.requests.count }
     }
 
     /// The requests for `path`, in arrival order.
-    func requests(_ path: String) -> [TestOriginRequest] {
+    package func requests(_ path: String) -> [TestOriginRequest] {
         core.read { $0.requestsByPath[TestOriginCore.key(path)] ?? [] }
     }
 
     /// Every request, in arrival order.
-    var allRequests: [TestOriginRequest] {
+    package var allRequests: [TestOriginRequest] {
         core.read { $0.requests }
     }
 
     /// The latest request for `path`.
-    func lastRequest(_ path: String) -> TestOriginRequest? {
+    package func lastRequest(_ path: String) -> TestOriginRequest? {
         core.read { $0.requestsByPath[TestOriginCore.key(path)]?.last }
     }
 
     /// Requests received whose response has not ended yet (being delayed, streamed, stalled or
     /// queued behind an earlier one on the same connection).
-    var inFlightCount: Int {
+    package var inFlightCount: Int {
         core.read { $0.inFlight.count }
     }
 
     /// The highest `inFlightCount` since start or `resetCounters()`.
-    var maxConcurrentRequests: Int {
+    package var maxConcurrentRequests: Int {
         core.read { $0.maxConcurrent }
     }
 
     /// Responses for `path` that could not be finished because the connection closed first
     /// (the client went away or reset). This is how a test sees a cancelled download.
-    func abortedCount(_ path: String) -> Int {
+    package func abortedCount(_ path: String) -> Int {
         core.read { $0.aborted[TestOriginCore.key(path)] ?? 0 }
     }
 
     /// Aborted responses over all paths.
-    var totalAbortedCount: Int {
+    package var totalAbortedCount: Int {
         core.read { $0.aborted.values.reduce(0, +) }
     }
 
     /// Responses for `path` sent completely (the last byte handed to the socket).
-    func completedCount(_ path: String) -> Int {
+    package func completedCount(_ path: String) -> Int {
         core.read { $0.completed[TestOriginCore.key(path)] ?? 0 }
     }
 
     /// Connections accepted since start or `resetCounters()`.
-    var connectionCount: Int {
+    package var connectionCount: Int {
         core.read { $0.connectionCount }
     }
 
     /// Connections open now.
-    var openConnectionCount: Int {
+    package var openConnectionCount: Int {
         core.read { $0.channels.count }
     }
 
     /// Forgets recorded requests and counts (requests, aborted, completed, connections); the peak
     /// concurrency restarts from the current `inFlightCount`. Routes are kept.
-    func resetCounters() {
+    package func resetCounters() {
         core.write { state in
             state.requests.removeAll()
             state.requestsByPath.removeAll()
@@ -232,7 +232,7 @@ final class TestOrigin: Sendable {
     // MARK: Waiting
 
     /// Polls (every few milliseconds, without blocking) until `condition` holds; false on timeout.
-    func waitUntil(
+    package func waitUntil(
         timeout: Duration = .seconds(5), _ condition: @Sendable (TestOrigin) -> Bool
     ) async -> Bool {
         let deadline = ContinuousClock.now + timeout
@@ -244,75 +244,75 @@ final class TestOrigin: Sendable {
     }
 
     /// Waits until at least `count` responses for `path` were aborted; false on timeout.
-    func waitForAbort(_ path: String, count: Int = 1, timeout: Duration = .seconds(5)) async -> Bool {
+    package func waitForAbort(_ path: String, count: Int = 1, timeout: Duration = .seconds(5)) async -> Bool {
         await waitUntil(timeout: timeout) { $0.abortedCount(path) >= count }
     }
 
     /// Waits until at least `count` requests for `path` arrived; false on timeout.
-    func waitForRequests(_ path: String, count: Int = 1, timeout: Duration = .seconds(5)) async -> Bool {
+    package func waitForRequests(_ path: String, count: Int = 1, timeout: Duration = .seconds(5)) async -> Bool {
         await waitUntil(timeout: timeout) { $0.requestCount(path) >= count }
     }
 
     /// Waits until no response is in flight; false on timeout.
-    func waitForIdle(timeout: Duration = .seconds(5)) async -> Bool {
+    package func waitForIdle(timeout: Duration = .seconds(5)) async -> Bool {
         await waitUntil(timeout: timeout) { $0.inFlightCount == 0 }
     }
 }
 
-enum TestOriginError: Error {
+package enum TestOriginError: Error {
     case noPort
 }
 
 /// The origin's shared state, used by the `TestOrigin` and by every connection's handler.
-final class TestOriginCore: Sendable {
-    enum Route: Sendable {
+package final class TestOriginCore: Sendable {
+    package enum Route: Sendable {
         case fixed(TestOriginResponse)
         case dynamic(@Sendable (TestOriginRequest) -> TestOriginResponse)
     }
 
-    enum Outcome {
+    package enum Outcome {
         case completed
         case dropped
         case aborted
     }
 
-    struct State {
-        var routes: [String: Route] = [:]
-        var requests: [TestOriginRequest] = []
-        var requestsByPath: [String: [TestOriginRequest]] = [:]
-        var nextTicket = 0
-        var inFlight: [Int: String] = [:]
-        var maxConcurrent = 0
-        var aborted: [String: Int] = [:]
-        var completed: [String: Int] = [:]
-        var nextConnectionID = 0
-        var connectionCount = 0
-        var channels: [Int: any Channel] = [:]
-        var shuttingDown = false
+    package struct State {
+        package var routes: [String: Route] = [:]
+        package var requests: [TestOriginRequest] = []
+        package var requestsByPath: [String: [TestOriginRequest]] = [:]
+        package var nextTicket = 0
+        package var inFlight: [Int: String] = [:]
+        package var maxConcurrent = 0
+        package var aborted: [String: Int] = [:]
+        package var completed: [String: Int] = [:]
+        package var nextConnectionID = 0
+        package var connectionCount = 0
+        package var channels: [Int: any Channel] = [:]
+        package var shuttingDown = false
     }
 
     private let state = Locked(State())
 
     /// The route key of a path argument: any query is dropped, a missing leading "/" added, and an
     /// absolute URL reduced to its path.
-    static func key(_ path: String) -> String {
+    package static func key(_ path: String) -> String {
         let target = path.hasPrefix("/") || path.contains("://") ? path : "/" + path
         return TestOriginRequest.split(target).path
     }
 
-    func read<T: Sendable>(_ body: (State) -> T) -> T {
+    package func read<T: Sendable>(_ body: (State) -> T) -> T {
         state.withLock { body($0) }
     }
 
-    func write(_ body: (inout State) -> Void) {
+    package func write(_ body: (inout State) -> Void) {
         state.withLock { body(&$0) }
     }
 
-    func setRoute(_ path: String, _ route: Route?) {
+    package func setRoute(_ path: String, _ route: Route?) {
         state.withLock { $0.routes[path] = route }
     }
 
-    func nextConnectionID() -> Int {
+    package func nextConnectionID() -> Int {
         state.withLock { state in
             state.nextConnectionID += 1
             state.connectionCount += 1
@@ -321,7 +321,7 @@ final class TestOriginCore: Sendable {
     }
 
     /// Registers an open connection; false when the origin is shutting down.
-    func connectionOpened(_ id: Int, channel: any Channel) -> Bool {
+    package func connectionOpened(_ id: Int, channel: any Channel) -> Bool {
         state.withLock { state in
             guard !state.shuttingDown else { return false }
             state.channels[id] = channel
@@ -329,12 +329,12 @@ final class TestOriginCore: Sendable {
         }
     }
 
-    func connectionClosed(_ id: Int) {
+    package func connectionClosed(_ id: Int) {
         state.withLock { _ = $0.channels.removeValue(forKey: id) }
     }
 
     /// Marks the origin as shutting down and returns its open connections; nil when it already was.
-    func beginShutdown() -> [any Channel]? {
+    package func beginShutdown() -> [any Channel]? {
         state.withLock { state in
             guard !state.shuttingDown else { return nil }
             state.shuttingDown = true
@@ -343,7 +343,7 @@ final class TestOriginCore: Sendable {
     }
 
     /// Records a fully received request; returns its ticket and the request with its ordinal set.
-    func requestReceived(_ request: TestOriginRequest) -> (Int, TestOriginRequest) {
+    package func requestReceived(_ request: TestOriginRequest) -> (Int, TestOriginRequest) {
         state.withLock { state in
             var request = request
             request.ordinal = (state.requestsByPath[request.path]?.count ?? 0) + 1
@@ -357,7 +357,7 @@ final class TestOriginCore: Sendable {
     }
 
     /// Ends a response (only the first call for a ticket counts).
-    func responseEnded(_ ticket: Int, outcome: Outcome) {
+    package func responseEnded(_ ticket: Int, outcome: Outcome) {
         state.withLock { state in
             guard let path = state.inFlight.removeValue(forKey: ticket) else { return }
             switch outcome {
@@ -374,7 +374,7 @@ final class TestOriginCore: Sendable {
     }
 
     /// The response for a request: its route's, or 404. A handler runs outside the lock.
-    func response(for request: TestOriginRequest) -> TestOriginResponse {
+    package func response(for request: TestOriginRequest) -> TestOriginResponse {
         let route = state.withLock { $0.routes[request.path] }
         switch route {
         case .fixed(let response):

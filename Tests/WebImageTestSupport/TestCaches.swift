@@ -2,8 +2,8 @@ import Foundation
 @testable import WebImage
 
 /// Throw-away caches in their own temporary directories.
-enum TestCaches {
-    static func make(maxDiskSize: Int = 0, configure: (inout CacheConfig) -> Void = { _ in }) -> ImageCache {
+package enum TestCaches {
+    package static func make(maxDiskSize: Int = 0, configure: (inout CacheConfig) -> Void = { _ in }) -> ImageCache {
         var config = CacheConfig()
         config.rootDirectory = FileManager.default.temporaryDirectory
             .appendingPathComponent("webimage-test-\(UUID().uuidString)").path

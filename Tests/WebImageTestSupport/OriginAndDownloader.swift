@@ -3,7 +3,7 @@ import Foundation
 
 /// Runs `body` with a fresh test origin and downloader, shutting both down afterwards,
 /// also when `body` throws.
-func withOriginAndDownloader(
+package func withOriginAndDownloader(
     configure: (inout DownloaderConfig) -> Void = { _ in },
     _ body: (TestOrigin, ImageDownloader) async throws -> Void
 ) async throws {

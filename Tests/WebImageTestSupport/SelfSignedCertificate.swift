@@ -5,11 +5,11 @@ import X509
 
 /// A throw-away self-signed certificate for localhost, made when a test needs an HTTPS
 /// origin (no key or certificate is committed).
-struct SelfSignedCertificate {
-    let certificate: NIOSSLCertificate
-    let privateKey: NIOSSLPrivateKey
+package struct SelfSignedCertificate {
+    package let certificate: NIOSSLCertificate
+    package let privateKey: NIOSSLPrivateKey
 
-    init() throws {
+    package init() throws {
         let key = P256.Signing.PrivateKey()
         let name = try DistinguishedName { CommonName("WebImage test origin") }
         let certificate = try Certificate(
@@ -31,7 +31,7 @@ struct SelfSignedCertificate {
     }
 
     /// A server TLS configuration presenting this certificate.
-    var serverConfiguration: TLSConfiguration {
+    package var serverConfiguration: TLSConfiguration {
         TLSConfiguration.makeServerConfiguration(certificateChain: [.certificate(certificate)], privateKey: .privateKey(privateKey))
     }
 }

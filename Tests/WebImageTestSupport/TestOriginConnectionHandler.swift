@@ -3,7 +3,7 @@ import NIOCore
 import NIOHTTP1
 
 /// One step of sending a response on a connection.
-enum TestOriginStep {
+package enum TestOriginStep {
     /// Write (and flush) these bytes.
     case write(ByteBuffer)
     /// Pause (scheduled on the event loop).
@@ -19,8 +19,8 @@ enum TestOriginStep {
 }
 
 /// Turns a `TestOriginResponse` into the bytes and pauses that send it.
-enum TestOriginWire {
-    static func plan(
+package enum TestOriginWire {
+    package static func plan(
         _ response: TestOriginResponse, method: String, keepAlive: Bool, http10: Bool = false,
         allocator: ByteBufferAllocator
     ) -> [TestOriginStep] {
@@ -140,15 +140,15 @@ enum TestOriginWire {
 
 /// Serves the requests of one connection, one at a time and in order (pipelined requests wait
 /// for the responses before them). Runs on the connection's event loop only.
-final class TestOriginConnectionHandler: ChannelInboundHandler {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias OutboundOut = ByteBuffer
+package final class TestOriginConnectionHandler: ChannelInboundHandler {
+    package typealias InboundIn = HTTPServerRequestPart
+    package typealias OutboundOut = ByteBuffer
 
     private struct Pending {
-        let ticket: Int
-        let request: TestOriginRequest
-        let keepAlive: Bool
-        let http10: Bool
+        package let ticket: Int
+        package let request: TestOriginRequest
+        package let keepAlive: Bool
+        package let http10: Bool
     }
 
     private let core: TestOriginCore
@@ -163,19 +163,19 @@ final class TestOriginConnectionHandler: ChannelInboundHandler {
     /// Set once a response decided to end the connection: later requests on it are not served.
     private var closing = false
 
-    init(core: TestOriginCore, connectionID: Int) {
+    package init(core: TestOriginCore, connectionID: Int) {
         self.core = core
         self.connectionID = connectionID
     }
 
-    func channelActive(context: ChannelHandlerContext) {
+    package func channelActive(context: ChannelHandlerContext) {
         if !core.connectionOpened(connectionID, channel: context.channel) {
             context.close(promise: nil)
         }
         context.fireChannelActive()
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let requestHead):
             head = requestHead
@@ -207,7 +207,7 @@ final class TestOriginConnectionHandler: ChannelInboundHandler {
         }
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
+    package func channelInactive(context: ChannelHandlerContext) {
         isOpen = false
         scheduled?.cancel()
         scheduled = nil
@@ -223,7 +223,7 @@ final class TestOriginConnectionHandler: ChannelInboundHandler {
         context.fireChannelInactive()
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: Error) {
+    package func errorCaught(context: ChannelHandlerContext, error: Error) {
         // A client that resets or sends garbage only ends its own connection.
         context.close(promise: nil)
     }

@@ -1,28 +1,28 @@
 import Foundation
 
 /// One request as the test origin received it (recorded once its last body byte arrived).
-struct TestOriginRequest: Sendable {
+package struct TestOriginRequest: Sendable {
     /// The method, e.g. "GET".
-    let method: String
+    package let method: String
     /// The request target exactly as sent, e.g. "/a.png?x=1".
-    let uri: String
+    package let uri: String
     /// The path without the query string, e.g. "/a.png" (routes match on this).
-    let path: String
+    package let path: String
     /// The query string without the "?" (nil when the target had none).
-    let query: String?
+    package let query: String?
     /// The headers in the order sent; a name may appear several times.
-    let headers: [(String, String)]
+    package let headers: [(String, String)]
     /// The request body (empty when none was sent).
-    let body: Data
+    package let body: Data
     /// The request's HTTP version, e.g. "HTTP/1.1".
-    let httpVersion: String
+    package let httpVersion: String
     /// Identifies the TCP connection the request came on (1, 2, … in accept order).
     /// Two requests with the same id reused one connection (keep-alive).
-    let connectionID: Int
+    package let connectionID: Int
     /// 1 for the first request to this path since start or `resetCounters()`, 2 for the next, …
-    var ordinal: Int
+    package var ordinal: Int
 
-    init(
+    package init(
         method: String,
         uri: String,
         headers: [(String, String)],
@@ -44,17 +44,17 @@ struct TestOriginRequest: Sendable {
     }
 
     /// The first value of the header `name` (case-insensitive), or nil.
-    func header(_ name: String) -> String? {
+    package func header(_ name: String) -> String? {
         headers.first { $0.0.caseInsensitiveCompare(name) == .orderedSame }?.1
     }
 
     /// Every value of the header `name` (case-insensitive), in the order sent.
-    func headerValues(_ name: String) -> [String] {
+    package func headerValues(_ name: String) -> [String] {
         headers.filter { $0.0.caseInsensitiveCompare(name) == .orderedSame }.map(\.1)
     }
 
     /// The query string parsed into items (empty when there is none).
-    var queryItems: [URLQueryItem] {
+    package var queryItems: [URLQueryItem] {
         guard let query else { return [] }
         var components = URLComponents()
         components.percentEncodedQuery = query
@@ -62,12 +62,12 @@ struct TestOriginRequest: Sendable {
     }
 
     /// The value of the first query item called `name`, or nil.
-    func queryValue(_ name: String) -> String? {
+    package func queryValue(_ name: String) -> String? {
         queryItems.first { $0.name == name }?.value
     }
 
     /// Splits a request target into its path and query (an absolute-form target keeps only its path).
-    static func split(_ uri: String) -> (path: String, query: String?) {
+    package static func split(_ uri: String) -> (path: String, query: String?) {
         var target = Substring(uri)
         if let fragment = target.firstIndex(of: "#") {
             target = target[..<fragment]

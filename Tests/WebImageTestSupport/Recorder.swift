@@ -2,15 +2,17 @@ import Foundation
 @testable import WebImage
 
 /// Collects values from concurrent callbacks, for assertions.
-final class Recorder<Value: Sendable>: Sendable {
+package final class Recorder<Value: Sendable>: Sendable {
     private let storage = Locked<[Value]>([])
 
-    func append(_ value: Value) { storage.withLock { $0.append(value) } }
-    var values: [Value] { storage.withLock { $0 } }
-    var count: Int { storage.withLock { $0.count } }
+    package init() {}
+
+    package func append(_ value: Value) { storage.withLock { $0.append(value) } }
+    package var values: [Value] { storage.withLock { $0 } }
+    package var count: Int { storage.withLock { $0.count } }
 
     /// Polls until `count` values arrived; false on timeout.
-    func wait(for count: Int, timeout: Duration = .seconds(10)) async -> Bool {
+    package func wait(for count: Int, timeout: Duration = .seconds(10)) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while self.count < count {
             if ContinuousClock.now >= deadline { return false }
@@ -21,7 +23,7 @@ final class Recorder<Value: Sendable>: Sendable {
 }
 
 /// Polls `condition` until it holds; false on timeout.
-func eventually(timeout: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
+package func eventually(timeout: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + timeout
     while !condition() {
         if ContinuousClock.now >= deadline { return false }

@@ -1,0 +1,15 @@
+/// Turns one decoded image into another (resize, crop, blur…): SDImageTransformer.
+///
+/// A transformer's ``key`` names its output: two transformers with the same key must
+/// produce the same image from the same input, because the key becomes part of the
+/// cache key of the transformed image (see ``CacheKey/transformedKey(_:transformerKey:)``).
+/// Transformers run on the coding pool, never on the caller's thread.
+public protocol ImageTransformer: Sendable {
+    /// A stable, distinct name of this transformer and its parameters, e.g.
+    /// `Resize(400x300,fill,centre)`. Safe in a file name: no `/`, no whitespace.
+    var key: String { get }
+
+    /// Returns the transformed image. An animated image is transformed frame by frame
+    /// (all frames keep their durations and loop count).
+    func transform(_ image: Image) throws(ImageError) -> Image
+}

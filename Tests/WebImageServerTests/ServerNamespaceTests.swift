@@ -1,0 +1,8 @@
+import Testing
+import WebImageServer
+
+struct ServerNamespaceTests {
+    @Test func serverHeaderNamesWebImage() {
+        #expect(WebImageServer.serverHeader.hasPrefix("WebImage/"))
+    }
+}
