@@ -45,6 +45,9 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
     case network(String)
     /// The image is not in the cache and the request forbade loading it (`fromCacheOnly`).
     case notInCache(String)
+    /// A transformer's parameters do not fit the image (a crop outside it, a zero size, a
+    /// non-positive sigma…). Never blocks the URL: the image itself is fine.
+    case invalidTransform(String)
 
     /// A user-facing explanation, including what to change to make the call succeed.
     public var description: String {
@@ -89,6 +92,8 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
             return "network error: \(reason)"
         case .notInCache(let key):
             return "'\(key)' is not in the cache and fromCacheOnly forbids loading it; drop fromCacheOnly to download it"
+        case .invalidTransform(let reason):
+            return "cannot transform the image: \(reason)"
         }
     }
 }

@@ -86,7 +86,8 @@ extension ImageError {
         case .invalidStatusCode(let code):
             return (400..<500).contains(code) && ![401, 407, 408, 425, 429].contains(code)
         case .cancelled, .timedOut, .network, .cacheNotModified, .blockedURL, .invalidResponse,
-             .invalidDownloadOperation, .encodingFailed, .fileSizeLimitUnreachable, .cacheFailure, .notInCache:
+             .invalidDownloadOperation, .encodingFailed, .fileSizeLimitUnreachable, .cacheFailure, .notInCache,
+             .invalidTransform:
             return false
         }
     }

@@ -30,6 +30,15 @@ public struct ImageContext: Sendable {
     public var queryCacheType = CacheType.all
     /// Which caches the result is stored in. Default all (memory only with ``ImageOptions/cacheMemoryOnly``).
     public var storeCacheType = CacheType.all
+    /// For a variant (a transformer or a thumbnail size): which caches are asked for the
+    /// original image when the variant is not cached, so that the variant is made from it
+    /// without a download (SPEC M7). Default disk.
+    public var originalQueryCacheType = CacheType.disk
+    /// For a variant: where the downloaded original is stored under the original key, so
+    /// that other variants of the URL can be made from it later. Default disk (the bytes
+    /// as downloaded); memory holds the decoded original only when no thumbnail size is
+    /// set (a thumbnail decode is not the original).
+    public var originalStoreCacheType = CacheType.disk
     /// A cache to use instead of the manager's.
     public var cache: ImageCache?
     /// A loader to use instead of the manager's.

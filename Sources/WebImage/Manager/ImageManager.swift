@@ -28,6 +28,8 @@ public final class ImageManager: Sendable {
     public let optionsProcessor: OptionsProcessor?
 
     private let running = Locked<[ObjectIdentifier: ImageTask]>([:])
+    /// Identical transformed requests share one decode + transform.
+    let transforms = SingleFlight<VariantImages>()
 
     /// Creates a manager.
     public init(
@@ -176,9 +178,17 @@ public final class ImageManager: Sendable {
         return CacheKey.key(for: url)
     }
 
+    /// The key of the variant `context` asks for: the thumbnail key first, then the
+    /// transformer's, as SDWebImage appends them (SPEC K9).
     static func variantKey(_ key: String, context: ImageContext) -> String {
-        guard let size = context.thumbnailPixelSize else { return key }
-        return CacheKey.transformedKey(key, transformerKey: "Thumbnail(\(size),\(context.preserveAspectRatio ? 1 : 0))")
+        var key = key
+        if let size = context.thumbnailPixelSize {
+            key = CacheKey.transformedKey(key, transformerKey: "Thumbnail(\(size),\(context.preserveAspectRatio ? 1 : 0))")
+        }
+        if let transformer = context.transformer {
+            key = CacheKey.transformedKey(key, transformerKey: transformer.key)
+        }
+        return key
     }
 
     // MARK: Preparing a request
@@ -193,6 +203,11 @@ public final class ImageManager: Sendable {
             }
             (options, context) = processed
         }
+        if options.contains(.avoidDecodeImage), let transformer = context.transformer {
+            throw .invalidDownloadOperation(
+                "avoidDecodeImage cannot be combined with the transformer \(transformer.key): a transformer needs decoded pixels; drop one of them"
+            )
+        }
         // Whether a loader handles the URL is asked only when a load is needed (as
         // SDWebImage does): a memory hit skips re-parsing the URL's scheme and host.
         let loader = context.loader ?? self.loader
@@ -201,7 +216,8 @@ public final class ImageManager: Sendable {
         return LoadRequest(
             url: url, options: options, context: context,
             originalKey: originalKey, key: originalKey.map { Self.variantKey($0, context: context) },
-            cache: context.cache ?? cache, loader: loader, coder: context.coder ?? coder, failedURLs: failedURLs
+            cache: context.cache ?? cache, loader: loader, coder: context.coder ?? coder, failedURLs: failedURLs,
+            transforms: transforms
         )
     }
 }

@@ -15,6 +15,12 @@ struct LoadRequest: Sendable {
     let loader: any ImageLoader
     let coder: any ImageCoder
     let failedURLs: FailedURLs
+    /// The manager's shared decode + transform flights, keyed by variant key.
+    let transforms: SingleFlight<VariantImages>
+
+    /// Whether the request asks for a variant of the loaded image: a thumbnail size or a
+    /// transformer changes the key.
+    var isVariant: Bool { key != nil && key != originalKey }
 
     var decodeOptions: ImageDecodeOptions {
         ImageDecodeOptions(
@@ -75,6 +81,10 @@ struct LoadRequest: Sendable {
             deliver(.success(cached.result(for: url, isFinal: true)))
             return
         }
+        if cached == nil, queriesCache, let variant = try await variantFromOriginal() {
+            deliver(.success(variant))
+            return
+        }
         if cached == nil, options.contains(.fromCacheOnly) {
             throw .notInCache(key ?? url.absoluteString)
         }
@@ -107,9 +117,9 @@ struct LoadRequest: Sendable {
         }
         try checkCancelled()
 
-        let image: Image?
+        let images: VariantImages?
         do throws(ImageError) {
-            image = try await decode(response.data)
+            images = try await decode(response.data)
         } catch {
             failedURLs.record(url, error: error)
             throw error
@@ -117,11 +127,13 @@ struct LoadRequest: Sendable {
         if options.contains(.retryFailed) { failedURLs.remove(url) }
         try checkCancelled()
 
-        await store(image: image, response: response)
+        await store(images, response: response)
         if let cached {
             deliver(.success(cached.result(for: url, isFinal: false)))
         }
-        deliver(.success(ImageResult(image: image, data: response.data, cacheType: .none, url: url, isFinal: true)))
+        // A transformed image is no longer the downloaded bytes (as in SDWebImage).
+        let data = context.transformer == nil ? response.data : nil
+        deliver(.success(ImageResult(image: images?.result, data: data, cacheType: .none, url: url, isFinal: true)))
     }
 
     // MARK: Steps
@@ -175,42 +187,137 @@ struct LoadRequest: Sendable {
         return CachedImage(image: hit.image, data: data, cacheType: hit.cacheType, metadata: metadata)
     }
 
-    /// Decodes on the coding pool; with `avoidDecodeImage`, only checks that the bytes are
-    /// an image within the limits (from the header) and returns `nil`.
-    private func decode(_ data: Data) async throws(ImageError) -> Image? {
-        let coder = self.coder
-        let options = decodeOptions
-        if self.options.contains(.avoidDecodeImage) {
+    /// Decodes (and transforms) on the coding pool; with `avoidDecodeImage`, only checks
+    /// that the bytes are an image within the limits (from the header) and returns `nil`.
+    private func decode(_ data: Data) async throws(ImageError) -> VariantImages? {
+        if options.contains(.avoidDecodeImage) {
+            let coder = self.coder
+            let limits = decodeOptions.limits
             _ = try await BlockingPools.run(on: BlockingPools.coding) { () throws(ImageError) -> ImageInfo in
-                try coder.inspect(data, limits: options.limits)
+                try coder.inspect(data, limits: limits)
             }
             return nil
         }
-        return try await BlockingPools.run(on: BlockingPools.coding) { () throws(ImageError) -> Image in
-            try coder.decode(data, options: options)
+        return try await decodeAndTransform(data)
+    }
+
+    /// Decodes `data` with the request's decode options and applies its transformer. For a
+    /// variant, identical requests running at once share one decode and one transform.
+    private func decodeAndTransform(_ data: Data) async throws(ImageError) -> VariantImages {
+        let coder = self.coder
+        let decodeOptions = self.decodeOptions
+        let transformer = context.transformer
+        let options = self.options
+        let work: @Sendable () async throws(ImageError) -> VariantImages = {
+            try await BlockingPools.run(on: BlockingPools.coding) { () throws(ImageError) -> VariantImages in
+                let decoded = try coder.decode(data, options: decodeOptions)
+                return VariantImages(decoded: decoded, result: try Self.transform(decoded, with: transformer, options: options))
+            }
+        }
+        guard isVariant, let key else { return try await work() }
+        return try await transforms.run(key: key, work: work)
+    }
+
+    /// Applies `transformer`; animated images only with ``ImageOptions/transformAnimatedImage``.
+    static func transform(_ image: Image, with transformer: (any ImageTransformer)?, options: ImageOptions) throws(ImageError) -> Image {
+        guard let transformer else { return image }
+        if image.isAnimated, !options.contains(.transformAnimatedImage) { return image }
+        return try transformer.transform(image)
+    }
+
+    /// Makes the variant from the original when the original is cached (SPEC M7): no
+    /// download; the variant is stored under its own key only and the original is left as
+    /// it is. `nil` when the original is not cached (or its bytes are not an image, in
+    /// which case they are removed and the image is loaded afresh).
+    private func variantFromOriginal() async throws(ImageError) -> ImageResult? {
+        guard isVariant, let originalKey, let key, !options.contains(.avoidDecodeImage) else { return nil }
+        let queryType = context.originalQueryCacheType
+        let source: CacheType
+        let images: VariantImages
+        // Memory holds the decoded original at full size: a thumbnail must come from the bytes.
+        if queryType.includesMemory, context.thumbnailPixelSize == nil, let original = cache.imageFromMemory(forKey: originalKey) {
+            let transformer = context.transformer
+            let options = self.options
+            images = try await transforms.run(key: key) { () throws(ImageError) -> VariantImages in
+                try await BlockingPools.run(on: BlockingPools.coding) { () throws(ImageError) -> VariantImages in
+                    VariantImages(decoded: original, result: try Self.transform(original, with: transformer, options: options))
+                }
+            }
+            source = .memory
+        } else if queryType.includesDisk, let entry = await cache.diskCache.entry(forKey: originalKey) {
+            do throws(ImageError) {
+                images = try await decodeAndTransform(entry.data)
+            } catch {
+                guard case .badImageData = error else { throw error }
+                await cache.diskCache.remove(forKey: originalKey)
+                return nil
+            }
+            source = .disk
+        } else {
+            return nil
+        }
+        try checkCancelled()
+        await storeVariant(images.result, data: nil, metadata: CacheMetadata())
+        return ImageResult(image: images.result, data: nil, cacheType: source, url: url)
+    }
+
+    private func store(_ images: VariantImages?, response: DownloadResponse) async {
+        let metadata = CacheMetadata(response: response.head)
+        var writes: [Task<Void, Never>] = []
+        if let write = await storeVariant(images?.result, data: response.data, metadata: metadata, wait: false) {
+            writes.append(write)
+        }
+        // A variant's original is kept too, so that other variants need no download.
+        if isVariant, let originalKey, !options.contains(.cacheMemoryOnly) {
+            let originalType = context.originalStoreCacheType
+            if originalType.includesMemory, context.thumbnailPixelSize == nil, let decoded = images?.decoded {
+                cache.storeToMemory(decoded, forKey: originalKey)
+            }
+            if originalType.includesDisk {
+                let cache = self.cache
+                let data = response.data
+                writes.append(Task<Void, Never> {
+                    try? await cache.store(nil, data: data, forKey: originalKey, metadata: metadata, cacheType: .disk)
+                })
+            }
+        }
+        if options.contains(.waitStoreCache) {
+            for write in writes { await write.value }
         }
     }
 
-    private func store(image: Image?, response: DownloadResponse) async {
+    /// Stores the result under the request's key as ``storeCacheType`` says: the image in
+    /// memory, and on disk the serializer's bytes, else the downloaded bytes for a plain
+    /// load, else the image encoded anew (a variant is not the downloaded file). With
+    /// `wait` and ``ImageOptions/waitStoreCache`` it returns after the disk write;
+    /// otherwise it returns the write's task.
+    @discardableResult
+    private func storeVariant(_ image: Image?, data downloaded: Data?, metadata: CacheMetadata, wait: Bool = true) async -> Task<Void, Never>? {
         let storeType = storeCacheType
-        guard let key, storeType != .none else { return }
+        guard let key, storeType != .none else { return nil }
         if storeType.includesMemory, let image {
             cache.storeToMemory(image, forKey: key)
         }
-        guard storeType.includesDisk else { return }
-        let isVariant = key != originalKey
-        let serialized = context.cacheSerializer?(image, response.data, url)
-        // A thumbnail is not the downloaded file: without a serializer it is encoded anew.
-        let data = serialized ?? (isVariant ? nil : response.data)
-        let metadata = CacheMetadata(response: response.head)
+        guard storeType.includesDisk else { return nil }
+        // A serializer sees the downloaded bytes unless a transformer made them stale.
+        let serialized = context.cacheSerializer?(image, context.transformer == nil ? downloaded : nil, url)
+        let data = serialized ?? (isVariant ? nil : downloaded)
         let cache = self.cache
-        let write = Task {
+        let write = Task<Void, Never> {
             try? await cache.store(image, data: data, forKey: key, metadata: metadata, cacheType: .disk)
         }
-        if options.contains(.waitStoreCache) { await write.value }
+        if wait, options.contains(.waitStoreCache) { await write.value }
+        return write
     }
 
     private func checkCancelled() throws(ImageError) {
         if Task.isCancelled { throw .cancelled }
     }
+}
+
+/// What one decode of a variant produced: the decoded image and the transformed result
+/// (the same image when there is no transformer).
+struct VariantImages: Sendable {
+    let decoded: Image
+    let result: Image
 }
