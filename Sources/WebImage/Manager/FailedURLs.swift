@@ -1,5 +1,6 @@
 import Foundation
 import OrderedCollections
+import Synchronization
 
 /// URLs that failed permanently, blocked for a while so that a broken image is not
 /// fetched again and again (SDWebImage's `failedURLs`, made fit for a server).
@@ -16,6 +17,9 @@ public final class FailedURLs: Sendable {
 
     private let clock: @Sendable () -> ContinuousClock.Instant
     private let entries = Locked<OrderedDictionary<String, ContinuousClock.Instant>>([:])
+    /// The number of entries, readable without the lock: with none (the usual case), a
+    /// memory hit asks nothing more of this set.
+    private let entryCount = Atomic<Int>(0)
 
     /// Creates an empty set; by default a failure blocks for 10 minutes and 10,000 URLs are kept.
     public convenience init(ttl: Duration = .seconds(600), capacity: Int = 10_000) {
@@ -30,12 +34,14 @@ public final class FailedURLs: Sendable {
 
     /// Whether `url` is blocked now. An expired entry is dropped.
     public func isBlocked(_ url: URL) -> Bool {
+        guard entryCount.load(ordering: .relaxed) > 0 else { return false }
         let key = url.absoluteString
         let now = clock()
         return entries.withLock { entries in
             guard let failedAt = entries[key] else { return false }
             if now - failedAt >= ttl {
                 entries.removeValue(forKey: key)
+                entryCount.store(entries.count, ordering: .relaxed)
                 return false
             }
             return true
@@ -55,18 +61,25 @@ public final class FailedURLs: Sendable {
             if entries.count > capacity {
                 entries.removeFirst(entries.count - capacity)
             }
+            entryCount.store(entries.count, ordering: .relaxed)
         }
         return true
     }
 
     /// Unblocks `url`.
     public func remove(_ url: URL) {
-        _ = entries.withLock { $0.removeValue(forKey: url.absoluteString) }
+        entries.withLock { entries in
+            entries.removeValue(forKey: url.absoluteString)
+            entryCount.store(entries.count, ordering: .relaxed)
+        }
     }
 
     /// Unblocks every URL.
     public func removeAll() {
-        entries.withLock { $0.removeAll() }
+        entries.withLock { entries in
+            entries.removeAll()
+            entryCount.store(0, ordering: .relaxed)
+        }
     }
 
     /// URLs currently remembered (expired ones included until they are looked up).

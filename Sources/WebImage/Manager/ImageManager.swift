@@ -63,6 +63,10 @@ public final class ImageManager: Sendable {
         progress: (@Sendable (DownloadProgress) -> Void)? = nil,
         completion: @escaping @Sendable (Result<ImageResult, ImageError>) -> Void
     ) -> ImageTask {
+        if let url, let hit = plainMemoryHit(url, options: options, context: context) {
+            completion(.success(hit))
+            return ImageTask(completedLoadOf: url, options: options)
+        }
         let task = ImageTask(url: url, options: options, completion: completion) { [weak self] task in
             _ = self?.running.withLock { $0.removeValue(forKey: ObjectIdentifier(task)) }
         }
@@ -96,6 +100,7 @@ public final class ImageManager: Sendable {
         context: ImageContext? = nil,
         progress: (@Sendable (DownloadProgress) -> Void)? = nil
     ) async throws(ImageError) -> ImageResult {
+        if let url, let hit = plainMemoryHit(url, options: options, context: context) { return hit }
         let link = CancellationLink<ImageTask>()
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<ImageResult, ImageError>, Never>) in
@@ -192,6 +197,43 @@ public final class ImageManager: Sendable {
     }
 
     // MARK: Preparing a request
+
+    /// Options under which a memory hit is more than the image in memory (bytes from disk,
+    /// a revalidation, no cache at all…): such requests take the full path.
+    private static let optionsBeyondMemoryHit: ImageOptions = [
+        .refreshCached, .queryMemoryData, .queryMemoryDataSync, .avoidDecodeImage, .fromLoaderOnly,
+    ]
+
+    /// The memory hit of a request that needs nothing else, found without building a
+    /// ``LoadRequest``: the hot path of a warm cache (a server's or a list's), which must
+    /// cost little more than the cache lookup itself. `nil` sends the request down the
+    /// full path, which gives the same answer for every case this one handles.
+    @inline(__always)
+    private func plainMemoryHit(_ url: URL, options: ImageOptions, context: ImageContext?) -> ImageResult? {
+        guard optionsProcessor == nil, options.isDisjoint(with: Self.optionsBeyondMemoryHit) else { return nil }
+        // Branches instead of `context ?? defaultContext`, which would copy the context.
+        if let context { return plainMemoryHit(url, options: options, in: context) }
+        return plainMemoryHit(url, options: options, in: defaultContext)
+    }
+
+    private func plainMemoryHit(_ url: URL, options: ImageOptions, in context: ImageContext) -> ImageResult? {
+        guard context.queryCacheType.includesMemory else { return nil }
+        let string = url.absoluteString
+        guard !string.isEmpty else { return nil }
+        if !options.contains(.retryFailed), failedURLs.isBlocked(url) { return nil }
+        var key: String
+        if let filter = context.cacheKeyFilter ?? defaultContext.cacheKeyFilter {
+            guard let filtered = filter(url) else { return nil }
+            key = filtered
+        } else {
+            key = string
+        }
+        if context.thumbnailPixelSize != nil || context.transformer != nil {
+            key = Self.variantKey(key, context: context)
+        }
+        guard let image = (context.cache ?? cache).imageFromMemory(forKey: key) else { return nil }
+        return ImageResult(image: image, data: nil, cacheType: .memory, url: url)
+    }
 
     private func prepare(_ url: URL?, options: ImageOptions, context: ImageContext?) throws(ImageError) -> LoadRequest {
         guard let url, !url.absoluteString.isEmpty else { throw .invalidURL("") }

@@ -33,6 +33,16 @@ public final class ImageTask: Sendable {
         self.onEnd = onEnd
     }
 
+    /// A task that completed before it was returned (a memory hit): nothing to cancel.
+    init(completedLoadOf url: URL, options: ImageOptions) {
+        self.url = url
+        self.options = options
+        self.state = Locked(State(completion: nil))
+        self.onEnd = Self.nothingToEnd
+    }
+
+    private static let nothingToEnd: @Sendable (ImageTask) -> Void = { _ in }
+
     /// Whether ``cancel()`` was called before the load completed.
     public var isCancelled: Bool { state.withLock { $0.cancelled } }
 
