@@ -28,6 +28,9 @@ public final class ImageManager: Sendable {
     public let optionsProcessor: OptionsProcessor?
 
     private let running = Locked<[ObjectIdentifier: ImageTask]>([:])
+    /// Whether a request without a context looks up `url.absoluteString` in the memory of
+    /// ``cache`` and nothing else: no key filter, thumbnail, transformer or cache override.
+    private let defaultContextIsPlain: Bool
     /// Identical transformed requests share one decode + transform.
     let transforms = SingleFlight<VariantImages>()
 
@@ -46,6 +49,8 @@ public final class ImageManager: Sendable {
         self.failedURLs = failedURLs
         self.defaultContext = defaultContext
         self.optionsProcessor = optionsProcessor
+        self.defaultContextIsPlain = defaultContext.cacheKeyFilter == nil && defaultContext.thumbnailPixelSize == nil
+            && defaultContext.transformer == nil && defaultContext.cache == nil && defaultContext.queryCacheType.includesMemory
     }
 
     // MARK: Loading
@@ -213,7 +218,12 @@ public final class ImageManager: Sendable {
         guard optionsProcessor == nil, options.isDisjoint(with: Self.optionsBeyondMemoryHit) else { return nil }
         // Branches instead of `context ?? defaultContext`, which would copy the context.
         if let context { return plainMemoryHit(url, options: options, in: context) }
-        return plainMemoryHit(url, options: options, in: defaultContext)
+        guard defaultContextIsPlain else { return plainMemoryHit(url, options: options, in: defaultContext) }
+        let key = url.absoluteString
+        guard !key.isEmpty, options.contains(.retryFailed) || !failedURLs.isBlocked(url),
+              let image = cache.imageFromMemory(forKey: key)
+        else { return nil }
+        return ImageResult(image: image, data: nil, cacheType: .memory, url: url)
     }
 
     private func plainMemoryHit(_ url: URL, options: ImageOptions, in context: ImageContext) -> ImageResult? {

@@ -18,7 +18,8 @@ public final class ImageTask: Sendable {
         var cancelled = false
     }
 
-    private let state: Locked<State>
+    /// `nil` for a task that completed before it was returned: it has no state to guard.
+    private let state: Locked<State>?
     private let onEnd: @Sendable (ImageTask) -> Void
 
     init(
@@ -37,21 +38,22 @@ public final class ImageTask: Sendable {
     init(completedLoadOf url: URL, options: ImageOptions) {
         self.url = url
         self.options = options
-        self.state = Locked(State(completion: nil))
+        self.state = nil
         self.onEnd = Self.nothingToEnd
     }
 
     private static let nothingToEnd: @Sendable (ImageTask) -> Void = { _ in }
 
     /// Whether ``cancel()`` was called before the load completed.
-    public var isCancelled: Bool { state.withLock { $0.cancelled } }
+    public var isCancelled: Bool { state?.withLock { $0.cancelled } ?? false }
 
     /// Whether the final completion has run.
-    public var isFinished: Bool { state.withLock { $0.completion == nil } }
+    public var isFinished: Bool { state?.withLock { $0.completion == nil } ?? true }
 
     /// Cancels the load: the completion runs with `cancelled` now, and the download, if
     /// this was its last caller, stops.
     public func cancel() {
+        guard let state else { return }
         let (completion, task) = state.withLock { state -> ((@Sendable (Result<ImageResult, ImageError>) -> Void)?, Task<Void, Never>?) in
             guard let completion = state.completion else { return (nil, nil) }
             state.completion = nil
@@ -65,6 +67,10 @@ public final class ImageTask: Sendable {
     }
 
     func attach(_ task: Task<Void, Never>) {
+        guard let state else {
+            task.cancel()
+            return
+        }
         let alreadyCancelled = state.withLock { state -> Bool in
             state.task = task
             return state.cancelled
@@ -78,6 +84,7 @@ public final class ImageTask: Sendable {
         case .success(let value): value.isFinal
         case .failure: true
         }
+        guard let state else { return }
         let completion = state.withLock { state -> (@Sendable (Result<ImageResult, ImageError>) -> Void)? in
             guard let completion = state.completion else { return nil }
             if isFinal {
