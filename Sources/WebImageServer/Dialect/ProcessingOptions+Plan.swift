@@ -32,8 +32,8 @@ extension ProcessingOptions {
     /// The box is in source orientation: a 90° or 270° rotation swaps it.
     public var thumbnailPixelSize: PixelSize? {
         guard !raw, crop == nil, resizingType == .fit, width > 0 || height > 0 else { return nil }
-        // An unbounded side: larger than any image the decoder's pixel limit lets through.
-        let unbounded = 1 << 24
+        // An unbounded side: libvips' largest coordinate (VIPS_MAX_COORD), which no image exceeds.
+        let unbounded = 10_000_000
         let scaledWidth = width > 0 ? Int((Double(width) * dpr).rounded()) : unbounded
         let scaledHeight = height > 0 ? Int((Double(height) * dpr).rounded()) : unbounded
         // The decoder never enlarges: a source smaller than the box decodes at full size
