@@ -22,8 +22,9 @@ struct ProxyPathFuzzer {
     static let optionNames = ["resize", "rs", "size", "s", "resizing_type", "rt", "width", "w", "height", "h", "dpr", "enlarge", "el", "extend", "ex", "gravity", "g", "crop", "c", "quality", "q", "max_bytes", "mb", "format", "f", "ext", "blur", "bl", "sharpen", "sh", "rotate", "rot", "background", "bg", "strip_metadata", "sm", "cachebuster", "cb", "expires", "exp", "raw", "preset", "pr", "bogus", "W", ""]
     static let words = ["fit", "fill", "fill-down", "force", "auto", "ce", "no", "so", "ea", "we", "noea", "nowe", "soea", "sowe", "sm", "fp", "1", "0", "t", "f", "true", "false", "jpg", "png", "webp", "avif", "gif", "bmp", "thumb", "default", "ff8000", "fff", "nan", "inf", "-1", "1e3", "0.5", ".5", "8192", "8193", "99999999999999999999", "", "%00", "%zz", "é", "🙂"]
     static let sources = ["plain/http://example.com/a.jpg", "plain/https://example.com/a%20b.png@webp", "plain/http://h/x.jpg@png", "aHR0cDovL2V4YW1wbGUuY29tL2EuanBn", "aHR0cDovL2V4YW1w/bGUuY29tL2EuanBn.png", "enc/abc", "plain/", "plain/%", "aHR0cDovL2E", "!!", "plain/http://[::1]/a.jpg", "plain/javascript:alert(1)"]
-    static let noise: [Character] = ["/", ":", ".", "@", "%", "=", "-", "_", "a", "Z", "0", "9", " ", "\u{0}", "\u{1F}", "\u{7F}", "é", "🙂", "?", "#", "\\", "+"]
-
+    /// Bytes the mutations insert: separators, escapes, control bytes, and pieces of
+    /// multi-byte UTF-8 (alone they make invalid UTF-8, which String repairs).
+    static let noise: [UInt8] = Array("/:.@%=-_aZ09 ?#\\+".utf8) + [0x00, 0x1F, 0x7F, 0xC3, 0xA9, 0xF0, 0x9F, 0x99, 0x82]
     mutating func pick<T>(_ values: [T]) -> T { values[Int.random(in: 0..<values.count, using: &random)] }
     mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &random) < percent }
 
@@ -50,21 +51,21 @@ struct ProxyPathFuzzer {
         return "/" + ([signature] + options + [pick(Self.sources)]).joined(separator: "/")
     }
 
-    /// `path` with one to four random edits.
+    /// `path` with one to four random edits, made on its UTF-8 bytes.
     mutating func mutate(_ path: String) -> String {
-        var characters = Array(path)
+        var bytes = Array(path.utf8)
         for _ in 0..<Int.random(in: 1...4, using: &random) {
-            let position = characters.isEmpty ? 0 : Int.random(in: 0..<characters.count, using: &random)
+            let position = bytes.isEmpty ? 0 : Int.random(in: 0..<bytes.count, using: &random)
             switch Int.random(in: 0..<6, using: &random) {
-            case 0: characters.insert(pick(Self.noise), at: position)
-            case 1: if !characters.isEmpty { characters.remove(at: position) }
-            case 2: if !characters.isEmpty { characters[position] = pick(Self.noise) }
-            case 3: characters = Array(characters.prefix(position))
-            case 4: characters.insert(contentsOf: Array("/" + option()), at: position)
-            default: characters.insert(contentsOf: characters[position...].prefix(12), at: position)
+            case 0: bytes.insert(pick(Self.noise), at: position)
+            case 1: if !bytes.isEmpty { bytes.remove(at: position) }
+            case 2: if !bytes.isEmpty { bytes[position] = pick(Self.noise) }
+            case 3: bytes.removeSubrange(position...)
+            case 4: bytes.insert(contentsOf: Array(("/" + option()).utf8), at: position)
+            default: bytes.insert(contentsOf: bytes[position...].prefix(12), at: position)
             }
         }
-        return String(characters)
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
 
