@@ -148,12 +148,15 @@ struct ProcessingGeometry: Sendable, Hashable {
     static func origin(of inner: PixelSize, in outer: PixelSize, gravity: ProxyGravity, offsetScale: Double) -> (x: Int, y: Int) {
         let freeX = Double(outer.width - inner.width)
         let freeY = Double(outer.height - inner.height)
+        // Centred boxes lean right/down by half a pixel when the free space is odd, as in imgproxy.
+        let centreX = ((freeX + 1) / 2).rounded(.down)
+        let centreY = ((freeY + 1) / 2).rounded(.down)
         var x: Double
         var y: Double
         switch gravity {
         case .smart:
-            x = freeX / 2
-            y = freeY / 2
+            x = centreX
+            y = centreY
         case .focusPoint(let fx, let fy):
             x = fx * Double(outer.width) - Double(inner.width) / 2
             y = fy * Double(outer.height) - Double(inner.height) / 2
@@ -163,12 +166,12 @@ struct ProcessingGeometry: Sendable, Hashable {
             switch anchor {
             case .west, .northWest, .southWest: x = dx
             case .east, .northEast, .southEast: x = freeX - dx
-            case .center, .north, .south: x = freeX / 2 + dx
+            case .center, .north, .south: x = centreX + dx
             }
             switch anchor {
             case .north, .northWest, .northEast: y = dy
             case .south, .southWest, .southEast: y = freeY - dy
-            case .center, .west, .east: y = freeY / 2 + dy
+            case .center, .west, .east: y = centreY + dy
             }
         }
         let clampedX = min(max(Int(x.rounded(.down)), 0), max(Int(freeX), 0))
