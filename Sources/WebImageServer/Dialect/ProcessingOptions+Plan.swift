@@ -1,0 +1,62 @@
+import WebImage
+
+extension ProcessingOptions {
+    /// The plan for a source of `sourceSize` pixels (upright, EXIF orientation applied):
+    /// rotate, crop, resize, crop to the result, blur, sharpen, extend, flatten — in
+    /// imgproxy's order, with every size after the rotation measured on the rotated image.
+    ///
+    /// When the image was decoded smaller than the source (shrink-on-load with
+    /// ``thumbnailPixelSize`` or ``decodeHint(sourceSize:)``), pass the decoded size.
+    public func plan(for sourceSize: PixelSize) -> ProcessingPlan {
+        let geometry = ProcessingGeometry(options: self, sourceSize: sourceSize)
+        let pixelWork = geometry.rotation != 0 || geometry.sourceCut != nil || geometry.resize != nil
+            || geometry.resultCut != nil || geometry.padding != nil || blur != nil || sharpen != nil || background != nil
+        return ProcessingPlan(
+            outputSize: geometry.outputSize,
+            quality: quality,
+            maxBytes: maxBytes,
+            format: format,
+            stripMetadata: stripMetadata ?? true,
+            backgroundColor: background,
+            isIdentity: !pixelWork,
+            geometry: geometry
+        )
+    }
+
+    /// A decode size for shrink-on-load that needs no knowledge of the source: set it as
+    /// the decoder's `thumbnailPixelSize` (aspect ratio preserved, never enlarging) and the
+    /// plan of the decoded image gives the same output as the plan of the full image.
+    ///
+    /// Only `fit` resizes without a `crop` have one: what a `fill` must cover depends on
+    /// the source's aspect ratio (use ``decodeHint(sourceSize:)`` once the header is read).
+    /// The box is in source orientation: a 90° or 270° rotation swaps it.
+    public var thumbnailPixelSize: PixelSize? {
+        guard !raw, crop == nil, resizingType == .fit, width > 0 || height > 0 else { return nil }
+        // An unbounded side: libvips' largest coordinate (VIPS_MAX_COORD), which no image exceeds.
+        let unbounded = 10_000_000
+        let scaledWidth = width > 0 ? Int((Double(width) * dpr).rounded()) : unbounded
+        let scaledHeight = height > 0 ? Int((Double(height) * dpr).rounded()) : unbounded
+        // The decoder never enlarges: a source smaller than the box decodes at full size
+        // and the plan enlarges it (or not) as it would have.
+        return rotate == 90 || rotate == 270
+            ? PixelSize(width: scaledHeight, height: scaledWidth)
+            : PixelSize(width: scaledWidth, height: scaledHeight)
+    }
+
+    /// A decode size for shrink-on-load once the source size is known (from the header):
+    /// the image decoded to fit this square box (aspect ratio preserved) still covers every
+    /// pixel the plan needs, so the plan of the decoded image gives the same output.
+    /// `nil` when the plan does not shrink the image by at least half, or crops in source
+    /// pixels first (`crop`).
+    public func decodeHint(sourceSize: PixelSize) -> PixelSize? {
+        guard !raw, crop == nil, sourceSize.width > 0, sourceSize.height > 0 else { return nil }
+        let geometry = ProcessingGeometry(options: self, sourceSize: sourceSize)
+        guard let resized = geometry.resize else { return nil }
+        let rotated = geometry.rotatedSize
+        let scale = max(Double(resized.width) / Double(rotated.width), Double(resized.height) / Double(rotated.height))
+        guard scale <= 0.5 else { return nil }
+        // A square box fits the scaled image whichever way the decoder orients it.
+        let side = Int((Double(max(rotated.width, rotated.height)) * scale).rounded(.up))
+        return PixelSize(width: side, height: side)
+    }
+}

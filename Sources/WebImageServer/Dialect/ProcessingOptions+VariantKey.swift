@@ -1,0 +1,59 @@
+extension ProcessingOptions {
+    /// A canonical, stable description of what the options produce, for the server's
+    /// variant cache: options with the same meaning give the same key whatever their order,
+    /// aliases, meta-options or presets. Includes ``cacheBuster``; excludes ``expires``
+    /// (it changes whether the URL is served, not what is served). Empty when every option
+    /// is at its default. Combine it with the source URL to key a variant.
+    public var variantKey: String {
+        var parts: [String] = []
+        if resizingType != .fit { parts.append("rt:\(resizingType.rawValue)") }
+        if width != 0 { parts.append("w:\(width)") }
+        if height != 0 { parts.append("h:\(height)") }
+        if dpr != 1 { parts.append("dpr:\(Self.canonical(dpr))") }
+        if enlarge { parts.append("el:1") }
+        if extend { parts.append("ex:1:\(Self.canonical(extendGravity))") }
+        if gravity != .center { parts.append("g:\(Self.canonical(gravity))") }
+        if let crop {
+            var part = "c:\(Self.canonical(crop.width)):\(Self.canonical(crop.height))"
+            if let cropGravity = crop.gravity { part += ":" + Self.canonical(cropGravity) }
+            parts.append(part)
+        }
+        if let quality { parts.append("q:\(quality)") }
+        if let maxBytes { parts.append("mb:\(maxBytes)") }
+        if let format { parts.append("f:\(format.fileExtension)") }
+        if let blur { parts.append("bl:\(Self.canonical(blur))") }
+        if let sharpen { parts.append("sh:\(Self.canonical(sharpen))") }
+        if rotate != 0 { parts.append("rot:\(rotate)") }
+        if let background { parts.append("bg:\(background)") }
+        if let stripMetadata { parts.append("sm:\(stripMetadata ? 1 : 0)") }
+        if raw { parts.append("raw:1") }
+        // Last: free text (it never holds a '/', being one path segment).
+        if let cacheBuster { parts.append("cb:" + cacheBuster) }
+        return parts.joined(separator: "/")
+    }
+
+    static func canonical(_ gravity: ProxyGravity) -> String {
+        switch gravity {
+        case .anchor(let anchor, let x, let y): "\(anchor.rawValue):\(canonical(x)):\(canonical(y))"
+        case .smart: "sm"
+        case .focusPoint(let x, let y): "fp:\(canonical(x)):\(canonical(y))"
+        }
+    }
+
+    /// Fixed-point with at most six decimals and no trailing zeros (`2`, `1.5`, `0.000001`),
+    /// so `1.50` and `1.5` give one key and the key parses back as options. Option values
+    /// are rounded to six decimals when parsed, so nothing is lost.
+    static func canonical(_ value: Double) -> String {
+        // Parsed values are bounded far below this; values set in code may not be.
+        guard value.isFinite, abs(value) < 1e12 else { return "\(value)" }
+        let micros = Int((abs(value) * 1e6).rounded())
+        let sign = value < 0 && micros != 0 ? "-" : ""
+        let whole = micros / 1_000_000
+        let fraction = micros % 1_000_000
+        guard fraction != 0 else { return sign + String(whole) }
+        var digits = String(fraction)
+        digits = String(repeating: "0", count: 6 - digits.count) + digits
+        while digits.hasSuffix("0") { digits.removeLast() }
+        return "\(sign)\(whole).\(digits)"
+    }
+}

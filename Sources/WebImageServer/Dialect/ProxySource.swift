@@ -1,0 +1,84 @@
+import Foundation
+import WebImage
+
+/// Decodes the source part of a proxy URL: base64url chunks with an optional `.ext`,
+/// or `plain/<percent-encoded URL>` with an optional `@ext`.
+enum ProxySource {
+    /// The usage quoted when the source is bad.
+    static let usage = "a URL-safe base64 source (optionally split by '/', then .<ext>) or plain/<percent-encoded URL>[@<ext>]"
+
+    /// Decodes `segments` (everything after the options) into a URL and an optional extension.
+    static func decode(_ segments: ArraySlice<Substring>) throws(ProxyURLError) -> (url: URL, extension: ImageFormat?) {
+        guard let first = segments.first, segments.contains(where: { !$0.isEmpty }) else {
+            throw .badRequest("missing source URL after the processing options; give \(usage)")
+        }
+        if first == "plain" {
+            return try plain(segments.dropFirst().joined(separator: "/"))
+        }
+        if first == "enc" {
+            throw .badRequest("encrypted source URLs (enc/…) are not supported; give \(usage)")
+        }
+        return try base64(segments.joined())
+    }
+
+    private static func plain(_ text: String) throws(ProxyURLError) -> (url: URL, extension: ImageFormat?) {
+        var encoded = Substring(text)
+        var format: ImageFormat?
+        // `@` inside the URL must be escaped as %40, so the last `@` starts the extension,
+        // unless what follows it is still a path (then the `@` belongs to the URL).
+        if let at = encoded.lastIndex(of: "@"), !encoded[at...].contains("/") {
+            format = try AnyExtension.format(encoded[encoded.index(after: at)...])
+            encoded = encoded[..<at]
+        }
+        guard let decoded = encoded.removingPercentEncoding else {
+            throw .badRequest("plain source '\(encoded.prefix(100))' has a malformed percent escape; escape '%' as %25")
+        }
+        return (try url(decoded, shown: encoded), format)
+    }
+
+    private static func base64(_ text: String) throws(ProxyURLError) -> (url: URL, extension: ImageFormat?) {
+        var encoded = Substring(text)
+        var format: ImageFormat?
+        if let dot = encoded.lastIndex(of: ".") {
+            format = try AnyExtension.format(encoded[encoded.index(after: dot)...])
+            encoded = encoded[..<dot]
+        }
+        guard let bytes = Base64URL.decode(encoded) else {
+            throw .badRequest("source '\(encoded.prefix(100))' is not valid URL-safe base64; encode the source URL with the alphabet A-Z a-z 0-9 - _ (or use plain/<percent-encoded URL>)")
+        }
+        guard let decoded = String(validating: bytes, as: UTF8.self) else {
+            throw .badRequest("source '\(encoded.prefix(100))' decodes to bytes that are not UTF-8 text; base64-encode the URL's UTF-8 text")
+        }
+        return (try url(decoded, shown: encoded), format)
+    }
+
+    /// Checks the decoded text and makes a URL of it; `shown` is what the client sent.
+    private static func url(_ decoded: String, shown: Substring) throws(ProxyURLError) -> URL {
+        guard !decoded.isEmpty else {
+            throw .badRequest("missing source URL: the source decodes to an empty string; give \(usage)")
+        }
+        if decoded.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            throw .badRequest("source '\(shown.prefix(100))' contains control characters; remove them from the source URL")
+        }
+        guard let url = URL(string: decoded), let scheme = url.scheme, !scheme.isEmpty else {
+            throw .badRequest("source '\(decoded.prefix(100))' is not an absolute URL; give a URL with a scheme, e.g. https://example.com/image.jpg")
+        }
+        let lowered = scheme.lowercased()
+        if (lowered == "http" || lowered == "https"), url.host?.isEmpty ?? true {
+            throw .badRequest("source '\(decoded.prefix(100))' has no host; give a URL like https://example.com/image.jpg")
+        }
+        return url
+    }
+}
+
+/// The output format named by a URL's extension.
+private enum AnyExtension {
+    static let usage = "jpg, png, webp, avif, gif, tiff or heic"
+
+    static func format(_ text: Substring) throws(ProxyURLError) -> ImageFormat? {
+        guard !text.isEmpty else {
+            throw .badRequest("empty extension at the end of the source; remove the trailing separator or name a format: \(usage)")
+        }
+        return try OptionApplier.outputFormat(text, usage: usage, segment: nil)
+    }
+}

@@ -1,0 +1,49 @@
+import Crypto
+
+/// imgproxy's URL signature: base64url(HMAC-SHA256(key, salt + path)), the digest
+/// truncated to the configured size before encoding.
+struct URLSignature: Sendable {
+    let keys: [SigningKey]
+    /// Bytes of the digest kept (1…32).
+    let size: Int
+
+    /// The signature of `path` (everything after the signature segment, starting with `/`).
+    static func sign(_ path: Substring, with key: SigningKey, size: Int) -> String {
+        Base64URL.encode(digest(path, with: key).prefix(size))
+    }
+
+    private static func digest(_ path: Substring, with key: SigningKey) -> [UInt8] {
+        var hmac = HMAC<SHA256>(key: SymmetricKey(data: key.key))
+        hmac.update(data: key.salt)
+        hmac.update(data: Array(path.utf8))
+        return Array(hmac.finalize())
+    }
+
+    /// Checks `signature` against every key pair. Each comparison runs in constant time
+    /// and every pair is tried, so the timing does not reveal which pair (if any) matched.
+    func verify(signature: Substring, path: Substring) throws(ProxyURLError) {
+        guard !keys.isEmpty else { return }
+        guard !signature.isEmpty else {
+            throw .forbidden("missing signature: the first path segment must be the URL's signature")
+        }
+        guard let provided = Base64URL.decode(signature) else {
+            throw .forbidden("invalid signature '\(signature.prefix(64))': sign the path with HMAC-SHA256 and encode it as URL-safe base64")
+        }
+        var matched = false
+        for key in keys {
+            let expected = Self.digest(path, with: key).prefix(size)
+            if Self.constantTimeEqual(provided, expected) { matched = true }
+        }
+        guard matched else {
+            throw .forbidden("invalid signature '\(signature.prefix(64))': the signature does not match the path for any configured key and salt")
+        }
+    }
+
+    private static func constantTimeEqual(_ lhs: [UInt8], _ rhs: ArraySlice<UInt8>) -> Bool {
+        // The length is public (the configured signature size); only the content is secret.
+        guard lhs.count == rhs.count else { return false }
+        var difference: UInt8 = 0
+        for (left, right) in zip(lhs, rhs) { difference |= left ^ right }
+        return difference == 0
+    }
+}

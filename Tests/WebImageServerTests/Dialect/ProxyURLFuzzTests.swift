@@ -1,0 +1,131 @@
+import Foundation
+import Testing
+import WebImageServer
+
+/// SplitMix64: a tiny seeded generator, so every run fuzzes the same URLs.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Builds random and mutated proxy paths.
+struct ProxyPathFuzzer {
+    var random: SeededGenerator
+
+    static let optionNames = ["resize", "rs", "size", "s", "resizing_type", "rt", "width", "w", "height", "h", "dpr", "enlarge", "el", "extend", "ex", "gravity", "g", "crop", "c", "quality", "q", "max_bytes", "mb", "format", "f", "ext", "blur", "bl", "sharpen", "sh", "rotate", "rot", "background", "bg", "strip_metadata", "sm", "cachebuster", "cb", "expires", "exp", "raw", "preset", "pr", "bogus", "W", ""]
+    static let words = ["fit", "fill", "fill-down", "force", "auto", "ce", "no", "so", "ea", "we", "noea", "nowe", "soea", "sowe", "sm", "fp", "1", "0", "t", "f", "true", "false", "jpg", "png", "webp", "avif", "gif", "bmp", "thumb", "default", "ff8000", "fff", "nan", "inf", "-1", "1e3", "0.5", ".5", "8192", "8193", "99999999999999999999", "", "%00", "%zz", "é", "🙂"]
+    static let sources = ["plain/http://example.com/a.jpg", "plain/https://example.com/a%20b.png@webp", "plain/http://h/x.jpg@png", "aHR0cDovL2V4YW1wbGUuY29tL2EuanBn", "aHR0cDovL2V4YW1w/bGUuY29tL2EuanBn.png", "enc/abc", "plain/", "plain/%", "aHR0cDovL2E", "!!", "plain/http://[::1]/a.jpg", "plain/javascript:alert(1)"]
+    /// Bytes the mutations insert: separators, escapes, control bytes, and pieces of
+    /// multi-byte UTF-8 (alone they make invalid UTF-8, which String repairs).
+    static let noise: [UInt8] = Array("/:.@%=-_aZ09 ?#\\+".utf8) + [0x00, 0x1F, 0x7F, 0xC3, 0xA9, 0xF0, 0x9F, 0x99, 0x82]
+    mutating func pick<T>(_ values: [T]) -> T { values[Int.random(in: 0..<values.count, using: &random)] }
+    mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &random) < percent }
+
+    mutating func number() -> String {
+        switch Int.random(in: 0..<6, using: &random) {
+        case 0: String(Int.random(in: 0...10_000, using: &random))
+        case 1: String(Int.random(in: -10_000...0, using: &random))
+        case 2: String(Double.random(in: -2...10, using: &random))
+        case 3: String(Int.random(in: 0...100, using: &random))
+        case 4: String(UInt64.random(in: 0...UInt64.max, using: &random))
+        default: pick(Self.words)
+        }
+    }
+
+    mutating func option() -> String {
+        let arguments = (0..<Int.random(in: 0...6, using: &random)).map { _ in chance(50) ? number() : pick(Self.words) }
+        return ([pick(Self.optionNames)] + arguments).joined(separator: ":")
+    }
+
+    /// A random path: signature, options, source.
+    mutating func randomPath() -> String {
+        let options = (0..<Int.random(in: 0...6, using: &random)).map { _ in option() }
+        let signature = pick(["insecure", "_", "", "oKfUtW34Dvo2BGQehJFR4Nr0_rIjOtdtzJ3QFsUcXH8", "x:y"])
+        return "/" + ([signature] + options + [pick(Self.sources)]).joined(separator: "/")
+    }
+
+    /// `path` with one to four random edits, made on its UTF-8 bytes.
+    mutating func mutate(_ path: String) -> String {
+        var bytes = Array(path.utf8)
+        for _ in 0..<Int.random(in: 1...4, using: &random) {
+            let position = bytes.isEmpty ? 0 : Int.random(in: 0..<bytes.count, using: &random)
+            switch Int.random(in: 0..<6, using: &random) {
+            case 0: bytes.insert(pick(Self.noise), at: position)
+            case 1: if !bytes.isEmpty { bytes.remove(at: position) }
+            case 2: if !bytes.isEmpty { bytes[position] = pick(Self.noise) }
+            case 3: bytes.removeSubrange(position...)
+            case 4: bytes.insert(contentsOf: Array(("/" + option()).utf8), at: position)
+            default: bytes.insert(contentsOf: bytes[position...].prefix(12), at: position)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+// SPEC S1 (fuzz): the parser never crashes, every failure is a ProxyURLError with a known
+// status, and every success is within bounds and has a variant key that parses back.
+@Suite("Proxy URL fuzz")
+struct ProxyURLFuzzTests {
+    static let validPaths = [
+        "/insecure/rs:fill:300:200:1:1:so/g:fp:0.3:0.7/q:80/plain/http://example.com/a.jpg@webp",
+        "/_/s:100:0/dpr:2/c:0.5:0.5:nowe/bl:1.5/sh:0.5/rot:90/bg:ff8000/sm:1/cb:v1/aHR0cDovL2V4YW1w/bGUuY29tL2EuanBn.png",
+        "/_/pr:thumb/w:50/ex:1:soea:5:5/f:avif/raw:0/exp:4102444800/plain/https://example.com/a%20b.png",
+        "/oKfUtW34Dvo2BGQehJFR4Nr0_rIjOtdtzJ3QFsUcXH8/rs:fill:300:400:0/g:sm/aHR0cDovL2V4YW1w/bGUuY29tL2ltYWdl/cy9jdXJpb3NpdHku/anBn.png",
+    ]
+
+    @Test("S1 fuzz: 100,000 random and mutated URLs never crash and fail only with 400/403/404/410")
+    func fuzz() throws {
+        let presets = ["thumb": "rs:fill:150:150/q:70", "default": "sm:1"]
+        let unsigned = ProxyURLParser(keys: [], presets: presets, maxDimension: 4096)
+        let signed = ProxyURLParser(keys: [try SigningKey(hexKey: "736563726574", hexSalt: "68656C6C6F")], presets: presets)
+        let plain = ProxyURLParser(keys: [])
+        var fuzzer = ProxyPathFuzzer(random: SeededGenerator(seed: 0x5EED_1234))
+        var successes = 0
+        var statuses: [Int: Int] = [:]
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+        for round in 0..<100_000 {
+            let path: String
+            switch round % 4 {
+            case 0: path = fuzzer.randomPath()
+            case 1: path = fuzzer.mutate(fuzzer.randomPath())
+            default: path = fuzzer.mutate(fuzzer.pick(Self.validPaths))
+            }
+            let parser = round % 10 == 0 ? signed : unsigned
+            let request: ProxyRequest
+            do {
+                request = try parser.parse(path: path, now: now)
+            } catch {
+                statuses[error.status, default: 0] += 1
+                #expect([400, 403, 404, 410].contains(error.status), "\(path): \(error)")
+                #expect(!error.message.isEmpty)
+                continue
+            }
+            successes += 1
+            let options = request.options
+            #expect(options.width >= 0 && options.width <= parser.maxDimension, "\(path)")
+            #expect(options.height >= 0 && options.height <= parser.maxDimension, "\(path)")
+            #expect(options.dpr > 0 && options.dpr <= 8, "\(path)")
+            #expect(Double(max(options.width, options.height)) * options.dpr <= Double(parser.maxDimension) + 0.5, "\(path)")
+            #expect(options.quality.map { (1...100).contains($0) } ?? true, "\(path)")
+            #expect([0, 90, 180, 270].contains(options.rotate), "\(path)")
+            #expect(options.format?.isWritable ?? true, "\(path)")
+            #expect(request.source.scheme?.isEmpty == false, "\(path)")
+            // The variant key is itself a valid option string with the same meaning.
+            let key = options.variantKey
+            let reparsed = try plain.parse(path: "/_/\(key.isEmpty ? "" : key + "/")plain/http://h/x")
+            #expect(reparsed.options.variantKey == key, "\(path)")
+        }
+        // The fuzzer reaches both outcomes and both kinds of failure.
+        #expect(successes > 1_000)
+        #expect(statuses[400, default: 0] > 10_000)
+        #expect(statuses[403, default: 0] > 1_000)
+    }
+}
