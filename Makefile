@@ -6,7 +6,7 @@ SHELL := /bin/bash
 # A copy of vips.pc without the flags SwiftPM warns about (written by scripts/bootstrap).
 export PKG_CONFIG_PATH := $(CURDIR)/.build-pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
 
-.PHONY: bootstrap build test bench clean
+.PHONY: bootstrap build test bench run clean
 
 bootstrap:
 	@scripts/bootstrap
@@ -16,6 +16,13 @@ build: bootstrap
 
 test: bootstrap
 	swift test
+
+# The image proxy on 127.0.0.1:8080 (release build), cache under $XDG_CACHE_HOME/webimage,
+# else .build-cache/ in this checkout. Extra flags: make run ARGS="--key … --salt …".
+RUN_CACHE_DIR ?= $(if $(XDG_CACHE_HOME),$(XDG_CACHE_HOME)/webimage,$(CURDIR)/.build-cache)
+run: bootstrap
+	swift build -c release --product webimage
+	"$$(swift build -c release --show-bin-path)/webimage" serve --bind 127.0.0.1 --port 8080 --cache-dir "$(RUN_CACHE_DIR)" $(ARGS)
 
 bench: bootstrap
 	cd Benchmarks && swift package --allow-writing-to-package-directory benchmark

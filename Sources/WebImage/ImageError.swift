@@ -48,6 +48,9 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A transformer's parameters do not fit the image (a crop outside it, a zero size, a
     /// non-positive sigma…). Never blocks the URL: the image itself is fine.
     case invalidTransform(String)
+    /// A source guard refused the URL or one of its redirects: its address is loopback,
+    /// private, link-local or otherwise not allowed (the image proxy's SSRF protection).
+    case forbiddenSource(String)
 
     /// A user-facing explanation, including what to change to make the call succeed.
     public var description: String {
@@ -94,6 +97,8 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
             return "'\(key)' is not in the cache and fromCacheOnly forbids loading it; drop fromCacheOnly to download it"
         case .invalidTransform(let reason):
             return "cannot transform the image: \(reason)"
+        case .forbiddenSource(let reason):
+            return "source refused: \(reason)"
         }
     }
 }

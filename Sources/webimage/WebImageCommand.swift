@@ -8,6 +8,6 @@ struct WebImageCommand: AsyncParsableCommand {
         commandName: "webimage",
         abstract: "Fetch, cache, inspect and serve remote images.",
         version: WebImageVersion.current,
-        subcommands: []
+        subcommands: [ServeCommand.self]
     )
 }

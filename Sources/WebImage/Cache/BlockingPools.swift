@@ -3,17 +3,17 @@ import NIOPosix
 
 /// The thread pools the cache runs blocking work on, so that file I/O and libvips
 /// decoding never hold a thread of the Swift cooperative pool (or an event loop).
-enum BlockingPools {
+package enum BlockingPools {
     /// File reads and writes. Page-cache hits are short and a cold disk mostly waits, so a
     /// few threads more than cores keep the disk busy without fighting for CPU.
-    static let io: NIOThreadPool = {
+    package static let io: NIOThreadPool = {
         let pool = NIOThreadPool(numberOfThreads: max(4, System.coreCount))
         pool.start()
         return pool
     }()
 
     /// Decoding disk hits and encoding images for the disk: CPU-bound, one thread a core.
-    static let coding: NIOThreadPool = {
+    package static let coding: NIOThreadPool = {
         let pool = NIOThreadPool(numberOfThreads: max(1, System.coreCount))
         pool.start()
         return pool
@@ -21,7 +21,7 @@ enum BlockingPools {
 
     /// Runs `body` on `pool` and returns its result. Unlike `runIfActive`, cancelling the
     /// awaiting task does not drop work not yet started: a store that was asked for happens.
-    static func run<T: Sendable>(
+    package static func run<T: Sendable>(
         on pool: NIOThreadPool,
         _ body: @escaping @Sendable () throws(ImageError) -> T
     ) async throws(ImageError) -> T {
@@ -39,7 +39,7 @@ enum BlockingPools {
     }
 
     /// Runs `body` on `pool` and returns its result, or `nil` when the pool is shut down.
-    static func run<T: Sendable>(on pool: NIOThreadPool, _ body: @escaping @Sendable () -> T?) async -> T? {
+    package static func run<T: Sendable>(on pool: NIOThreadPool, _ body: @escaping @Sendable () -> T?) async -> T? {
         await withCheckedContinuation { continuation in
             pool.submit { state in
                 switch state {

@@ -59,6 +59,15 @@ public struct DownloaderConfig: Sendable {
     /// Vetoes a URL before each hop (the first request and every redirect) by throwing.
     /// The image proxy's source guard plugs in here.
     public var hopGuard: (@Sendable (URL) async throws -> Void)?
+    /// Chooses the IP address each hop connects to, after ``hopGuard`` approved it: an
+    /// IPv4 or IPv6 address connects there instead of resolving the URL's host; `nil`
+    /// resolves the host as usual; throwing refuses the hop like ``hopGuard``.
+    ///
+    /// The request still names the URL's host (the `Host` header, the TLS server name and
+    /// the certificate check), so a caller that resolved and checked the host itself can
+    /// pin the connection to the address it checked: a second DNS answer (DNS rebinding)
+    /// cannot send the request elsewhere. A pinned hop uses a connection of its own.
+    public var hopAddress: (@Sendable (URL) async throws -> String?)?
 
     /// Creates the default configuration.
     public init() {}

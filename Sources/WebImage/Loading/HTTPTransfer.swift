@@ -11,6 +11,9 @@ import NIOSSL
 /// download events. It throws ``ImageError`` only.
 struct HTTPTransfer {
     let client: HTTPClient
+    /// The configuration of `client`, from which a hop pinned to an address
+    /// (``DownloaderConfig/hopAddress``) makes a client of its own.
+    let clientConfiguration: HTTPClient.Configuration
     let config: DownloaderConfig
     let options: DownloadOptions
     let events: ImageEvents
@@ -47,6 +50,9 @@ struct HTTPTransfer {
         while true {
             try checkCancelled()
             try await approve(current)
+            let hopClient = try await pinnedClient(for: current)
+            // A pinned hop's own client lives until its response is read (or dropped).
+            defer { if let hopClient { Self.shutDown(hopClient) } }
             let request = try await makeRequest(for: current, sameHostAsOriginal: Self.sameOrigin(current, original))
             if !started.isSet {
                 started.isSet = true
@@ -54,7 +60,7 @@ struct HTTPTransfer {
             }
             let response: HTTPClientResponse
             do {
-                response = try await client.execute(request, deadline: deadline)
+                response = try await (hopClient ?? client).execute(request, deadline: deadline)
             } catch {
                 throw Self.map(error, config: config)
             }
@@ -94,6 +100,32 @@ struct HTTPTransfer {
         } catch {
             throw .invalidDownloadOperation("the source guard refused \(url.absoluteString): \(error)")
         }
+    }
+
+    /// A client that connects to the address ``DownloaderConfig/hopAddress`` chose for
+    /// `url` (AsyncHTTPClient's `dnsOverride` keeps the host name for `Host`, SNI and the
+    /// certificate check), or `nil` to use the shared client.
+    private func pinnedClient(for url: URL) async throws(ImageError) -> HTTPClient? {
+        guard let hopAddress = config.hopAddress, let host = url.host, !host.isEmpty else { return nil }
+        let address: String?
+        do {
+            address = try await hopAddress(url)
+        } catch let error as ImageError {
+            throw error
+        } catch {
+            throw .invalidDownloadOperation("the source guard refused \(url.absoluteString): \(error)")
+        }
+        // URL.host keeps the brackets of an IPv6 literal; AsyncHTTPClient matches without them.
+        let bareHost = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        guard let address, address != bareHost else { return nil }
+        var configuration = clientConfiguration
+        configuration.dnsOverride = [bareHost: address]
+        return HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
+    }
+
+    /// Shuts a one-hop client down without waiting: its only request has ended.
+    private static func shutDown(_ client: HTTPClient) {
+        client.shutdown { _ in }
     }
 
     private func makeRequest(for url: URL, sameHostAsOriginal: Bool) async throws(ImageError) -> HTTPClientRequest {

@@ -19,6 +19,8 @@ public final class ImageDownloader: ImageLoader, Sendable {
     public let events: ImageEvents
 
     private let client: HTTPClient
+    /// The client's configuration, for the one-hop clients of pinned addresses.
+    private let clientConfiguration: HTTPClient.Configuration
     private let settings: Locked<DownloaderConfig>
     private let inFlight = Locked<[String: DownloadOperation]>([:])
     private let cookies = CookieJar()
@@ -44,6 +46,7 @@ public final class ImageDownloader: ImageLoader, Sendable {
         // By default the client retries a refused connection until the connect timeout;
         // an image load should fail at once and let the caller decide.
         clientConfig.connectionPool.retryConnectionEstablishment = false
+        self.clientConfiguration = clientConfig
         self.client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: clientConfig)
         let box = Box()
         self.box = box
@@ -173,8 +176,8 @@ public final class ImageDownloader: ImageLoader, Sendable {
     private func start(_ operation: DownloadOperation) {
         let config = settings.withLock { $0 }
         let transfer = HTTPTransfer(
-            client: client, config: config, options: operation.options, events: events,
-            cookies: cookies, operation: operation
+            client: client, clientConfiguration: clientConfiguration, config: config, options: operation.options,
+            events: events, cookies: cookies, operation: operation
         )
         let task = Task { [weak self] in
             let result: Result<DownloadResponse, ImageError>

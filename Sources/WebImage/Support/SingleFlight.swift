@@ -5,7 +5,7 @@
 /// The work runs in its own task and always runs to its end, so a result that other
 /// callers wait for is never lost; a caller whose task is cancelled stops waiting at once
 /// with ``ImageError/cancelled``.
-final class SingleFlight<Value: Sendable>: Sendable {
+package final class SingleFlight<Value: Sendable>: Sendable {
     private typealias Waiter = CheckedContinuation<Result<Value, ImageError>, Never>
 
     private struct Flight {
@@ -19,11 +19,14 @@ final class SingleFlight<Value: Sendable>: Sendable {
 
     private let state = Locked(State())
 
+    /// Creates an empty set of flights.
+    package init() {}
+
     /// Keys whose work is running now.
-    var runningCount: Int { state.withLock { $0.flights.count } }
+    package var runningCount: Int { state.withLock { $0.flights.count } }
 
     /// The result of `work` for `key`: started by this call, or joined if it is running.
-    func run(
+    package func run(
         key: String,
         work: @escaping @Sendable () async throws(ImageError) -> Value
     ) async throws(ImageError) -> Value {

@@ -1,0 +1,143 @@
+import Foundation
+import NIOCore
+import WebImage
+
+/// Every setting of `webimage serve`. Each has a flag and a `WEBIMAGE_*` environment
+/// variable (see ``ServerSetting``); flags win over the environment.
+public struct ServerConfig: Sendable {
+    /// The address to listen on. Default `127.0.0.1`.
+    public var host = "127.0.0.1"
+    /// The port to listen on; 0 picks a free one. Default 8080.
+    public var port = 8080
+    /// Hex signing keys, paired in order with ``salts``. Empty: URLs are not signed.
+    public var keys: [String] = []
+    /// Hex salts, one per key.
+    public var salts: [String] = []
+    /// Bytes of the HMAC kept in a signature (1…32). Default 32.
+    public var signatureSize = 32
+    /// Source URL prefixes allowed; empty allows any http(s) source. A prefix naming only a
+    /// host must end with `/`.
+    public var allowedSources: [String] = []
+    /// Allow sources on loopback addresses (127/8, ::1). Default off.
+    public var allowLoopback = false
+    /// Allow sources on private addresses (10/8, 172.16/12, 192.168/16, fc00::/7, 100.64/10). Default off.
+    public var allowPrivate = false
+    /// Allow sources on link-local addresses (169.254/16, fe80::/10). Default off.
+    public var allowLinkLocal = false
+    /// The largest source download in bytes. Default 64 MiB.
+    public var maxSourceBytes = 64 << 20
+    /// The most pixels a source may have, all frames counted. Default 50 megapixels.
+    public var maxSourceResolution = 50_000_000
+    /// The most frames an animated source may have. Default 100.
+    public var maxAnimationFrames = 100
+    /// The largest width or height a URL may ask for (after dpr). Default 8192.
+    public var maxResultDimension = 8192
+    /// The longest a source download may take, redirects included. Default 10 s.
+    public var downloadTimeout: Duration = .seconds(10)
+    /// The longest a request may take from arrival to response. Default 30 s.
+    public var requestTimeout: Duration = .seconds(30)
+    /// Requests processed at once (download, decode, transform, encode). Default 2 × cores.
+    public var workers = 2 * System.coreCount
+    /// Requests that may wait for a worker; more are answered 429. Default 256.
+    public var queueSize = 256
+    /// `Cache-Control: max-age` of a served image, in seconds. Default one year.
+    public var ttl = 31_536_000
+    /// Serve WebP to clients whose `Accept` lists it when the URL names no format. Default on.
+    public var autoWebP = true
+    /// Serve AVIF to clients whose `Accept` lists it when the URL names no format (before WebP). Default on.
+    public var autoAVIF = true
+    /// Formats a source may keep when no format is asked for or negotiated; a source in
+    /// another format is converted to the first of these that suits it (alpha, animation).
+    public var preferredFormats: [ImageFormat] = [.jpeg, .png, .gif, .webp, .avif]
+    /// Quality when the URL gives none. Default 80.
+    public var defaultQuality = 80
+    /// The directory holding the cache (namespaces `proxy-originals` and `proxy-variants`).
+    public var cacheDirectory = CacheConfig.defaultRootDirectory
+    /// Disk cache limit in bytes, split evenly between originals and variants; 0: no limit. Default 2 GiB.
+    public var cacheMaxDiskSize = 2 << 30
+    /// Bytes of encoded variants kept in memory. Default 256 MiB.
+    public var cacheMaxMemory = 256 << 20
+    /// Age after which disk entries are removed, in seconds (by last access). Default 30 days.
+    public var cacheMaxAge: TimeInterval = 30 * 24 * 3600
+    /// Named option strings for `preset:<name>` (`thumb` → `rs:fill:300:300/q:70`); `default` applies to every URL.
+    public var presets: [String: String] = [:]
+
+    /// The defaults.
+    public init() {}
+
+    /// The signing key pairs, checked: as many salts as keys, all hex.
+    public func signingKeys() throws(ServerConfigError) -> [SigningKey] {
+        guard keys.count == salts.count else {
+            throw ServerConfigError("\(keys.count) signing key(s) but \(salts.count) salt(s): give one salt per key (WEBIMAGE_KEYS / WEBIMAGE_SALTS, --key / --salt)")
+        }
+        var pairs: [SigningKey] = []
+        for (index, (key, salt)) in zip(keys, salts).enumerated() {
+            do {
+                pairs.append(try SigningKey(hexKey: key, hexSalt: salt))
+            } catch {
+                throw ServerConfigError("key/salt pair \(index + 1): \(error.message)")
+            }
+        }
+        return pairs
+    }
+
+    /// Checks every setting; the message names the setting and what to change.
+    public func validate() throws(ServerConfigError) {
+        guard (0...65535).contains(port) else { throw ServerConfigError("port \(port) is not in 0…65535 (--port, WEBIMAGE_PORT)") }
+        guard !host.isEmpty else { throw ServerConfigError("the bind address is empty (--bind, WEBIMAGE_BIND)") }
+        _ = try signingKeys()
+        guard (1...32).contains(signatureSize) else {
+            throw ServerConfigError("signature size \(signatureSize) is not in 1…32 bytes (--signature-size, WEBIMAGE_SIGNATURE_SIZE)")
+        }
+        for prefix in allowedSources {
+            if let problem = SourceGuard.problem(withPrefix: prefix) {
+                throw ServerConfigError("\(problem) (--allowed-source, WEBIMAGE_ALLOWED_SOURCES)")
+            }
+        }
+        let positives: [(String, Int, String)] = [
+            ("max source bytes", maxSourceBytes, "--max-source-bytes, WEBIMAGE_MAX_SOURCE_BYTES"),
+            ("max source resolution", maxSourceResolution, "--max-source-resolution, WEBIMAGE_MAX_SOURCE_RESOLUTION"),
+            ("max animation frames", maxAnimationFrames, "--max-animation-frames, WEBIMAGE_MAX_ANIMATION_FRAMES"),
+            ("max result dimension", maxResultDimension, "--max-result-dimension, WEBIMAGE_MAX_RESULT_DIMENSION"),
+            ("workers", workers, "--workers, WEBIMAGE_WORKERS"),
+        ]
+        for (name, value, where_) in positives where value < 1 {
+            throw ServerConfigError("\(name) must be at least 1, not \(value) (\(where_))")
+        }
+        guard queueSize >= 0 else { throw ServerConfigError("queue size must be 0 or more, not \(queueSize) (--queue-size, WEBIMAGE_QUEUE_SIZE)") }
+        guard ttl >= 0 else { throw ServerConfigError("TTL must be 0 or more seconds, not \(ttl) (--ttl, WEBIMAGE_TTL)") }
+        guard (1...100).contains(defaultQuality) else {
+            throw ServerConfigError("quality \(defaultQuality) is not in 1…100 (--quality, WEBIMAGE_QUALITY)")
+        }
+        guard downloadTimeout > .zero, requestTimeout > .zero else {
+            throw ServerConfigError("timeouts must be positive (--download-timeout, --request-timeout)")
+        }
+        guard !preferredFormats.isEmpty else {
+            throw ServerConfigError("preferred formats must name at least one format (--preferred-formats, WEBIMAGE_PREFERRED_FORMATS)")
+        }
+        for format in preferredFormats where !format.isWritable {
+            throw ServerConfigError("preferred format '\(format.rawValue)' cannot be written; use jpeg, png, gif, webp, avif, heic or tiff")
+        }
+        guard cacheMaxDiskSize >= 0, cacheMaxMemory >= 0 else {
+            throw ServerConfigError("cache limits must be 0 or more bytes (--cache-max-disk, --cache-max-memory)")
+        }
+        guard !cacheDirectory.isEmpty else { throw ServerConfigError("the cache directory is empty (--cache-dir, WEBIMAGE_CACHE_DIR)") }
+        let parser = ProxyURLParser(keys: [], signatureSize: signatureSize, presets: presets, maxDimension: maxResultDimension)
+        do {
+            try parser.validatePresets()
+        } catch {
+            throw ServerConfigError("preset: \(error.message) (--preset, WEBIMAGE_PRESETS)")
+        }
+    }
+}
+
+/// A setting that cannot be used, with a message naming it and what to change.
+public struct ServerConfigError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What is wrong and how to fix it.
+    public var message: String
+
+    /// Creates an error with `message`.
+    public init(_ message: String) { self.message = message }
+
+    public var description: String { message }
+}

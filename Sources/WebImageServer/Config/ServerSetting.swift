@@ -1,0 +1,144 @@
+import Foundation
+import WebImage
+
+/// One setting of ``ServerConfig`` by name: its `--flag`, its `WEBIMAGE_*` variable, and
+/// how its text is parsed. Flags and the environment go through the same parser, so both
+/// give the same messages.
+public enum ServerSetting: String, CaseIterable, Sendable {
+    case bind, port, key, salt, signatureSize, allowedSource, allowLoopback, allowPrivate, allowLinkLocal
+    case maxSourceBytes, maxSourceResolution, maxAnimationFrames, maxResultDimension
+    case downloadTimeout, requestTimeout, workers, queueSize, ttl, autoWebP, autoAVIF, preferredFormats, quality
+    case cacheDir, cacheMaxDisk, cacheMaxMemory, cacheMaxAge, preset
+
+    /// The command-line flag, without the leading dashes.
+    public var flag: String {
+        switch self {
+        case .autoWebP: "auto-webp"
+        case .autoAVIF: "auto-avif"
+        default: rawValue.replacing(/([A-Z])/) { "-" + $0.output.1.lowercased() }
+        }
+    }
+
+    /// The environment variable.
+    public var environmentName: String {
+        switch self {
+        case .key: "WEBIMAGE_KEYS"
+        case .salt: "WEBIMAGE_SALTS"
+        case .allowedSource: "WEBIMAGE_ALLOWED_SOURCES"
+        case .preset: "WEBIMAGE_PRESETS"
+        default: "WEBIMAGE_" + flag.uppercased().replacing("-", with: "_")
+        }
+    }
+
+    /// Whether the setting holds a list: repeated flags, or a comma-separated variable.
+    public var isList: Bool { [.key, .salt, .allowedSource, .preset].contains(self) }
+
+    /// Reads every `WEBIMAGE_*` variable of `environment` into `config`.
+    public static func apply(environment: [String: String], to config: inout ServerConfig) throws(ServerConfigError) {
+        for setting in allCases {
+            guard let value = environment[setting.environmentName] else { continue }
+            if setting.isList {
+                let items = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+                try setting.apply(items, to: &config)
+            } else {
+                try setting.apply([value], to: &config)
+            }
+        }
+    }
+
+    /// Sets the setting from its text form: the values of a list (replacing the list), or one value.
+    public func apply(_ values: [String], to config: inout ServerConfig) throws(ServerConfigError) {
+        let value = values.last ?? ""
+        switch self {
+        case .bind: config.host = value
+        case .port: config.port = try integer(value)
+        case .key: config.keys = values
+        case .salt: config.salts = values
+        case .signatureSize: config.signatureSize = try integer(value)
+        case .allowedSource: config.allowedSources = values
+        case .allowLoopback: config.allowLoopback = try boolean(value)
+        case .allowPrivate: config.allowPrivate = try boolean(value)
+        case .allowLinkLocal: config.allowLinkLocal = try boolean(value)
+        case .maxSourceBytes: config.maxSourceBytes = try bytes(value)
+        case .maxSourceResolution:
+            // Megapixels, as imgproxy's IMGPROXY_MAX_SRC_RESOLUTION.
+            guard let megapixels = Double(value), megapixels > 0, megapixels < 1_000_000 else { throw invalid(value, "a number of megapixels, e.g. 50") }
+            config.maxSourceResolution = Int(megapixels * 1_000_000)
+        case .maxAnimationFrames: config.maxAnimationFrames = try integer(value)
+        case .maxResultDimension: config.maxResultDimension = try integer(value)
+        case .downloadTimeout: config.downloadTimeout = try seconds(value)
+        case .requestTimeout: config.requestTimeout = try seconds(value)
+        case .workers: config.workers = try integer(value)
+        case .queueSize: config.queueSize = try integer(value)
+        case .ttl: config.ttl = try integer(value)
+        case .autoWebP: config.autoWebP = try boolean(value)
+        case .autoAVIF: config.autoAVIF = try boolean(value)
+        case .preferredFormats:
+            var formats: [ImageFormat] = []
+            for name in value.split(separator: ",") {
+                guard let format = ImageFormat(name: name.trimmingCharacters(in: .whitespaces)) else {
+                    throw invalid(value, "a comma-separated list of jpeg, png, gif, webp, avif, heic, tiff")
+                }
+                formats.append(format)
+            }
+            config.preferredFormats = formats
+        case .quality: config.defaultQuality = try integer(value)
+        case .cacheDir: config.cacheDirectory = value
+        case .cacheMaxDisk: config.cacheMaxDiskSize = try bytes(value)
+        case .cacheMaxMemory: config.cacheMaxMemory = try bytes(value)
+        case .cacheMaxAge: config.cacheMaxAge = try Double(seconds(value).components.seconds)
+        case .preset:
+            var presets: [String: String] = [:]
+            for item in values {
+                guard let equals = item.firstIndex(of: "="), equals != item.startIndex else {
+                    throw invalid(item, "name=options, e.g. thumb=rs:fill:300:300/q:70")
+                }
+                presets[String(item[..<equals])] = String(item[item.index(after: equals)...])
+            }
+            config.presets = presets
+        }
+    }
+
+    private func invalid(_ value: String, _ expected: String) -> ServerConfigError {
+        ServerConfigError("--\(flag) / \(environmentName): '\(value)' is not \(expected)")
+    }
+
+    private func integer(_ value: String) throws(ServerConfigError) -> Int {
+        guard let number = Int(value.trimmingCharacters(in: .whitespaces)) else { throw invalid(value, "a whole number") }
+        return number
+    }
+
+    private func boolean(_ value: String) throws(ServerConfigError) -> Bool {
+        switch value.lowercased().trimmingCharacters(in: .whitespaces) {
+        case "1", "true", "yes", "on": return true
+        case "0", "false", "no", "off": return false
+        default: throw invalid(value, "a boolean (true/false, 1/0, yes/no)")
+        }
+    }
+
+    /// Bytes, with an optional K, M or G suffix (powers of 1024).
+    private func bytes(_ value: String) throws(ServerConfigError) -> Int {
+        var text = value.trimmingCharacters(in: .whitespaces).uppercased()
+        if text.hasSuffix("B") { text.removeLast() }
+        var multiplier = 1
+        if let last = text.last, let shift = ["K": 10, "M": 20, "G": 30][String(last)] {
+            multiplier = 1 << shift
+            text.removeLast()
+        }
+        guard let number = Int(text), number >= 0, number <= Int.max / multiplier else {
+            throw invalid(value, "a byte count, e.g. 10485760, 512K, 64M or 2G")
+        }
+        return number * multiplier
+    }
+
+    /// Seconds, decimals allowed, with an optional `s` or `ms` suffix.
+    private func seconds(_ value: String) throws(ServerConfigError) -> Duration {
+        let text = value.trimmingCharacters(in: .whitespaces).lowercased()
+        if text.hasSuffix("ms"), let millis = Double(text.dropLast(2)), millis > 0 {
+            return .milliseconds(Int64(millis))
+        }
+        let number = text.hasSuffix("s") ? String(text.dropLast()) : text
+        guard let seconds = Double(number), seconds > 0, seconds < 1e9 else { throw invalid(value, "a duration in seconds, e.g. 10, 2.5 or 500ms") }
+        return .milliseconds(Int64(seconds * 1000))
+    }
+}

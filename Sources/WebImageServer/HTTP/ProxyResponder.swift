@@ -1,0 +1,146 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+
+/// Answers every HTTP request: `GET /health`, `GET /metrics`, and proxy paths (SPEC S6).
+///
+/// An image response carries `Content-Type`, `Content-Length`, `Cache-Control: public,
+/// max-age=<ttl>`, a strong `ETag`, `Last-Modified`, `Vary: Accept` when the format was
+/// or could have been negotiated, `Content-Disposition: inline` with a file name, a
+/// sandboxing `Content-Security-Policy` and `X-Content-Type-Options: nosniff`; a matching
+/// `If-None-Match` gets 304. Errors are plain text with `Cache-Control: no-store`.
+struct ProxyResponder: HTTPResponder {
+    typealias Context = BasicRequestContext
+
+    let pipeline: ProxyPipeline
+    let metrics: ServerMetrics
+    let ttl: Int
+    let requestTimeout: Duration
+
+    static let contentSecurityPolicy = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
+
+    func respond(to request: Request, context: Context) async throws -> Response {
+        let started = ContinuousClock.now
+        metrics.requestStarted()
+        defer { metrics.requestEnded() }
+        let path = request.uri.path
+        let (response, cache) = await route(request, path: path)
+        let elapsed = ContinuousClock.now - started
+        metrics.requestFinished(status: Int(response.status.code), duration: elapsed)
+        context.logger.info("request", metadata: [
+            "method": "\(request.method)",
+            "path": "\(path.prefix(300))",
+            "status": "\(response.status.code)",
+            "cache": "\(cache)",
+            "bytes": "\(response.headers[.contentLength] ?? "0")",
+            "duration_ms": "\(Double(elapsed.components.attoseconds / 1_000_000_000_000) / 1000 + Double(elapsed.components.seconds) * 1000)",
+        ])
+        return response
+    }
+
+    private func route(_ request: Request, path: String) async -> (Response, String) {
+        guard request.method == .get || request.method == .head else {
+            var response = Self.error(ProxyFailure(status: 405, message: "only GET and HEAD are served"))
+            response.headers[.allow] = "GET, HEAD"
+            return (response, "-")
+        }
+        switch path {
+        case "/health":
+            return (Self.text("ok\n", status: .ok), "-")
+        case "/metrics":
+            metrics.setQueueDepth(pipeline.limiter.queued)
+            var headers = HTTPFields()
+            headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+            headers[.cacheControl] = "no-store"
+            return (Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.render()))), "-")
+        case "/", "/favicon.ico":
+            return (Self.error(ProxyFailure(status: 404, message: "not found: ask for /<signature>/<options>/<source>")), "-")
+        default:
+            break
+        }
+        let accept = request.headers[.accept]
+        let result = await withTimeout { await pipeline.serve(path: path, accept: accept) }
+        switch result {
+        case .success(let outcome):
+            return (image(outcome, request: request), outcome.cache)
+        case .failure(let failure):
+            return (Self.error(failure), "-")
+        }
+    }
+
+    /// Runs `body`, answering 504 when it takes longer than the request timeout. The work
+    /// it started goes on (a variant being made is still cached for the next request).
+    private func withTimeout(
+        _ body: @escaping @Sendable () async -> Result<ProxyPipeline.Outcome, ProxyFailure>
+    ) async -> Result<ProxyPipeline.Outcome, ProxyFailure> {
+        let timeout = requestTimeout
+        return await withTaskGroup(of: Result<ProxyPipeline.Outcome, ProxyFailure>?.self) { group in
+            group.addTask { await body() }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return Task.isCancelled ? nil : .failure(ProxyFailure(status: 504, message: "request timed out after \(timeout)"))
+            }
+            var outcome: Result<ProxyPipeline.Outcome, ProxyFailure>?
+            while outcome == nil, let next = await group.next() {
+                outcome = next
+            }
+            group.cancelAll()
+            return outcome ?? .failure(ProxyFailure(status: 504, message: "request timed out after \(timeout)"))
+        }
+    }
+
+    private func image(_ outcome: ProxyPipeline.Outcome, request: Request) -> Response {
+        let variant = outcome.variant
+        var headers = Self.securityHeaders()
+        headers[.contentType] = variant.format.mimeType
+        headers[.cacheControl] = "public, max-age=\(ttl)"
+        headers[.eTag] = variant.etag
+        headers[.lastModified] = Self.httpDate(variant.lastModified)
+        if outcome.variesWithAccept { headers[.vary] = "Accept" }
+        headers[.contentDisposition] = "inline; filename=\"\(outcome.fileName).\(variant.format.fileExtension)\""
+        if let ifNoneMatch = request.headers[.ifNoneMatch], Self.matches(ifNoneMatch, etag: variant.etag) {
+            return Response(status: .notModified, headers: headers)
+        }
+        headers[.contentLength] = String(variant.data.count)
+        let body = request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: variant.buffer)
+        return Response(status: .ok, headers: headers, body: body)
+    }
+
+    /// Whether an `If-None-Match` list names `etag` (weak comparison, as RFC 9110 asks for GET).
+    static func matches(_ ifNoneMatch: String, etag: String) -> Bool {
+        let strip: (Substring) -> Substring = { $0.hasPrefix("W/") ? $0.dropFirst(2) : $0 }
+        return ifNoneMatch.split(separator: ",").contains { item in
+            let tag = item.trimmingCharacters(in: .whitespaces)
+            return tag == "*" || strip(Substring(tag)) == strip(Substring(etag))
+        }
+    }
+
+    static func securityHeaders() -> HTTPFields {
+        var headers = HTTPFields()
+        headers[.contentSecurityPolicy] = contentSecurityPolicy
+        headers[.xContentTypeOptions] = "nosniff"
+        return headers
+    }
+
+    static func error(_ failure: ProxyFailure) -> Response {
+        text(failure.message + "\n", status: HTTPResponse.Status(code: failure.status))
+    }
+
+    static func text(_ text: String, status: HTTPResponse.Status) -> Response {
+        var headers = securityHeaders()
+        headers[.contentType] = "text/plain; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        let buffer = ByteBuffer(string: text)
+        headers[.contentLength] = String(buffer.readableBytes)
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: buffer))
+    }
+
+    static func httpDate(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: date)
+    }
+}

@@ -1,0 +1,113 @@
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+import WebImage
+
+/// The image proxy: a Hummingbird application on the WebImage pipeline, configured by a
+/// ``ServerConfig``.
+///
+///     let server = try ProxyServer(config: config, logger: logger)
+///     try await server.run()   // until SIGTERM or SIGINT; in-flight requests finish first
+public final class ProxyServer: Sendable {
+    /// The configuration, validated.
+    public let config: ServerConfig
+    let logger: Logger
+    let metrics = ServerMetrics()
+    let downloader: ImageDownloader
+    let manager: ImageManager
+    let pipeline: ProxyPipeline
+
+    /// Creates the server; nothing listens until ``run(onRunning:)``.
+    /// - Throws: ``ServerConfigError`` naming the first setting that cannot be used.
+    public convenience init(config: ServerConfig, logger: Logger = Logger(label: "webimage.serve")) throws(ServerConfigError) {
+        try self.init(config: config, logger: logger, resolve: { host throws(ImageError) in try await HostResolver.resolve(host) })
+    }
+
+    /// Creates the server with a resolver of its own (tests give fixed DNS answers).
+    init(
+        config: ServerConfig,
+        logger: Logger,
+        resolve: @escaping @Sendable (String) async throws(ImageError) -> [IPAddress]
+    ) throws(ServerConfigError) {
+        try config.validate()
+        self.config = config
+        self.logger = logger
+        let sourceGuard = SourceGuard(
+            allowedPrefixes: config.allowedSources, allowLoopback: config.allowLoopback,
+            allowPrivate: config.allowPrivate, allowLinkLocal: config.allowLinkLocal, resolve: resolve
+        )
+        var downloaderConfig = DownloaderConfig()
+        downloaderConfig.maxBodySize = config.maxSourceBytes
+        downloaderConfig.totalTimeout = config.downloadTimeout
+        downloaderConfig.idleTimeout = config.downloadTimeout
+        downloaderConfig.connectTimeout = min(config.downloadTimeout, .seconds(10))
+        downloaderConfig.maxConcurrentDownloads = max(config.workers, 6)
+        downloaderConfig.headers.replaceOrAdd(name: "User-Agent", value: "\(WebImageServer.serverHeader) (image proxy)")
+        // Every hop, redirects included, connects to the address the guard checked.
+        downloaderConfig.hopAddress = { url in try await sourceGuard.address(for: url) }
+        downloader = ImageDownloader(config: downloaderConfig)
+
+        var originals = CacheConfig()
+        originals.rootDirectory = config.cacheDirectory
+        originals.namespace = "proxy-originals"
+        originals.maxDiskSize = config.cacheMaxDiskSize / 2
+        originals.maxDiskAge = config.cacheMaxAge
+        // Originals are kept as bytes only: the variants are what is served from memory.
+        originals.shouldCacheImagesInMemory = false
+        var context = ImageContext()
+        context.limits = ImageLimits(maxPixels: config.maxSourceResolution, maxFrames: config.maxAnimationFrames)
+        manager = ImageManager(
+            cache: ImageCache(config: originals), loader: downloader,
+            failedURLs: FailedURLs(ttl: .seconds(60)), defaultContext: context
+        )
+        let negotiation = FormatNegotiation(autoWebP: config.autoWebP, autoAVIF: config.autoAVIF, preferredFormats: config.preferredFormats)
+        let parser = ProxyURLParser(
+            keys: try config.signingKeys(), signatureSize: config.signatureSize, presets: config.presets,
+            maxDimension: config.maxResultDimension
+        )
+        pipeline = ProxyPipeline(
+            parser: parser, sourceGuard: sourceGuard, negotiation: negotiation, manager: manager,
+            store: VariantStore(config: config),
+            limiter: WorkLimiter(workers: config.workers, queueSize: config.queueSize),
+            renderer: VariantRenderer(coder: VipsCoder.shared, limits: context.limits, negotiation: negotiation, defaultQuality: config.defaultQuality),
+            metrics: metrics
+        )
+    }
+
+    /// The Hummingbird application; `onRunning` gets the port it listens on.
+    func makeApplication(onRunning: @escaping @Sendable (Int) async -> Void) -> some ApplicationProtocol {
+        let responder = ProxyResponder(pipeline: pipeline, metrics: metrics, ttl: config.ttl, requestTimeout: config.requestTimeout)
+        return Application(
+            responder: responder,
+            configuration: ApplicationConfiguration(address: .hostname(config.host, port: config.port), serverName: WebImageServer.serverHeader),
+            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
+            logger: logger
+        )
+    }
+
+    /// Serves until SIGTERM or SIGINT arrives (or the task is cancelled),
+    /// then stops accepting connections, lets the requests in flight finish, and returns.
+    /// - Parameter onRunning: called with the port once the server listens.
+    public func run(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        let group = ServiceGroup(configuration: .init(
+            services: [makeApplication(onRunning: onRunning)],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger
+        ))
+        try await run(group)
+    }
+
+    /// Runs `group` (which holds this server's application), then releases the downloader.
+    func run(_ group: ServiceGroup) async throws {
+        do {
+            try await group.run()
+        } catch {
+            await downloader.shutdown()
+            throw error
+        }
+        await downloader.shutdown()
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import WebImage
+
+/// The proxy's protection against server-side request forgery (SPEC S3).
+///
+/// - ``checkPolicy(_:)`` runs once per request on the source URL: only `http` and `https`,
+///   no credentials in the URL, and (when configured) one of the allowed prefixes.
+///   A refusal answers 404, as if the image did not exist.
+/// - ``address(for:)`` runs on every hop the downloader makes, redirects included: the
+///   host is resolved here and refused (403) if ANY of its addresses is loopback, private,
+///   link-local, carrier-grade NAT, unspecified, multicast or reserved (IPv4-mapped and
+///   IPv4-compatible IPv6 addresses count as the IPv4 address they carry), unless the
+///   configuration allows that kind. The downloader then connects to the address checked
+///   here ( ``DownloaderConfig/hopAddress``), so a second DNS answer cannot redirect it.
+struct SourceGuard: Sendable {
+    /// Why a source was refused, with the status the proxy answers.
+    struct Refusal: Error, Sendable, Equatable {
+        var status: Int
+        var message: String
+    }
+
+    /// Normalised allowed prefixes; empty allows every http(s) source.
+    let allowedPrefixes: [String]
+    /// Kinds of address allowed besides ``IPCategory/global``.
+    let allowedCategories: Set<IPCategory>
+    /// Resolves a host name; `HostResolver.resolve` unless a test replaces it.
+    let resolve: @Sendable (String) async throws(ImageError) -> [IPAddress]
+
+    init(
+        allowedPrefixes: [String],
+        allowLoopback: Bool,
+        allowPrivate: Bool,
+        allowLinkLocal: Bool,
+        resolve: @escaping @Sendable (String) async throws(ImageError) -> [IPAddress] = { host throws(ImageError) in
+            try await HostResolver.resolve(host)
+        }
+    ) {
+        self.allowedPrefixes = allowedPrefixes.map { Self.normalized($0) }
+        var categories: Set<IPCategory> = [.global]
+        if allowLoopback { categories.insert(.loopback) }
+        if allowPrivate { categories.formUnion([.privateNetwork, .sharedCGNAT]) }
+        if allowLinkLocal { categories.insert(.linkLocal) }
+        self.allowedCategories = categories
+        self.resolve = resolve
+    }
+
+    /// Scheme, credentials and allowlist checks on the requested source.
+    func checkPolicy(_ url: URL) throws(Refusal) {
+        let scheme = url.scheme?.lowercased() ?? ""
+        guard scheme == "http" || scheme == "https" else {
+            throw Refusal(status: 404, message: "source scheme '\(scheme)' is not allowed: only http and https sources are fetched")
+        }
+        guard url.user == nil, url.password == nil else {
+            throw Refusal(status: 404, message: "source URLs with credentials (user:password@) are not allowed")
+        }
+        guard allowedPrefixes.isEmpty || allowedPrefixes.contains(where: { Self.normalized(url.absoluteString).hasPrefix($0) }) else {
+            throw Refusal(status: 404, message: "source \(url.absoluteString.prefix(200)) is not under an allowed source prefix")
+        }
+    }
+
+    /// The address a hop to `url` connects to, after checking every address of its host.
+    /// Throws ``ImageError/forbiddenSource(_:)`` for a refused address or scheme.
+    func address(for url: URL) async throws(ImageError) -> String {
+        let scheme = url.scheme?.lowercased() ?? ""
+        guard scheme == "http" || scheme == "https" else {
+            throw .forbiddenSource("\(url.absoluteString.prefix(200)): only http and https sources are fetched")
+        }
+        guard let host = url.host, !host.isEmpty else {
+            throw .forbiddenSource("\(url.absoluteString.prefix(200)) has no host")
+        }
+        let addresses: [IPAddress]
+        if let literal = IPAddress(parsing: host) {
+            addresses = [literal]
+        } else {
+            addresses = try await resolve(host)
+        }
+        for address in addresses {
+            let category = address.category
+            guard allowedCategories.contains(category) else {
+                throw .forbiddenSource(
+                    "\(host) resolves to \(address), a \(category.rawValue) address; such sources are refused unless the server allows them"
+                )
+            }
+        }
+        // Prefer IPv4: the address every host on the way can reach.
+        let chosen = addresses.first(where: \.isIPv4) ?? addresses[0]
+        return chosen.description
+    }
+
+    /// Scheme and host lower-cased, the rest as given, so that a prefix compares with
+    /// `HTTPS://Example.com/…` as with `https://example.com/…`.
+    static func normalized(_ text: String) -> String {
+        guard let schemeEnd = text.range(of: "://") else { return text }
+        let authorityStart = schemeEnd.upperBound
+        let authorityEnd = text[authorityStart...].firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? text.endIndex
+        return text[..<authorityEnd].lowercased() + text[authorityEnd...]
+    }
+
+    /// Why an allowed-source prefix cannot be used, or `nil` when it is fine: it must be an
+    /// http(s) URL with a host, and end with `/` after the host, or `https://example.com`
+    /// would also allow `https://example.com.evil.org`.
+    static func problem(withPrefix prefix: String) -> String? {
+        guard let url = URL(string: prefix), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              let host = url.host, !host.isEmpty
+        else {
+            return "allowed source '\(prefix)' is not an http(s) URL with a host, e.g. https://images.example.com/"
+        }
+        if url.path.isEmpty, !prefix.hasSuffix("/") {
+            return "allowed source '\(prefix)' must end with '/' after the host (\(prefix)/), or it would also allow \(prefix).evil.example"
+        }
+        return nil
+    }
+}

@@ -1,0 +1,93 @@
+import ArgumentParser
+import Foundation
+import Logging
+import WebImage
+import WebImageServer
+
+/// `webimage serve`: the imgproxy-compatible image proxy.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve resized images from remote sources (imgproxy URL format).",
+        discussion: """
+            Every option can also be set with a WEBIMAGE_* environment variable (e.g. WEBIMAGE_PORT, \
+            WEBIMAGE_KEYS, WEBIMAGE_ALLOWED_SOURCES as comma-separated lists); flags win. \
+            SIGTERM or SIGINT stops accepting connections, lets requests in flight finish, and exits 0.
+            """
+    )
+
+    @Option(name: .customLong("bind"), help: "Address to listen on (default 127.0.0.1).") var bind: String?
+    @Option(help: "Port to listen on, 0 for any free port (default 8080).") var port: String?
+    @Option(name: .customLong("key"), help: "Hex signing key; repeat for several (paired in order with --salt).") var keys: [String] = []
+    @Option(name: .customLong("salt"), help: "Hex salt for the key in the same position.") var salts: [String] = []
+    @Option(help: "Bytes of the HMAC kept in signatures, 1-32 (default 32).") var signatureSize: String?
+    @Option(name: .customLong("allowed-source"), help: "Allowed source prefix, e.g. https://images.example.com/ (repeatable; default: any).") var allowedSources: [String] = []
+    @Flag(inversion: .prefixedNo, help: "Allow loopback sources (default off).") var allowLoopback: Bool?
+    @Flag(inversion: .prefixedNo, help: "Allow private-network and CGNAT sources (default off).") var allowPrivate: Bool?
+    @Flag(inversion: .prefixedNo, help: "Allow link-local sources (default off).") var allowLinkLocal: Bool?
+    @Option(help: "Largest source download, e.g. 64M (default 64M).") var maxSourceBytes: String?
+    @Option(help: "Largest source in megapixels, frames counted (default 50).") var maxSourceResolution: String?
+    @Option(help: "Most frames of an animated source (default 100).") var maxAnimationFrames: String?
+    @Option(help: "Largest width or height a URL may ask for (default 8192).") var maxResultDimension: String?
+    @Option(help: "Source download timeout in seconds (default 10).") var downloadTimeout: String?
+    @Option(help: "Request timeout in seconds (default 30).") var requestTimeout: String?
+    @Option(help: "Requests processed at once (default 2 x cores).") var workers: String?
+    @Option(help: "Requests waiting for a worker before 429 (default 256).") var queueSize: String?
+    @Option(help: "Cache-Control max-age in seconds (default 31536000).") var ttl: String?
+    @Flag(name: .customLong("auto-webp"), inversion: .prefixedNo, help: "Serve WebP when Accept lists it and the URL names no format (default on).") var autoWebP: Bool?
+    @Flag(name: .customLong("auto-avif"), inversion: .prefixedNo, help: "Serve AVIF when Accept lists it and the URL names no format (default on).") var autoAVIF: Bool?
+    @Option(help: "Formats a source may keep, comma-separated (default jpeg,png,gif,webp,avif).") var preferredFormats: String?
+    @Option(help: "Quality when the URL gives none, 1-100 (default 80).") var quality: String?
+    @Option(help: "Cache directory (default $XDG_CACHE_HOME/webimage, else ~/.cache/webimage).") var cacheDir: String?
+    @Option(help: "Disk cache limit, split between originals and variants, e.g. 2G (default 2G; 0: none).") var cacheMaxDisk: String?
+    @Option(help: "Memory for encoded variants, e.g. 256M (default 256M).") var cacheMaxMemory: String?
+    @Option(help: "Age in seconds after which unused disk entries go (default 2592000).") var cacheMaxAge: String?
+    @Option(name: .customLong("preset"), help: "Preset name=options, e.g. thumb=rs:fill:300:300 (repeatable).") var presets: [String] = []
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default info).") var logLevel: String?
+
+    func run() async throws {
+        var config = ServerConfig()
+        do {
+            try ServerSetting.apply(environment: ProcessInfo.processInfo.environment, to: &config)
+            try applyFlags(to: &config)
+            try config.validate()
+        } catch {
+            throw ValidationError(error.message)
+        }
+        var logger = Logger(label: "webimage.serve")
+        let level = logLevel ?? ProcessInfo.processInfo.environment["WEBIMAGE_LOG_LEVEL"] ?? "info"
+        guard let parsed = Logger.Level(rawValue: level.lowercased()) else {
+            throw ValidationError("--log-level / WEBIMAGE_LOG_LEVEL: '\(level)' is not a log level (trace, debug, info, notice, warning, error, critical)")
+        }
+        logger.logLevel = parsed
+
+        let server = try ProxyServer(config: config, logger: logger)
+        let host = config.host
+        let signed = !config.keys.isEmpty
+        try await server.run { port in
+            let example = "http://\(host):\(port)/\(signed ? "<signature>" : "insecure")/rs:fit:300:300/plain/https://www.libvips.org/images/owl.jpg"
+            // Written straight to the file descriptor: a test or script reading the pipe sees it at once.
+            FileHandle.standardOutput.write(Data("webimage serve: listening on http://\(host):\(port)\nexample: \(example)\n".utf8))
+        }
+    }
+
+    /// Flags given on the command line replace the environment's values.
+    private func applyFlags(to config: inout ServerConfig) throws(ServerConfigError) {
+        let single: [(ServerSetting, String?)] = [
+            (.bind, bind), (.port, port), (.signatureSize, signatureSize), (.allowLoopback, allowLoopback.map(String.init)),
+            (.allowPrivate, allowPrivate.map(String.init)), (.allowLinkLocal, allowLinkLocal.map(String.init)), (.maxSourceBytes, maxSourceBytes),
+            (.maxSourceResolution, maxSourceResolution), (.maxAnimationFrames, maxAnimationFrames),
+            (.maxResultDimension, maxResultDimension), (.downloadTimeout, downloadTimeout), (.requestTimeout, requestTimeout),
+            (.workers, workers), (.queueSize, queueSize), (.ttl, ttl), (.autoWebP, autoWebP.map(String.init)), (.autoAVIF, autoAVIF.map(String.init)),
+            (.preferredFormats, preferredFormats), (.quality, quality), (.cacheDir, cacheDir), (.cacheMaxDisk, cacheMaxDisk),
+            (.cacheMaxMemory, cacheMaxMemory), (.cacheMaxAge, cacheMaxAge),
+        ]
+        for (setting, value) in single {
+            if let value { try setting.apply([value], to: &config) }
+        }
+        let lists: [(ServerSetting, [String])] = [(.key, keys), (.salt, salts), (.allowedSource, allowedSources), (.preset, presets)]
+        for (setting, values) in lists where !values.isEmpty {
+            try setting.apply(values, to: &config)
+        }
+    }
+}

@@ -1,0 +1,158 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import ServiceLifecycle
+import Testing
+@testable import WebImage
+@testable import WebImageServer
+import WebImageTestSupport
+
+/// A proxy server running on 127.0.0.1 with an ephemeral port and a throw-away cache, plus
+/// an HTTP client to talk to it. Loopback sources are allowed unless a test says otherwise,
+/// since the test origin lives on 127.0.0.1.
+final class LiveProxy: Sendable {
+    let server: ProxyServer
+    let port: Int
+    let cacheDirectory: String
+    private let group: ServiceGroup
+    private let task: Task<Void, any Error>
+    let client: HTTPClient
+
+    private init(server: ProxyServer, port: Int, cacheDirectory: String, group: ServiceGroup, task: Task<Void, any Error>) {
+        self.server = server
+        self.port = port
+        self.cacheDirectory = cacheDirectory
+        self.group = group
+        self.task = task
+        self.client = HTTPClient.shared
+    }
+
+    struct Reply: Sendable {
+        var status: Int
+        var headers: [(name: String, value: String)]
+        var body: Data
+
+        func header(_ name: String) -> String? { headers.first { $0.name.lowercased() == name.lowercased() }?.value }
+        var text: String { String(decoding: body, as: UTF8.self) }
+    }
+
+    /// Starts a server; `configure` changes the test defaults (loopback allowed, 2 workers).
+    static func start(
+        configure: (inout ServerConfig) -> Void = { _ in },
+        resolve: (@Sendable (String) async throws(ImageError) -> [IPAddress])? = nil
+    ) async throws -> LiveProxy {
+        var config = ServerConfig()
+        config.port = 0
+        config.allowLoopback = true
+        config.workers = 2
+        config.cacheDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-proxy-\(UUID().uuidString)").path
+        config.downloadTimeout = .seconds(5)
+        configure(&config)
+        var logger = Logger(label: "webimage.test")
+        logger.logLevel = .critical
+        let server: ProxyServer
+        if let resolve {
+            server = try ProxyServer(config: config, logger: logger, resolve: resolve)
+        } else {
+            server = try ProxyServer(config: config, logger: logger)
+        }
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let app = server.makeApplication { port in continuation.yield(port) }
+        let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
+        let task = Task { try await server.run(group) }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next() else { throw ImageError.network("the proxy did not start") }
+        return LiveProxy(server: server, port: port, cacheDirectory: config.cacheDirectory, group: group, task: task)
+    }
+
+    /// Runs `body` with a fresh origin and proxy, stopping both afterwards.
+    static func with(
+        configure: (inout ServerConfig) -> Void = { _ in },
+        resolve: (@Sendable (String) async throws(ImageError) -> [IPAddress])? = nil,
+        _ body: (TestOrigin, LiveProxy) async throws -> Void
+    ) async throws {
+        let origin = try await TestOrigin.start()
+        let proxy = try await start(configure: configure, resolve: resolve)
+        do {
+            try await body(origin, proxy)
+        } catch {
+            await proxy.stop()
+            try? await origin.shutdown()
+            throw error
+        }
+        await proxy.stop()
+        try await origin.shutdown()
+    }
+
+    func stop() async {
+        await group.triggerGracefulShutdown()
+        _ = try? await task.value
+        try? FileManager.default.removeItem(atPath: cacheDirectory)
+    }
+
+    /// GETs `path` (as given, already encoded) from the proxy.
+    func get(_ path: String, headers: [(String, String)] = []) async throws -> Reply {
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        let response = try await client.execute(request, timeout: .seconds(30))
+        var body = try await response.body.collect(upTo: 64 << 20)
+        let data = Data(body.readBytes(length: body.readableBytes) ?? [])
+        return Reply(status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) }, body: data)
+    }
+
+    /// The variants written to disk.
+    func variantFilesOnDisk() -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: cacheDirectory + "/proxy-variants"))?.filter { !$0.hasPrefix(".") }.count ?? 0
+    }
+
+    /// The originals written to disk.
+    func originalFilesOnDisk() -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: cacheDirectory + "/proxy-originals"))?.filter { !$0.hasPrefix(".") }.count ?? 0
+    }
+
+    /// The value of a Prometheus sample (`name{labels}`), 0 when absent.
+    func metric(_ sample: String) async throws -> Double {
+        let text = try await get("/metrics").text
+        for line in text.split(separator: "\n") where line.hasPrefix(sample + " ") {
+            return Double(line.split(separator: " ").last ?? "") ?? 0
+        }
+        return 0
+    }
+}
+
+/// An HTTP client for a proxy running elsewhere (a subprocess).
+struct LiveClient: Sendable {
+    let port: Int
+    let client = HTTPClient.shared
+
+    func get(_ path: String) async throws -> LiveProxy.Reply {
+        let request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
+        let response = try await client.execute(request, timeout: .seconds(30))
+        var body = try await response.body.collect(upTo: 64 << 20)
+        let data = Data(body.readBytes(length: body.readableBytes) ?? [])
+        return LiveProxy.Reply(status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) }, body: data)
+    }
+
+}
+
+/// A proxy path for `source`: `/<signature>/<options>/<base64url source>[.ext]`, signed
+/// with `key` when given, else `insecure`.
+func proxyPath(_ options: String, source: URL, extension ext: String? = nil, key: SigningKey? = nil, signatureSize: Int = 32) -> String {
+    let encoded = Data(source.absoluteString.utf8).base64EncodedString()
+        .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    var rest = (options.isEmpty ? "" : "/" + options) + "/" + encoded
+    if let ext { rest += "." + ext }
+    let signature = key.map { ProxyURLParser.signature(for: rest, key: $0, signatureSize: signatureSize) } ?? "insecure"
+    return "/" + signature + rest
+}
+
+/// Test images, encoded once.
+enum ProxyImages {
+    static let jpeg: Data = try! TestImages.encode(try! TestImages.gradient(width: 400, height: 300), as: .jpeg)
+    static let png: Data = try! TestImages.encode(try! TestImages.quadrants(width: 200, height: 100, alpha: true), as: .png)
+
+    static func size(of data: Data) throws -> PixelSize {
+        try VipsCoder.shared.inspect(data, limits: .default).pixelSize
+    }
+}

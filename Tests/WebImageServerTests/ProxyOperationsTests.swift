@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+@testable import WebImage
+@testable import WebImageServer
+import WebImageTestSupport
+
+// SPEC S9
+@Suite("Proxy operations")
+struct ProxyOperationsTests {
+    @Test("S9 a full queue answers 429; /health answers 200")
+    func queueFull() async throws {
+        try await LiveProxy.with(configure: { $0.workers = 1; $0.queueSize = 1 }) { (origin, proxy) async throws in
+            origin.register("/slow.jpg", .delayed(.seconds(2), then: .image(ProxyImages.jpeg)))
+            // Distinct variants, so they cannot share one flight: one runs, one waits, the rest are refused.
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                group.addTask { try await proxy.get(proxyPath("rs:fit:10:10", source: origin.url("/slow.jpg"))).status }
+                #expect(await origin.waitForRequests("/slow.jpg"))
+                group.addTask { try await proxy.get(proxyPath("rs:fit:20:20", source: origin.url("/slow.jpg"))).status }
+                try await Task.sleep(for: .milliseconds(200))
+                let refused = try await proxy.get(proxyPath("rs:fit:30:30", source: origin.url("/slow.jpg")))
+                #expect(refused.status == 429)
+                #expect(refused.header("cache-control") == "no-store")
+                #expect(try await proxy.get("/health").status == 200)
+                var statuses: [Int] = [refused.status]
+                for try await status in group { statuses.append(status) }
+                return statuses
+            }
+            #expect(statuses.sorted() == [200, 200, 429])
+        }
+    }
+
+    @Test("S9 /metrics exposes requests by status, errors, latency, queue, in-flight, cache hits and source bytes")
+    func metrics() async throws {
+        try await LiveProxy.with { (origin, proxy) async throws in
+            origin.register("/a.jpg", .image(ProxyImages.jpeg))
+            origin.register("/gone.jpg", .status(404))
+            _ = try await proxy.get(proxyPath("", source: origin.url("/a.jpg")))
+            _ = try await proxy.get(proxyPath("", source: origin.url("/a.jpg")))
+            _ = try await proxy.get(proxyPath("", source: origin.url("/gone.jpg")))
+            let reply = try await proxy.get("/metrics")
+            #expect(reply.status == 200)
+            #expect(reply.header("content-type")?.hasPrefix("text/plain") == true)
+            let text = reply.text
+            for name in ["webimage_requests_total{status=\"200\"} 2", "webimage_requests_total{status=\"404\"} 1",
+                         "webimage_request_errors_total{status=\"404\"} 1", "webimage_request_duration_seconds_bucket",
+                         "webimage_queue_depth", "webimage_in_flight_requests", "webimage_cache_hits_total{type=\"memory\"} 1",
+                         "webimage_source_bytes_total \(ProxyImages.jpeg.count)"] {
+                #expect(text.contains(name), "\(name)")
+            }
+        }
+    }
+
+    @Test("S9 configuration from WEBIMAGE_* variables, with clear errors")
+    func configuration() throws {
+        var config = ServerConfig()
+        try ServerSetting.apply(environment: [
+            "WEBIMAGE_PORT": "9090", "WEBIMAGE_KEYS": "736563726574,6b6579", "WEBIMAGE_SALTS": "68656c6c6f,73616c74",
+            "WEBIMAGE_ALLOW_LOOPBACK": "true", "WEBIMAGE_MAX_SOURCE_BYTES": "8M", "WEBIMAGE_MAX_SOURCE_RESOLUTION": "12.5",
+            "WEBIMAGE_DOWNLOAD_TIMEOUT": "2.5", "WEBIMAGE_PRESETS": "thumb=rs:fill:100:100,small=w:50",
+            "WEBIMAGE_PREFERRED_FORMATS": "webp,png", "WEBIMAGE_AUTO_AVIF": "0",
+        ], to: &config)
+        try config.validate()
+        #expect(config.port == 9090)
+        #expect(try config.signingKeys().count == 2)
+        #expect(config.allowLoopback)
+        #expect(config.maxSourceBytes == 8 << 20)
+        #expect(config.maxSourceResolution == 12_500_000)
+        #expect(config.downloadTimeout == .milliseconds(2500))
+        #expect(config.presets == ["thumb": "rs:fill:100:100", "small": "w:50"])
+        #expect(config.preferredFormats == [.webp, .png])
+        #expect(!config.autoAVIF)
+
+        // A flag given later replaces the variable's value.
+        try ServerSetting.port.apply(["7070"], to: &config)
+        #expect(config.port == 7070)
+
+        var bad = ServerConfig()
+        #expect(throws: ServerConfigError.self) { try ServerSetting.apply(environment: ["WEBIMAGE_PORT": "eighty"], to: &bad) }
+        bad.keys = ["abcd"]
+        #expect(throws: ServerConfigError.self) { try bad.validate() }
+        bad.salts = ["zz"]
+        #expect(throws: ServerConfigError.self) { try bad.validate() }
+        var badPreset = ServerConfig()
+        badPreset.presets = ["x": "rs:nonsense"]
+        #expect(throws: ServerConfigError.self) { try badPreset.validate() }
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import Testing
+@testable import WebImage
+@testable import WebImageServer
+import WebImageTestSupport
+
+@Suite("Proxy responses")
+struct ProxyResponseTests {
+    // SPEC S6
+    @Test("S6 caching headers: Cache-Control with the TTL, strong ETag, Last-Modified; 304 on If-None-Match")
+    func cachingHeaders() async throws {
+        try await LiveProxy.with(configure: { $0.ttl = 3600 }) { (origin, proxy) async throws in
+            origin.register("/photo.jpg", .image(ProxyImages.jpeg))
+            let path = proxyPath("", source: origin.url("/photo.jpg"), extension: "png")
+            let reply = try await proxy.get(path)
+            #expect(reply.status == 200)
+            #expect(reply.header("content-type") == "image/png")
+            #expect(reply.header("content-length") == String(reply.body.count))
+            #expect(reply.header("cache-control") == "public, max-age=3600")
+            let etag = try #require(reply.header("etag"))
+            #expect(etag.hasPrefix("\"") && !etag.hasPrefix("W/"))
+            #expect(reply.header("last-modified")?.hasSuffix("GMT") == true)
+            #expect(reply.header("content-disposition") == "inline; filename=\"photo.png\"")
+            #expect(reply.header("content-security-policy") == "default-src 'none'; style-src 'unsafe-inline'; sandbox")
+            #expect(reply.header("x-content-type-options") == "nosniff")
+            #expect(reply.header("vary") == nil)  // the format is explicit
+
+            let again = try await proxy.get(path, headers: [("If-None-Match", etag)])
+            #expect(again.status == 304)
+            #expect(again.body.isEmpty)
+            #expect(again.header("etag") == etag)
+            let other = try await proxy.get(path, headers: [("If-None-Match", "\"something-else\"")])
+            #expect(other.status == 200)
+            #expect(other.header("etag") == etag)
+        }
+    }
+
+    @Test("S6 errors carry no long-lived caching headers")
+    func errorsAreNotCacheable() async throws {
+        try await LiveProxy.with { (origin, proxy) async throws in
+            origin.register("/gone.jpg", .status(404))
+            for path in [proxyPath("", source: origin.url("/gone.jpg")), "/insecure/rs:what:1/abc", "/"] {
+                let reply = try await proxy.get(path)
+                #expect(reply.status >= 400)
+                #expect(reply.header("cache-control") == "no-store")
+                #expect(reply.header("etag") == nil)
+            }
+        }
+    }
+
+    // SPEC S7
+    @Test("S7 Accept: image/avif or image/webp picks them when no format is asked, with Vary: Accept")
+    func negotiation() async throws {
+        try await LiveProxy.with { (origin, proxy) async throws in
+            origin.register("/photo.jpg", .image(ProxyImages.jpeg))
+            let path = proxyPath("rs:fit:100:100", source: origin.url("/photo.jpg"))
+            let avif = try await proxy.get(path, headers: [("Accept", "image/avif,image/webp,*/*")])
+            #expect(avif.status == 200)
+            #expect(avif.header("content-type") == "image/avif")
+            #expect(ImageFormat(data: avif.body) == .avif)
+            #expect(avif.header("vary") == "Accept")
+            let webp = try await proxy.get(path, headers: [("Accept", "image/webp,*/*")])
+            #expect(webp.header("content-type") == "image/webp")
+            #expect(ImageFormat(data: webp.body) == .webp)
+            #expect(webp.header("vary") == "Accept")
+            let plain = try await proxy.get(path, headers: [("Accept", "*/*")])
+            #expect(plain.header("content-type") == "image/jpeg")
+            #expect(plain.header("vary") == "Accept")
+            #expect(Set([avif.header("etag"), webp.header("etag"), plain.header("etag")]).count == 3)
+            // An explicit format wins over Accept and does not vary.
+            let explicit = try await proxy.get(proxyPath("rs:fit:100:100/f:png", source: origin.url("/photo.jpg")), headers: [("Accept", "image/avif")])
+            #expect(explicit.header("content-type") == "image/png")
+            #expect(explicit.header("vary") == nil)
+            // One source download for all four variants.
+            #expect(origin.requestCount("/photo.jpg") == 1)
+        }
+    }
+
+    @Test("S7 with negotiation off, Accept is ignored and nothing varies")
+    func negotiationOff() async throws {
+        try await LiveProxy.with(configure: { $0.autoWebP = false; $0.autoAVIF = false }) { (origin, proxy) async throws in
+            origin.register("/photo.jpg", .image(ProxyImages.jpeg))
+            let reply = try await proxy.get(proxyPath("", source: origin.url("/photo.jpg")), headers: [("Accept", "image/avif,image/webp")])
+            #expect(reply.header("content-type") == "image/jpeg")
+            #expect(reply.header("vary") == nil)
+        }
+    }
+
+    // SPEC S8
+    @Test("S8 concurrent identical requests → one source download and one transform; then served from cache")
+    func singleFlight() async throws {
+        try await LiveProxy.with(configure: { $0.workers = 4 }) { (origin, proxy) async throws in
+            origin.register("/slow.jpg", .delayed(.milliseconds(300), then: .image(ProxyImages.jpeg)))
+            let path = proxyPath("rs:fit:120:120", source: origin.url("/slow.jpg"))
+            let statuses = try await withThrowingTaskGroup(of: (Int, String?).self) { group in
+                for _ in 0..<24 {
+                    group.addTask {
+                        let reply = try await proxy.get(path, headers: [("Accept", "image/jpeg")])
+                        return (reply.status, reply.header("etag"))
+                    }
+                }
+                var results: [(Int, String?)] = []
+                for try await result in group { results.append(result) }
+                return results
+            }
+            #expect(statuses.allSatisfy { $0.0 == 200 })
+            #expect(Set(statuses.map(\.1)).count == 1)
+            #expect(origin.requestCount("/slow.jpg") == 1)
+            #expect(try await proxy.metric("webimage_processed_total") == 1)
+
+            // (Requests the client queued behind its connection limit may already be memory hits.)
+            let hitsBefore = try await proxy.metric("webimage_cache_hits_total{type=\"memory\"}")
+            let cached = try await proxy.get(path, headers: [("Accept", "image/jpeg")])
+            #expect(cached.status == 200)
+            #expect(origin.requestCount("/slow.jpg") == 1)
+            #expect(try await proxy.metric("webimage_processed_total") == 1)
+            #expect(try await proxy.metric("webimage_cache_hits_total{type=\"memory\"}") == hitsBefore + 1)
+            #expect(await eventually { proxy.variantFilesOnDisk() == 1 })
+        }
+    }
+}

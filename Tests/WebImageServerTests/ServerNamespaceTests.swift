@@ -1,8 +1,0 @@
-import Testing
-import WebImageServer
-
-struct ServerNamespaceTests {
-    @Test func serverHeaderNamesWebImage() {
-        #expect(WebImageServer.serverHeader.hasPrefix("WebImage/"))
-    }
-}
