@@ -8,6 +8,8 @@ package enum TestOriginStep {
     case write(ByteBuffer)
     /// Pause (scheduled on the event loop).
     case wait(TimeAmount)
+    /// Pause until the gate opens.
+    case waitForGate(TestOriginGate)
     /// Send nothing more and keep the connection open.
     case stall
     /// After the writes so far are flushed, close the connection (FIN, or RST when `reset`).
@@ -28,6 +30,8 @@ package enum TestOriginWire {
         case .delayed(let delay, let inner):
             let rest = plan(inner, method: method, keepAlive: keepAlive, http10: http10, allocator: allocator)
             return delay > .zero ? [.wait(TimeAmount(delay))] + rest : rest
+        case .gated(let gate, let inner):
+            return [.waitForGate(gate)] + plan(inner, method: method, keepAlive: keepAlive, http10: http10, allocator: allocator)
         case .stall:
             return [.stall]
         case .drop:
@@ -79,6 +83,12 @@ package enum TestOriginWire {
         head += "\r\n"
 
         var steps: [TestOriginStep] = [.write(allocator.buffer(string: head))]
+        // Where the body pauses for a gate, as an offset into the body (nil: no pause).
+        var pauseAt = reply.pause.map { reply.body.startIndex + min($0.afterBodyBytes, reply.body.count) }
+        if let pause = reply.pause, !sendsBody || pause.afterBodyBytes == 0 {
+            steps.append(.waitForGate(pause.gate))
+            pauseAt = nil
+        }
         guard sendsBody else {
             if let _ = reply.cutAfterBodyBytes {
                 steps.append(ending(reply.cutEnding))
@@ -97,7 +107,8 @@ package enum TestOriginWire {
         var offset = payload.startIndex
         var first = true
         while offset < payload.endIndex {
-            let end = payload.index(offset, offsetBy: pieceSize, limitedBy: payload.endIndex) ?? payload.endIndex
+            var end = payload.index(offset, offsetBy: pieceSize, limitedBy: payload.endIndex) ?? payload.endIndex
+            if let pause = pauseAt, offset < pause, pause < end { end = pause }
             let piece = payload[offset..<end]
             var buffer = allocator.buffer(capacity: piece.count + 16)
             if chunked {
@@ -113,6 +124,10 @@ package enum TestOriginWire {
             steps.append(.write(buffer))
             first = false
             offset = end
+            if let pause = pauseAt, let gate = reply.pause?.gate, offset == pause {
+                steps.append(.waitForGate(gate))
+                pauseAt = nil
+            }
         }
 
         if reply.cutAfterBodyBytes != nil {
@@ -257,6 +272,17 @@ package final class TestOriginConnectionHandler: ChannelInboundHandler {
                 scheduled = context.eventLoop.assumeIsolated().scheduleTask(in: delay) {
                     self.scheduled = nil
                     self.run(rest, ticket: ticket, context: context)
+                }
+                return
+            case .waitForGate(let gate):
+                // The gate opens on the test's thread: hop back to the connection's event loop.
+                let loop = context.eventLoop
+                let resume = NIOLoopBound((handler: self, context: context, rest: steps), eventLoop: loop)
+                gate.whenOpen {
+                    loop.execute {
+                        let (handler, context, rest) = resume.value
+                        handler.run(rest, ticket: ticket, context: context)
+                    }
                 }
                 return
             case .stall:

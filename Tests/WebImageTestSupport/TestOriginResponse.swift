@@ -49,6 +49,8 @@ package struct TestOriginResponse: Sendable {
         package var cutEnding: CutEnding = .stall
         /// Send `Connection: close` and close the connection after the reply.
         package var closeConnection = false
+        /// After this many body bytes (0: after the head), wait until the gate opens.
+        package var pause: (afterBodyBytes: Int, gate: TestOriginGate)?
 
         /// The value of the first header called `name` (case-insensitive).
         package func header(_ name: String) -> String? {
@@ -69,6 +71,8 @@ package struct TestOriginResponse: Sendable {
         case drop
         /// Reset the connection without answering (RST).
         case reset
+        /// Wait until the gate opens, then behave like the inner response.
+        case gated(TestOriginGate, TestOriginResponse)
     }
 
     package var behavior: Behavior
@@ -175,6 +179,17 @@ package struct TestOriginResponse: Sendable {
         response.dropping(afterBodyBytes: bodyBytes)
     }
 
+    /// Wait until `gate` opens, then behave like `response`.
+    package static func gated(_ gate: TestOriginGate, then response: TestOriginResponse) -> TestOriginResponse {
+        TestOriginResponse(behavior: .gated(gate, response))
+    }
+
+    /// Sends the head and the first `bodyBytes` body bytes (0: the head only), then waits until
+    /// `gate` opens and sends the rest.
+    package func pausing(afterBodyBytes bodyBytes: Int, until gate: TestOriginGate) -> TestOriginResponse {
+        mapReply { $0.pause = (max(0, bodyBytes), gate) }
+    }
+
     /// This response after waiting `seconds`.
     package func delayed(by seconds: Double) -> TestOriginResponse {
         .delayed(seconds, then: self)
@@ -256,7 +271,7 @@ package struct TestOriginResponse: Sendable {
         mapReply { $0.closeConnection = true }
     }
 
-    /// Applies `change` to the reply (inside a delay too); stall, drop and reset are unchanged.
+    /// Applies `change` to the reply (inside a delay or gate too); stall, drop and reset are unchanged.
     package func mapReply(_ change: (inout Reply) -> Void) -> TestOriginResponse {
         switch behavior {
         case .reply(var reply):
@@ -264,6 +279,8 @@ package struct TestOriginResponse: Sendable {
             return TestOriginResponse(behavior: .reply(reply))
         case .delayed(let delay, let inner):
             return TestOriginResponse(behavior: .delayed(delay, inner.mapReply(change)))
+        case .gated(let gate, let inner):
+            return TestOriginResponse(behavior: .gated(gate, inner.mapReply(change)))
         case .stall, .drop, .reset:
             return self
         }

@@ -309,13 +309,20 @@ struct ImageManagerTests {
     @Test("M12 progressiveLoad delivers partial images, never cached, then the final one")
     func M12_progressiveLoad() async throws {
         let jpeg = try TestImages.encode(try TestImages.quadrants(width: 320, height: 240), as: .jpeg, quality: 90, progressive: true)
-        try await withManager(downloader: { $0.minimumProgressInterval = .milliseconds(20) }) { origin, manager in
-            origin.register("/p.jpg", TestOriginResponse.image(jpeg, contentType: "image/jpeg").streamed(chunkSize: jpeg.count / 8 + 1, interval: .milliseconds(60)))
+        // Deterministic: the origin sends the first half of the file and holds the rest until the
+        // test has seen a preview; every chunk is reported (no throttling) so the preview of the
+        // whole first half is made, whatever the TCP reads look like.
+        try await withManager(downloader: { $0.minimumProgressInterval = .zero; $0.idleTimeout = .seconds(5) }) { origin, manager in
+            let gate = TestOriginGate()
+            origin.register("/p.jpg", TestOriginResponse.image(jpeg, contentType: "image/jpeg").pausing(afterBodyBytes: jpeg.count / 2, until: gate))
             let url = origin.url("/p.jpg")
             var results: [ImageResult] = []
             var cachedDuringPreview = false
-            for try await result in manager.results(from: url, options: .progressiveLoad) {
-                if !result.isFinal, manager.cache.imageFromMemory(forKey: url.absoluteString) != nil { cachedDuringPreview = true }
+            for try await result in manager.results(from: url, options: [.progressiveLoad, .waitStoreCache]) {
+                if !result.isFinal {
+                    if manager.cache.imageFromMemory(forKey: url.absoluteString) != nil { cachedDuringPreview = true }
+                    gate.open()
+                }
                 results.append(result)
             }
             #expect(results.count >= 2, "at least one preview, then the image: \(results.count)")
@@ -324,6 +331,7 @@ struct ImageManagerTests {
             #expect(results.last?.data == jpeg)
             #expect(!cachedDuringPreview, "previews are never cached")
             #expect(manager.cache.imageFromMemory(forKey: url.absoluteString) != nil)
+            #expect(await manager.cache.diskCount() == 1, "the final image is stored, once")
         }
     }
 

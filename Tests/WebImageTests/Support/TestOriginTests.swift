@@ -538,6 +538,43 @@ struct TestOriginTests {
         try await origin.shutdown()
     }
 
+    @Test func gatesHoldAResponseUntilOpened() async throws {
+        let origin = try await TestOrigin.start()
+        let body = originSampleBytes(1000)
+        let before = TestOriginGate(), middle = TestOriginGate()
+        origin.register("/gated", .gated(before, then: .image(body)))
+        origin.register("/paused", TestOriginResponse.image(body).streamed(chunkSize: 300, interval: .zero).pausing(afterBodyBytes: 450, until: middle))
+
+        let client = try await TestOriginRawClient.connect(to: origin)
+        try await client.request("/gated")
+        #expect(await before.waitForArrivals(1))
+        #expect(client.bytes.isEmpty, "nothing is sent before the gate opens")
+        #expect(origin.inFlightCount == 1)
+        before.open()
+        let gated = await client.readResponse()
+        #expect(gated?.status == 200)
+        #expect(gated?.body == body)
+
+        let second = try await TestOriginRawClient.connect(to: origin)
+        try await second.request("/paused")
+        #expect(await middle.waitForArrivals(1))
+        // The origin wrote the head and 450 bytes before it reached the gate; wait until they arrived.
+        #expect(await second.waitUntil(timeout: .seconds(2)) { received in
+            guard let (_, _, start) = TestOriginRawResponse.parseHead(received.bytes) else { return false }
+            return received.bytes.count - start >= 450
+        })
+        let (_, _, start) = try #require(TestOriginRawResponse.parseHead(second.bytes))
+        #expect(Data(second.bytes[start...]) == body.prefix(450), "exactly the bytes before the pause")
+        middle.open()
+        let paused = await second.readResponse()
+        #expect(paused?.body == body)
+        #expect(middle.arrivals == 1)
+        await client.close()
+        await second.close()
+        #expect(await origin.waitForIdle())
+        try await origin.shutdown()
+    }
+
     @Test func dropClosesWithoutResponse() async throws {
         let origin = try await TestOrigin.start()
         origin.register("/drop", .drop)
