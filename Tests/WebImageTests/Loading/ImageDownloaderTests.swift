@@ -301,13 +301,15 @@ struct ImageDownloaderTests {
     @Test("D12 idle timeout, steady slow transfers, and the total deadline")
     func D12_timeouts() async throws {
         let body = Data(repeating: 1, count: 10_000)
-        try await withDownloader(configure: { $0.idleTimeout = .milliseconds(400); $0.totalTimeout = .seconds(2) }) { origin, downloader in
+        // Margins are wide (a 100 ms chunk gap against a 1 s idle timeout) so that a
+        // loaded machine cannot turn the steady transfer into an idle one.
+        try await withDownloader(configure: { $0.idleTimeout = .seconds(1); $0.totalTimeout = .seconds(3) }) { origin, downloader in
             origin.register("/stall", .stall)
             origin.register("/stall-mid", TestOriginResponse.data(body).stalling(afterBodyBytes: 1_000))
-            // 10 chunks, one every 150 ms: never idle for 400 ms, done in ~1.5 s.
-            origin.register("/steady", TestOriginResponse.data(body).streamed(chunkSize: 1_000, interval: .milliseconds(150)))
-            // 20 chunks, one every 150 ms: ~3 s, past the 2 s deadline.
-            origin.register("/long", TestOriginResponse.data(Data(repeating: 2, count: 20_000)).streamed(chunkSize: 1_000, interval: .milliseconds(150)))
+            // 10 chunks, one every 100 ms: never idle for 1 s, done in ~1 s.
+            origin.register("/steady", TestOriginResponse.data(body).streamed(chunkSize: 1_000, interval: .milliseconds(100)))
+            // 50 chunks, one every 100 ms: ~5 s, past the 3 s deadline.
+            origin.register("/long", TestOriginResponse.data(Data(repeating: 2, count: 50_000)).streamed(chunkSize: 1_000, interval: .milliseconds(100)))
             for path in ["/stall", "/stall-mid"] {
                 do {
                     _ = try await downloader.load(origin.url(path))
@@ -319,7 +321,7 @@ struct ImageDownloaderTests {
             #expect(try await downloader.load(origin.url("/steady")).data == body)
             do {
                 _ = try await downloader.load(origin.url("/long"))
-                Issue.record("the deadline must cut a 3 s transfer")
+                Issue.record("the deadline must cut a 5 s transfer")
             } catch let error as ImageError {
                 guard case .timedOut = error else { Issue.record("got \(error)"); return }
             }
