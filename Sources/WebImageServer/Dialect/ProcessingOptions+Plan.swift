@@ -17,7 +17,7 @@ extension ProcessingOptions {
             maxBytes: maxBytes,
             format: format,
             stripMetadata: stripMetadata ?? true,
-            backgroundColor: background,
+            background: background,
             isIdentity: !pixelWork,
             geometry: geometry
         )

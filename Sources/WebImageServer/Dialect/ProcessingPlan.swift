@@ -15,9 +15,9 @@ public struct ProcessingPlan: Sendable {
     /// Whether the output leaves out metadata; the URL's `strip_metadata`, else `true`
     /// (imgproxy's default).
     public var stripMetadata: Bool
-    /// The colour transparent pixels are flattened onto, and that a format without alpha
-    /// (JPEG) composites onto.
-    public var backgroundColor: ProxyColor?
+    /// The colour transparent pixels are flattened onto (the pipeline already did so), and
+    /// that a format without alpha (JPEG) composites onto.
+    public var background: ImageColor?
     /// `true` when no pixel work is needed: the decoded image is already the output.
     public var isIdentity: Bool
 
@@ -30,7 +30,7 @@ public struct ProcessingPlan: Sendable {
             format: format,
             quality: quality ?? defaultQuality,
             maxFileSize: maxBytes,
-            backgroundColor: backgroundColor.map { ImageEncodeOptions.Color(red: Int($0.red), green: Int($0.green), blue: Int($0.blue)) } ?? .white,
+            backgroundColor: background.map { ImageEncodeOptions.Color(red: Int($0.red), green: Int($0.green), blue: Int($0.blue)) } ?? .white,
             stripMetadata: stripMetadata
         )
     }
