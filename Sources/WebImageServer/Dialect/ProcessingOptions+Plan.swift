@@ -9,17 +9,14 @@ extension ProcessingOptions {
     /// ``thumbnailPixelSize`` or ``decodeHint(sourceSize:)``), pass the decoded size.
     public func plan(for sourceSize: PixelSize) -> ProcessingPlan {
         let geometry = ProcessingGeometry(options: self, sourceSize: sourceSize)
-        let pixelWork = geometry.rotation != 0 || geometry.sourceCut != nil || geometry.resize != nil
-            || geometry.resultCut != nil || geometry.padding != nil || blur != nil || sharpen != nil || background != nil
         return ProcessingPlan(
             outputSize: geometry.outputSize,
+            pipeline: TransformerPipeline(geometry.transformers(blur: blur, sharpen: sharpen, background: background)),
             quality: quality,
             maxBytes: maxBytes,
             format: format,
             stripMetadata: stripMetadata ?? true,
-            background: background,
-            isIdentity: !pixelWork,
-            geometry: geometry
+            background: background
         )
     }
 
