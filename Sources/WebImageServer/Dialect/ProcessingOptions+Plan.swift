@@ -7,11 +7,12 @@ extension ProcessingOptions {
     ///
     /// When the image was decoded smaller than the source (shrink-on-load with
     /// ``thumbnailPixelSize`` or ``decodeHint(sourceSize:)``), pass the decoded size.
+    /// With ``raw`` the plan does nothing: the source is served as it is.
     public func plan(for sourceSize: PixelSize) -> ProcessingPlan {
-        let geometry = ProcessingGeometry(options: self, sourceSize: sourceSize)
+        let geometry = raw ? nil : ProcessingGeometry(options: self, sourceSize: sourceSize)
         return ProcessingPlan(
-            outputSize: geometry.outputSize,
-            pipeline: TransformerPipeline(geometry.transformers(blur: blur, sharpen: sharpen, background: background)),
+            outputSize: geometry?.outputSize ?? sourceSize,
+            pipeline: TransformerPipeline(geometry?.transformers(blur: blur, sharpen: sharpen, background: background) ?? []),
             quality: quality,
             maxBytes: maxBytes,
             format: format,
