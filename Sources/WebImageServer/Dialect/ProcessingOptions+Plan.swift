@@ -30,10 +30,10 @@ extension ProcessingOptions {
     /// The box is in source orientation: a 90° or 270° rotation swaps it.
     public var thumbnailPixelSize: PixelSize? {
         guard !raw, crop == nil, resizingType == .fit, width > 0 || height > 0 else { return nil }
-        // An unbounded side: libvips' largest coordinate (VIPS_MAX_COORD), which no image exceeds.
-        let unbounded = 10_000_000
-        let scaledWidth = width > 0 ? Int((Double(width) * dpr).rounded()) : unbounded
-        let scaledHeight = height > 0 ? Int((Double(height) * dpr).rounded()) : unbounded
+        // An unbounded side: libvips' largest coordinate, which no image exceeds.
+        let unbounded = ProcessingGeometry.maxCoordinate
+        let scaledWidth = width > 0 ? max(1, ProcessingGeometry.pixels(Double(width) * dpr)) : unbounded
+        let scaledHeight = height > 0 ? max(1, ProcessingGeometry.pixels(Double(height) * dpr)) : unbounded
         // The decoder never enlarges: a source smaller than the box decodes at full size
         // and the plan enlarges it (or not) as it would have.
         return rotate == 90 || rotate == 270
@@ -54,7 +54,7 @@ extension ProcessingOptions {
         let scale = max(Double(resized.width) / Double(rotated.width), Double(resized.height) / Double(rotated.height))
         guard scale <= 0.5 else { return nil }
         // A square box fits the scaled image whichever way the decoder orients it.
-        let side = Int((Double(max(rotated.width, rotated.height)) * scale).rounded(.up))
+        let side = ProcessingGeometry.pixels(Double(max(rotated.width, rotated.height)) * scale, .up)
         return PixelSize(width: side, height: side)
     }
 }
