@@ -56,6 +56,9 @@ struct OptionApplier: Sendable {
             let height = try segment.decimal(1, "crop height", in: 0...Double(maxDimension), usage: usage)
             let cropGravity = segment.arguments.count > 2 ? try gravity(segment, from: 2, allowSmart: true, usage: usage) : nil
             options.crop = CropOption(width: width, height: height, gravity: cropGravity)
+        case .padding:
+            try segment.requireCount(1...4, usage: usage)
+            options.padding = try padding(segment, usage: usage)
         case .quality:
             try segment.requireCount(1...1, usage: usage)
             let quality = try segment.integer(0, "quality", in: 0...100, usage: usage)
@@ -193,6 +196,22 @@ struct OptionApplier: Sendable {
             let y = try segment.decimal(first + 2, "y offset", in: -bound...bound, usage: usage)
             return .anchor(anchor, xOffset: x, yOffset: y)
         }
+    }
+
+    /// CSS shorthand: a missing right copies the top, a missing bottom the top, a missing
+    /// left the right; all zero is no padding.
+    private func padding(_ segment: OptionSegment, usage: String) throws(ProxyURLError) -> ImagePadding? {
+        var sides = [0, 0, 0, 0]
+        for (index, name) in ["top", "right", "bottom", "left"].enumerated() where segment.optional(index) != nil {
+            let value = try segment.integer(index, "\(name) padding", in: 0...maxDimension, usage: usage)
+            switch index {
+            case 0: sides = [value, value, value, value]
+            case 1: sides[1] = value; sides[3] = value
+            default: sides[index] = value
+            }
+        }
+        guard sides.contains(where: { $0 > 0 }) else { return nil }
+        return ImagePadding(top: sides[0], right: sides[1], bottom: sides[2], left: sides[3])
     }
 
     private func background(_ segment: OptionSegment, usage: String) throws(ProxyURLError) -> ImageColor? {

@@ -2,7 +2,7 @@ import WebImage
 
 extension ProcessingGeometry {
     /// The transformers that carry out the geometry and the options' filters, in order:
-    /// rotate, crop, resize, crop to the result, blur, sharpen, extend, flatten.
+    /// rotate, crop, resize, crop to the result, blur, sharpen, extend, pad, flatten.
     ///
     /// Every size and rectangle is given exactly, computed by the geometry, so the pipeline
     /// ends at ``outputSize`` and the plan's promise holds.
@@ -14,18 +14,26 @@ extension ProcessingGeometry {
         if let resultCut { steps.append(Self.transformer(for: resultCut)) }
         if let blur { steps.append(BlurTransformer(sigma: blur)) }
         if let sharpen { steps.append(SharpenTransformer(sigma: sharpen)) }
-        if let padding {
-            // Two paddings put the image at an exact pixel position: first the space above
-            // and to the left (image anchored bottom-right), then below and to the right.
-            let fill = background ?? .transparent
-            let image = resultCut?.size ?? resize ?? sourceCut?.size ?? rotatedSize
-            if padding.x > 0 || padding.y > 0 {
-                let leading = PixelSize(width: padding.x + image.width, height: padding.y + image.height)
-                steps.append(ExtendTransformer(size: leading, gravity: .southEast, background: fill))
-            }
-            steps.append(ExtendTransformer(size: padding.canvas, gravity: .northWest, background: fill))
+        let fill = background ?? .transparent
+        var current = resultCut?.size ?? resize ?? sourceCut?.size ?? rotatedSize
+        for placement in [padding, border].compactMap({ $0 }) {
+            steps += Self.extensions(of: current, to: placement, fill: fill)
+            current = placement.canvas
         }
         if let background { steps.append(BackgroundTransformer(color: background)) }
+        return steps
+    }
+
+    /// Puts an image of `size` at an exact pixel position on a larger canvas with two
+    /// paddings: first the space above and to the left (the image anchored bottom-right),
+    /// then below and to the right.
+    private static func extensions(of size: PixelSize, to placement: Placement, fill: ImageColor) -> [ExtendTransformer] {
+        var steps: [ExtendTransformer] = []
+        if placement.x > 0 || placement.y > 0 {
+            let leading = PixelSize(width: placement.x + size.width, height: placement.y + size.height)
+            steps.append(ExtendTransformer(size: leading, gravity: .southEast, background: fill))
+        }
+        steps.append(ExtendTransformer(size: placement.canvas, gravity: .northWest, background: fill))
         return steps
     }
 

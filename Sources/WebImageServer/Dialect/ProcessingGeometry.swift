@@ -1,7 +1,7 @@
 import WebImage
 
 /// The sizes and rectangles of every step imgproxy's pipeline takes for one source size,
-/// computed before any pixel is touched: rotate, crop, resize, crop to the result, extend.
+/// computed before any pixel is touched: rotate, crop, resize, crop to the result, extend, pad.
 ///
 /// All sizes after ``rotation`` refer to the rotated image, so a requested 300×200 is
 /// 300×200 in the output whatever the angle (imgproxy swaps its sizes the same way).
@@ -37,6 +37,8 @@ struct ProcessingGeometry: Sendable, Hashable {
     var resultCut: Cut?
     /// The padding of `extend`.
     var padding: Placement?
+    /// The `padding` option's border, around everything else.
+    var border: Placement?
     /// The final size.
     var outputSize: PixelSize
 
@@ -85,6 +87,18 @@ struct ProcessingGeometry: Sendable, Hashable {
             if canvas != current {
                 let origin = Self.origin(of: current, in: canvas, gravity: options.extendGravity, offsetScale: options.dpr)
                 padding = Placement(canvas: canvas, x: origin.x, y: origin.y)
+                current = canvas
+            }
+        }
+        if let border = options.padding {
+            let top = max(0, Self.pixels(Double(border.top) * options.dpr))
+            let right = max(0, Self.pixels(Double(border.right) * options.dpr))
+            let bottom = max(0, Self.pixels(Double(border.bottom) * options.dpr))
+            let left = max(0, Self.pixels(Double(border.left) * options.dpr))
+            let canvas = PixelSize(width: min(current.width + left + right, Self.maxCoordinate),
+                                   height: min(current.height + top + bottom, Self.maxCoordinate))
+            if canvas != current {
+                self.border = Placement(canvas: canvas, x: left, y: top)
                 current = canvas
             }
         }

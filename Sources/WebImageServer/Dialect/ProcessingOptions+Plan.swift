@@ -2,7 +2,7 @@ import WebImage
 
 extension ProcessingOptions {
     /// The plan for a source of `sourceSize` pixels (upright, EXIF orientation applied):
-    /// rotate, crop, resize, crop to the result, blur, sharpen, extend, flatten — in
+    /// rotate, crop, resize, crop to the result, blur, sharpen, extend, pad, flatten — in
     /// imgproxy's order, with every size after the rotation measured on the rotated image.
     ///
     /// When the image was decoded smaller than the source (shrink-on-load with

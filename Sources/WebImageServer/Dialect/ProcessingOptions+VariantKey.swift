@@ -18,6 +18,7 @@ extension ProcessingOptions {
             if let cropGravity = crop.gravity { part += ":" + Self.canonical(cropGravity) }
             parts.append(part)
         }
+        if let padding { parts.append("pd:\(padding.top):\(padding.right):\(padding.bottom):\(padding.left)") }
         if let quality { parts.append("q:\(quality)") }
         if let maxBytes { parts.append("mb:\(maxBytes)") }
         if let format { parts.append("f:\(format.fileExtension)") }

@@ -23,6 +23,8 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var gravity: ProxyGravity = .center
     /// An area cut from the source before resizing (`crop`, `c`).
     public var crop: CropOption?
+    /// Space added around the result, after ``extend`` (`padding`, `pd`).
+    public var padding: ImagePadding?
     /// Encoder quality 1…100 (`quality`, `q`); `nil` (or `q:0`) leaves it to the server.
     public var quality: Int?
     /// Largest encoded size in bytes (`max_bytes`, `mb`); the encoder lowers the quality to meet it.

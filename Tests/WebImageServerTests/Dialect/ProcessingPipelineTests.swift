@@ -53,6 +53,12 @@ struct ProcessingPipelineTests {
         ("w:2000/ex:1/bg:0:0:255", 100, 250, [0, 0, 255]),
         ("w:2000/ex:1/bg:0:0:255", 1900, 250, [0, 0, 255]),
         ("w:2000/ex:1/bg:0:0:255", 750, 125, TestImages.topLeft),
+        ("pd:10:20:30:40/bg:ff00ff", 20, 200, [255, 0, 255]),
+        ("pd:10:20:30:40/bg:ff00ff", 1050, 200, [255, 0, 255]),
+        ("pd:10:20:30:40/bg:ff00ff", 500, 5, [255, 0, 255]),
+        ("pd:10:20:30:40/bg:ff00ff", 500, 530, [255, 0, 255]),
+        ("pd:10:20:30:40/bg:ff00ff", 290, 135, TestImages.topLeft),
+        ("pd:10:20:30:40/bg:ff00ff", 790, 385, TestImages.bottomRight),
     ]
 
     @Test("S5 gravity, offsets, crop, rotate and extend put the right pixels in place", arguments: probes)

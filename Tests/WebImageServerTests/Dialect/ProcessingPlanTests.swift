@@ -52,6 +52,8 @@ struct ProcessingPlanTests {
         ("rs:fill:300:300/g:soea:10:10", PixelSize(width: 1000, height: 500), PixelSize(width: 300, height: 300)),
         ("rs:fit:0:0", PixelSize(width: 1000, height: 500), PixelSize(width: 1000, height: 500)),
         ("rs:fit:333:333", PixelSize(width: 1001, height: 667), PixelSize(width: 333, height: 222)),
+        ("rs:fit:300:300/pd:10", PixelSize(width: 1000, height: 500), PixelSize(width: 320, height: 170)),
+        ("rs:fit:300:300:0:1/pd:1:2:3:4/dpr:2", PixelSize(width: 1000, height: 500), PixelSize(width: 612, height: 608)),
     ]
 
     @Test("S5 planned output sizes for fit, fill, fill-down, force, auto, w/h 0, dpr, enlarge, extend, crop, rotate", arguments: sizes)

@@ -110,6 +110,11 @@ struct ProxyURLParserTests {
         ("w:300/h:200/q:80", "q:80/h:200/w:300"),
         ("w:100/w:300", "w:300"),
         ("blur:0", "bl:0.0"),
+        ("padding:10", "pd:10:10:10:10"),
+        ("padding:10:20", "pd:10:20:10:20"),
+        ("pd:1:2:3", "pd:1:2:3:2"),
+        ("pd:0", "pd:0:0:0:0"),
+        ("pd:5/pd:0", "w:0"),
     ]
 
     @Test("S1 every option alias parses to the same options and variant key", arguments: equivalentOptions)
@@ -263,6 +268,8 @@ struct ProxyURLParserTests {
         ("/_/exp:soon/plain/http://a/b.jpg", "not a whole number"),
         ("/_/raw:2/plain/http://a/b.jpg", "not a boolean"),
         ("/_/pr:/plain/http://a/b.jpg", "unknown preset ''"),
+        ("/_/pd:1:2:3:4:5/plain/http://a/b.jpg", "expected 1 to 4 arguments"),
+        ("/_/pd:-1/plain/http://a/b.jpg", "top padding -1 is out of range"),
         ("/_/w:5000/dpr:2/plain/http://a/b.jpg", "width 5000 × dpr 2 = 10000 pixels exceeds the limit of 8192"),
     ]
 
