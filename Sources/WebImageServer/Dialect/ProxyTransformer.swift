@@ -18,6 +18,7 @@ public struct ProxyTransformer: ImageTransformer {
         self.options = options
     }
 
+    /// `proxy-` and the variant key, file-name safe (see the type's description).
     public var key: String {
         var key = "proxy-"
         for byte in options.variantKey.utf8 {
@@ -35,6 +36,8 @@ public struct ProxyTransformer: ImageTransformer {
         return key
     }
 
+    /// Plans for `image`'s size and runs the plan's pipeline; returns `image` itself when
+    /// the plan does nothing.
     public func transform(_ image: Image) throws(ImageError) -> Image {
         let plan = options.plan(for: image.pixelSize)
         if plan.isIdentity { return image }
