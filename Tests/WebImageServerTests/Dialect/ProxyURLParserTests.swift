@@ -107,6 +107,7 @@ struct ProxyURLParserTests {
         ("strip_metadata:1", "sm:t"),
         ("cachebuster:v2", "cb:v2"),
         ("raw:1", "raw:true"),
+        ("expires:4102444800", "exp:4102444800"),
         ("w:300/h:200/q:80", "q:80/h:200/w:300"),
         ("w:100/w:300", "w:300"),
         ("blur:0", "bl:0.0"),
@@ -169,6 +170,7 @@ struct ProxyURLParserTests {
         #expect(options.resizingType == .fill && options.width == 200 && options.height == 150)
         #expect(options.sharpen == 0.7)
         #expect(try parser.parse(path: "/_/q:90/pr:thumb/plain/\(source)").options.quality == 90)
+        #expect(try parser.parse(path: "/_/pr:thumb/plain/\(source)") == parser.parse(path: "/_/preset:thumb/plain/\(source)"))
 
         let unknown = parseError("/_/pr:missing/plain/\(source)", parser: parser)
         #expect(unknown?.status == 400)
