@@ -1,6 +1,6 @@
 /// The processing options the proxy understands, each with its imgproxy names.
 enum ProcessingOptionName: CaseIterable {
-    case resize, size, resizingType, width, height, dpr, enlarge, extend, gravity, crop
+    case resize, size, resizingType, width, height, dpr, enlarge, extend, gravity, crop, padding
     case quality, maxBytes, format, blur, sharpen, rotate, background, stripMetadata
     case cacheBuster, expires, raw, preset
 
@@ -17,6 +17,7 @@ enum ProcessingOptionName: CaseIterable {
         case .extend: ["extend", "ex"]
         case .gravity: ["gravity", "g"]
         case .crop: ["crop", "c"]
+        case .padding: ["padding", "pd"]
         case .quality: ["quality", "q"]
         case .maxBytes: ["max_bytes", "mb"]
         case .format: ["format", "f", "ext"]
@@ -45,6 +46,7 @@ enum ProcessingOptionName: CaseIterable {
         case .extend: "extend:<1|0>[:<gravity>[:<x offset>:<y offset>]] (alias ex)"
         case .gravity: "gravity:<ce|no|so|ea|we|noea|nowe|soea|sowe>[:<x offset>:<y offset>], gravity:sm or gravity:fp:<x>:<y> (alias g)"
         case .crop: "crop:<width>:<height>[:<gravity>] (alias c)"
+        case .padding: "padding:<top>[:<right>[:<bottom>[:<left>]]] in pixels, CSS order (alias pd)"
         case .quality: "quality:<1…100> (alias q)"
         case .maxBytes: "max_bytes:<bytes> (alias mb)"
         case .format: "format:<jpg|png|webp|avif|gif|tiff|heic> (aliases f, ext)"

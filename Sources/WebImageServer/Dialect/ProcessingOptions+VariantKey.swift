@@ -18,13 +18,14 @@ extension ProcessingOptions {
             if let cropGravity = crop.gravity { part += ":" + Self.canonical(cropGravity) }
             parts.append(part)
         }
+        if let padding { parts.append("pd:\(padding.top):\(padding.right):\(padding.bottom):\(padding.left)") }
         if let quality { parts.append("q:\(quality)") }
         if let maxBytes { parts.append("mb:\(maxBytes)") }
         if let format { parts.append("f:\(format.fileExtension)") }
         if let blur { parts.append("bl:\(Self.canonical(blur))") }
         if let sharpen { parts.append("sh:\(Self.canonical(sharpen))") }
         if rotate != 0 { parts.append("rot:\(rotate)") }
-        if let background { parts.append("bg:\(background)") }
+        if let background { parts.append("bg:" + (background.isOpaque ? String(background.hex.prefix(6)) : background.hex)) }
         if let stripMetadata { parts.append("sm:\(stripMetadata ? 1 : 0)") }
         if raw { parts.append("raw:1") }
         // Last: free text (it never holds a '/', being one path segment).

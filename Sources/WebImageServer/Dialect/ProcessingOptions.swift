@@ -23,6 +23,8 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var gravity: ProxyGravity = .center
     /// An area cut from the source before resizing (`crop`, `c`).
     public var crop: CropOption?
+    /// Space added around the result, after ``extend`` (`padding`, `pd`).
+    public var padding: ImagePadding?
     /// Encoder quality 1…100 (`quality`, `q`); `nil` (or `q:0`) leaves it to the server.
     public var quality: Int?
     /// Largest encoded size in bytes (`max_bytes`, `mb`); the encoder lowers the quality to meet it.
@@ -36,7 +38,7 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// Clockwise rotation in degrees: 0, 90, 180 or 270 (`rotate`, `rot`).
     public var rotate: Int = 0
     /// Colour that fills transparent areas and the padding of ``extend`` (`background`, `bg`).
-    public var background: ProxyColor?
+    public var background: ImageColor?
     /// Whether metadata (EXIF, XMP, IPTC) is stripped (`strip_metadata`, `sm`); `nil` leaves it to the server.
     public var stripMetadata: Bool?
     /// An opaque string that only changes the URL, and so every cache key (`cachebuster`, `cb`).

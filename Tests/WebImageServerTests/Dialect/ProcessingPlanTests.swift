@@ -52,6 +52,8 @@ struct ProcessingPlanTests {
         ("rs:fill:300:300/g:soea:10:10", PixelSize(width: 1000, height: 500), PixelSize(width: 300, height: 300)),
         ("rs:fit:0:0", PixelSize(width: 1000, height: 500), PixelSize(width: 1000, height: 500)),
         ("rs:fit:333:333", PixelSize(width: 1001, height: 667), PixelSize(width: 333, height: 222)),
+        ("rs:fit:300:300/pd:10", PixelSize(width: 1000, height: 500), PixelSize(width: 320, height: 170)),
+        ("rs:fit:300:300:0:1/pd:1:2:3:4/dpr:2", PixelSize(width: 1000, height: 500), PixelSize(width: 612, height: 608)),
     ]
 
     @Test("S5 planned output sizes for fit, fill, fill-down, force, auto, w/h 0, dpr, enlarge, extend, crop, rotate", arguments: sizes)
@@ -90,5 +92,27 @@ struct ProcessingPlanTests {
         #expect(try Self.options("rs:fill:300:300").decodeHint(sourceSize: source) == PixelSize(width: 450, height: 450))
         #expect(try Self.options("rs:fill:300:300").decodeHint(sourceSize: PixelSize(width: 500, height: 500)) == nil)
         #expect(try Self.options("c:100:100/w:10").decodeHint(sourceSize: source) == nil)
+    }
+
+    @Test("S5 options set in code to absurd values plan without trapping")
+    func absurdValues() {
+        var options = ProcessingOptions()
+        options.width = Int.max
+        options.height = -5
+        options.dpr = .nan
+        options.crop = CropOption(width: 1e300, height: -.infinity, gravity: .anchor(.east, xOffset: .infinity, yOffset: -1e300))
+        options.gravity = .focusPoint(x: .nan, y: 1e300)
+        options.extend = true
+        for type in ResizingType.allCases {
+            options.resizingType = type
+            let plan = options.plan(for: PixelSize(width: 640, height: 480))
+            #expect(plan.outputSize.width >= 1 && plan.outputSize.height >= 1)
+            _ = options.thumbnailPixelSize
+            _ = options.decodeHint(sourceSize: PixelSize(width: 640, height: 480))
+            _ = options.variantKey
+        }
+        options.dpr = 1e300
+        options.width = 10
+        #expect(options.plan(for: PixelSize(width: 10, height: 10)).outputSize.width <= 10_000_000)
     }
 }

@@ -107,9 +107,15 @@ struct ProxyURLParserTests {
         ("strip_metadata:1", "sm:t"),
         ("cachebuster:v2", "cb:v2"),
         ("raw:1", "raw:true"),
+        ("expires:4102444800", "exp:4102444800"),
         ("w:300/h:200/q:80", "q:80/h:200/w:300"),
         ("w:100/w:300", "w:300"),
         ("blur:0", "bl:0.0"),
+        ("padding:10", "pd:10:10:10:10"),
+        ("padding:10:20", "pd:10:20:10:20"),
+        ("pd:1:2:3", "pd:1:2:3:2"),
+        ("pd:0", "pd:0:0:0:0"),
+        ("pd:5/pd:0", "w:0"),
     ]
 
     @Test("S1 every option alias parses to the same options and variant key", arguments: equivalentOptions)
@@ -134,7 +140,7 @@ struct ProxyURLParserTests {
         #expect(options.format == .avif)
         #expect(options.blur == 3 && options.sharpen == 0.5)
         #expect(options.rotate == 270)
-        #expect(options.background == ProxyColor(red: 10, green: 20, blue: 30))
+        #expect(options.background == ImageColor(red: 10, green: 20, blue: 30))
         #expect(options.stripMetadata == false)
         #expect(options.cacheBuster == "abc")
         #expect(!options.raw)
@@ -164,6 +170,7 @@ struct ProxyURLParserTests {
         #expect(options.resizingType == .fill && options.width == 200 && options.height == 150)
         #expect(options.sharpen == 0.7)
         #expect(try parser.parse(path: "/_/q:90/pr:thumb/plain/\(source)").options.quality == 90)
+        #expect(try parser.parse(path: "/_/pr:thumb/plain/\(source)") == parser.parse(path: "/_/preset:thumb/plain/\(source)"))
 
         let unknown = parseError("/_/pr:missing/plain/\(source)", parser: parser)
         #expect(unknown?.status == 400)
@@ -263,6 +270,8 @@ struct ProxyURLParserTests {
         ("/_/exp:soon/plain/http://a/b.jpg", "not a whole number"),
         ("/_/raw:2/plain/http://a/b.jpg", "not a boolean"),
         ("/_/pr:/plain/http://a/b.jpg", "unknown preset ''"),
+        ("/_/pd:1:2:3:4:5/plain/http://a/b.jpg", "expected 1 to 4 arguments"),
+        ("/_/pd:-1/plain/http://a/b.jpg", "top padding -1 is out of range"),
         ("/_/w:5000/dpr:2/plain/http://a/b.jpg", "width 5000 × dpr 2 = 10000 pixels exceeds the limit of 8192"),
     ]
 
