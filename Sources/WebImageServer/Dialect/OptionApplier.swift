@@ -112,7 +112,7 @@ struct OptionApplier: Sendable {
         guard depth <= Self.maxPresetDepth else {
             throw .badRequest("preset '\(name.prefix(64))' nests presets more than \(Self.maxPresetDepth) deep; presets must not refer to each other in a cycle")
         }
-        for part in definition.split(separator: "/") {
+        for part in Substring(definition).fields(separatedBy: "/") where !part.isEmpty {
             do throws(ProxyURLError) {
                 try apply(part, to: &options, presetDepth: depth)
             } catch {
@@ -195,7 +195,7 @@ struct OptionApplier: Sendable {
         }
     }
 
-    private func background(_ segment: OptionSegment, usage: String) throws(ProxyURLError) -> ProxyColor? {
+    private func background(_ segment: OptionSegment, usage: String) throws(ProxyURLError) -> ImageColor? {
         switch segment.arguments.count {
         case 0:
             return nil
@@ -210,21 +210,21 @@ struct OptionApplier: Sendable {
             let red = try segment.integer(0, "red", in: 0...255, usage: usage)
             let green = try segment.integer(1, "green", in: 0...255, usage: usage)
             let blue = try segment.integer(2, "blue", in: 0...255, usage: usage)
-            return ProxyColor(red: UInt8(red), green: UInt8(green), blue: UInt8(blue))
+            return ImageColor(red: UInt8(red), green: UInt8(green), blue: UInt8(blue))
         default:
             throw segment.error("expected 1 hex colour or 3 channel values, got \(segment.arguments.count) arguments", usage: usage)
         }
     }
 
-    private static func color(hex: Substring) -> ProxyColor? {
+    private static func color(hex: Substring) -> ImageColor? {
         var digits: [UInt8] = []
         for character in hex.utf8 {
             guard let value = hexValue(character) else { return nil }
             digits.append(value)
         }
         switch digits.count {
-        case 3: return ProxyColor(red: digits[0] * 17, green: digits[1] * 17, blue: digits[2] * 17)
-        case 6: return ProxyColor(red: digits[0] << 4 | digits[1], green: digits[2] << 4 | digits[3], blue: digits[4] << 4 | digits[5])
+        case 3: return ImageColor(red: digits[0] * 17, green: digits[1] * 17, blue: digits[2] * 17)
+        case 6: return ImageColor(red: digits[0] << 4 | digits[1], green: digits[2] << 4 | digits[3], blue: digits[4] << 4 | digits[5])
         default: return nil
         }
     }

@@ -10,7 +10,7 @@ struct OptionSegment {
 
     init(_ text: Substring) {
         self.text = text
-        var parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        var parts = text.fields(separatedBy: ":")
         self.name = parts.removeFirst()
         self.arguments = parts
     }

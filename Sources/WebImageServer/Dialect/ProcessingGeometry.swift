@@ -56,8 +56,8 @@ struct ProcessingGeometry: Sendable, Hashable {
             }
         }
 
-        let target = PixelSize(width: Int((Double(options.width) * options.dpr).rounded()),
-                               height: Int((Double(options.height) * options.dpr).rounded()))
+        let target = PixelSize(width: Self.pixels(Double(options.width) * options.dpr),
+                               height: Self.pixels(Double(options.height) * options.dpr))
         let type = Self.effectiveType(options.resizingType, size: current, target: target)
         let resized = Self.resized(current, to: target, type: type, enlarge: options.enlarge)
         if resized != current {
@@ -70,8 +70,8 @@ struct ProcessingGeometry: Sendable, Hashable {
             if type == .fillDown, current.width < target.width || current.height < target.height {
                 // Too small to fill: keep the requested aspect ratio at the largest size that fits.
                 let ratio = min(Double(current.width) / Double(target.width), Double(current.height) / Double(target.height))
-                wanted = PixelSize(width: min(current.width, max(1, Int((Double(target.width) * ratio).rounded()))),
-                                   height: min(current.height, max(1, Int((Double(target.height) * ratio).rounded()))))
+                wanted = PixelSize(width: min(current.width, max(1, Self.pixels(Double(target.width) * ratio))),
+                                   height: min(current.height, max(1, Self.pixels(Double(target.height) * ratio))))
             }
             if wanted != current {
                 let cut = Self.cut(wanted, in: current, gravity: options.gravity, offsetScale: options.dpr)
@@ -100,7 +100,7 @@ struct ProcessingGeometry: Sendable, Hashable {
 
     /// A `crop` length: 0 the whole length, below 1 a fraction of it, else pixels; within 1…length.
     static func cropLength(_ value: Double, of length: Int) -> Int {
-        let pixels = value == 0 ? length : value < 1 ? Int((value * Double(length)).rounded()) : Int(value.rounded(.down))
+        let pixels = value == 0 ? length : value < 1 ? pixels(value * Double(length)) : pixels(value, .down)
         return min(max(pixels, 1), length)
     }
 
@@ -129,7 +129,7 @@ struct ProcessingGeometry: Sendable, Hashable {
         func length(_ original: Int, _ scale: Double, _ wanted: Int?) -> Int {
             let exact = Double(original) * scale
             if let wanted, abs(exact - Double(wanted)) < 0.5 { return wanted }
-            return max(1, Int(exact.rounded()))
+            return max(1, pixels(exact))
         }
         return PixelSize(width: length(size.width, scaleX, target.width > 0 ? target.width : nil),
                          height: length(size.height, scaleY, target.height > 0 ? target.height : nil))
@@ -174,8 +174,19 @@ struct ProcessingGeometry: Sendable, Hashable {
             case .center, .west, .east: y = centreY + dy
             }
         }
-        let clampedX = min(max(Int(x.rounded(.down)), 0), max(Int(freeX), 0))
-        let clampedY = min(max(Int(y.rounded(.down)), 0), max(Int(freeY), 0))
+        let clampedX = min(max(pixels(x, .down), 0), max(pixels(freeX), 0))
+        let clampedY = min(max(pixels(y, .down), 0), max(pixels(freeY), 0))
         return (clampedX, clampedY)
+    }
+
+    /// libvips' largest coordinate (VIPS_MAX_COORD): no image dimension exceeds it.
+    static let maxCoordinate = 10_000_000
+
+    /// `value` rounded to whole pixels, kept within ±``maxCoordinate`` (0 when not a
+    /// number), so options set in code to absurd values cannot trap a conversion.
+    static func pixels(_ value: Double, _ rule: FloatingPointRoundingRule = .toNearestOrAwayFromZero) -> Int {
+        guard value.isFinite else { return 0 }
+        let limit = Double(maxCoordinate)
+        return Int(min(max(value.rounded(rule), -limit), limit))
     }
 }

@@ -7,19 +7,17 @@ extension ProcessingOptions {
     ///
     /// When the image was decoded smaller than the source (shrink-on-load with
     /// ``thumbnailPixelSize`` or ``decodeHint(sourceSize:)``), pass the decoded size.
+    /// With ``raw`` the plan does nothing: the source is served as it is.
     public func plan(for sourceSize: PixelSize) -> ProcessingPlan {
-        let geometry = ProcessingGeometry(options: self, sourceSize: sourceSize)
-        let pixelWork = geometry.rotation != 0 || geometry.sourceCut != nil || geometry.resize != nil
-            || geometry.resultCut != nil || geometry.padding != nil || blur != nil || sharpen != nil || background != nil
+        let geometry = raw ? nil : ProcessingGeometry(options: self, sourceSize: sourceSize)
         return ProcessingPlan(
-            outputSize: geometry.outputSize,
+            outputSize: geometry?.outputSize ?? sourceSize,
+            pipeline: TransformerPipeline(geometry?.transformers(blur: blur, sharpen: sharpen, background: background) ?? []),
             quality: quality,
             maxBytes: maxBytes,
             format: format,
             stripMetadata: stripMetadata ?? true,
-            backgroundColor: background,
-            isIdentity: !pixelWork,
-            geometry: geometry
+            background: background
         )
     }
 
@@ -32,10 +30,10 @@ extension ProcessingOptions {
     /// The box is in source orientation: a 90° or 270° rotation swaps it.
     public var thumbnailPixelSize: PixelSize? {
         guard !raw, crop == nil, resizingType == .fit, width > 0 || height > 0 else { return nil }
-        // An unbounded side: libvips' largest coordinate (VIPS_MAX_COORD), which no image exceeds.
-        let unbounded = 10_000_000
-        let scaledWidth = width > 0 ? Int((Double(width) * dpr).rounded()) : unbounded
-        let scaledHeight = height > 0 ? Int((Double(height) * dpr).rounded()) : unbounded
+        // An unbounded side: libvips' largest coordinate, which no image exceeds.
+        let unbounded = ProcessingGeometry.maxCoordinate
+        let scaledWidth = width > 0 ? max(1, ProcessingGeometry.pixels(Double(width) * dpr)) : unbounded
+        let scaledHeight = height > 0 ? max(1, ProcessingGeometry.pixels(Double(height) * dpr)) : unbounded
         // The decoder never enlarges: a source smaller than the box decodes at full size
         // and the plan enlarges it (or not) as it would have.
         return rotate == 90 || rotate == 270
@@ -56,7 +54,7 @@ extension ProcessingOptions {
         let scale = max(Double(resized.width) / Double(rotated.width), Double(resized.height) / Double(rotated.height))
         guard scale <= 0.5 else { return nil }
         // A square box fits the scaled image whichever way the decoder orients it.
-        let side = Int((Double(max(rotated.width, rotated.height)) * scale).rounded(.up))
+        let side = ProcessingGeometry.pixels(Double(max(rotated.width, rotated.height)) * scale, .up)
         return PixelSize(width: side, height: side)
     }
 }

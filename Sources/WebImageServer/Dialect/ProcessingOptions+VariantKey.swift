@@ -24,7 +24,7 @@ extension ProcessingOptions {
         if let blur { parts.append("bl:\(Self.canonical(blur))") }
         if let sharpen { parts.append("sh:\(Self.canonical(sharpen))") }
         if rotate != 0 { parts.append("rot:\(rotate)") }
-        if let background { parts.append("bg:\(background)") }
+        if let background { parts.append("bg:" + (background.isOpaque ? String(background.hex.prefix(6)) : background.hex)) }
         if let stripMetadata { parts.append("sm:\(stripMetadata ? 1 : 0)") }
         if raw { parts.append("raw:1") }
         // Last: free text (it never holds a '/', being one path segment).

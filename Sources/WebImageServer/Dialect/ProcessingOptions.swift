@@ -36,7 +36,7 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// Clockwise rotation in degrees: 0, 90, 180 or 270 (`rotate`, `rot`).
     public var rotate: Int = 0
     /// Colour that fills transparent areas and the padding of ``extend`` (`background`, `bg`).
-    public var background: ProxyColor?
+    public var background: ImageColor?
     /// Whether metadata (EXIF, XMP, IPTC) is stripped (`strip_metadata`, `sm`); `nil` leaves it to the server.
     public var stripMetadata: Bool?
     /// An opaque string that only changes the URL, and so every cache key (`cachebuster`, `cb`).

@@ -26,7 +26,7 @@ enum ProxySource {
         var format: ImageFormat?
         // `@` inside the URL must be escaped as %40, so the last `@` starts the extension,
         // unless what follows it is still a path (then the `@` belongs to the URL).
-        if let at = encoded.lastIndex(of: "@"), !encoded[at...].contains("/") {
+        if let at = encoded.lastIndex(of: "@"), !encoded[at...].containsByte("/") {
             format = try AnyExtension.format(encoded[encoded.index(after: at)...])
             encoded = encoded[..<at]
         }

@@ -65,11 +65,11 @@ public struct ProxyURLParser: Sendable {
         if presets["default"] != nil {
             try applier.applyPreset("default", to: &options, depth: 1)
         }
-        let segments = signedPath.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        let segments = signedPath.fields(separatedBy: "/").dropFirst()
         var index = segments.startIndex
         // Options are the segments with a ':'; the first without one starts the source
         // (base64 never contains ':'). Empty segments between options are skipped.
-        while index < segments.endIndex, segments[index].isEmpty || segments[index].contains(":") {
+        while index < segments.endIndex, segments[index].isEmpty || segments[index].containsByte(":") {
             if !segments[index].isEmpty {
                 try applier.apply(segments[index], to: &options)
             }

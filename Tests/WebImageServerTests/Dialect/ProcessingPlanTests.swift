@@ -91,4 +91,26 @@ struct ProcessingPlanTests {
         #expect(try Self.options("rs:fill:300:300").decodeHint(sourceSize: PixelSize(width: 500, height: 500)) == nil)
         #expect(try Self.options("c:100:100/w:10").decodeHint(sourceSize: source) == nil)
     }
+
+    @Test("S5 options set in code to absurd values plan without trapping")
+    func absurdValues() {
+        var options = ProcessingOptions()
+        options.width = Int.max
+        options.height = -5
+        options.dpr = .nan
+        options.crop = CropOption(width: 1e300, height: -.infinity, gravity: .anchor(.east, xOffset: .infinity, yOffset: -1e300))
+        options.gravity = .focusPoint(x: .nan, y: 1e300)
+        options.extend = true
+        for type in ResizingType.allCases {
+            options.resizingType = type
+            let plan = options.plan(for: PixelSize(width: 640, height: 480))
+            #expect(plan.outputSize.width >= 1 && plan.outputSize.height >= 1)
+            _ = options.thumbnailPixelSize
+            _ = options.decodeHint(sourceSize: PixelSize(width: 640, height: 480))
+            _ = options.variantKey
+        }
+        options.dpr = 1e300
+        options.width = 10
+        #expect(options.plan(for: PixelSize(width: 10, height: 10)).outputSize.width <= 10_000_000)
+    }
 }

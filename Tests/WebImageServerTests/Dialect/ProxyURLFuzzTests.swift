@@ -25,28 +25,33 @@ struct ProxyPathFuzzer {
     /// Bytes the mutations insert: separators, escapes, control bytes, and pieces of
     /// multi-byte UTF-8 (alone they make invalid UTF-8, which String repairs).
     static let noise: [UInt8] = Array("/:.@%=-_aZ09 ?#\\+".utf8) + [0x00, 0x1F, 0x7F, 0xC3, 0xA9, 0xF0, 0x9F, 0x99, 0x82]
-    mutating func pick<T>(_ values: [T]) -> T { values[Int.random(in: 0..<values.count, using: &random)] }
-    mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &random) < percent }
+    /// A number in `0..<bound` (the modulo bias does not matter here, and it is much
+    /// cheaper in a debug build than the generic `Int.random(in:using:)`).
+    mutating func below(_ bound: Int) -> Int { Int(random.next() % UInt64(bound)) }
+    /// A number in `range`.
+    mutating func within(_ range: ClosedRange<Int>) -> Int { range.lowerBound + below(range.count) }
+    mutating func pick<T>(_ values: [T]) -> T { values[below(values.count)] }
+    mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
 
     mutating func number() -> String {
-        switch Int.random(in: 0..<6, using: &random) {
-        case 0: String(Int.random(in: 0...10_000, using: &random))
-        case 1: String(Int.random(in: -10_000...0, using: &random))
-        case 2: String(Double.random(in: -2...10, using: &random))
-        case 3: String(Int.random(in: 0...100, using: &random))
-        case 4: String(UInt64.random(in: 0...UInt64.max, using: &random))
+        switch below(6) {
+        case 0: String(within(0...10_000))
+        case 1: String(within(-10_000...0))
+        case 2: String(Double(within(-2_000...10_000)) / 1000)
+        case 3: String(within(0...100))
+        case 4: String(random.next())
         default: pick(Self.words)
         }
     }
 
     mutating func option() -> String {
-        let arguments = (0..<Int.random(in: 0...6, using: &random)).map { _ in chance(50) ? number() : pick(Self.words) }
+        let arguments = (0..<within(0...6)).map { _ in chance(50) ? number() : pick(Self.words) }
         return ([pick(Self.optionNames)] + arguments).joined(separator: ":")
     }
 
     /// A random path: signature, options, source.
     mutating func randomPath() -> String {
-        let options = (0..<Int.random(in: 0...6, using: &random)).map { _ in option() }
+        let options = (0..<within(0...6)).map { _ in option() }
         let signature = pick(["insecure", "_", "", "oKfUtW34Dvo2BGQehJFR4Nr0_rIjOtdtzJ3QFsUcXH8", "x:y"])
         return "/" + ([signature] + options + [pick(Self.sources)]).joined(separator: "/")
     }
@@ -54,9 +59,9 @@ struct ProxyPathFuzzer {
     /// `path` with one to four random edits, made on its UTF-8 bytes.
     mutating func mutate(_ path: String) -> String {
         var bytes = Array(path.utf8)
-        for _ in 0..<Int.random(in: 1...4, using: &random) {
-            let position = bytes.isEmpty ? 0 : Int.random(in: 0..<bytes.count, using: &random)
-            switch Int.random(in: 0..<6, using: &random) {
+        for _ in 0..<within(1...4) {
+            let position = bytes.isEmpty ? 0 : below(bytes.count)
+            switch below(6) {
             case 0: bytes.insert(pick(Self.noise), at: position)
             case 1: if !bytes.isEmpty { bytes.remove(at: position) }
             case 2: if !bytes.isEmpty { bytes[position] = pick(Self.noise) }

@@ -134,7 +134,7 @@ struct ProxyURLParserTests {
         #expect(options.format == .avif)
         #expect(options.blur == 3 && options.sharpen == 0.5)
         #expect(options.rotate == 270)
-        #expect(options.background == ProxyColor(red: 10, green: 20, blue: 30))
+        #expect(options.background == ImageColor(red: 10, green: 20, blue: 30))
         #expect(options.stripMetadata == false)
         #expect(options.cacheBuster == "abc")
         #expect(!options.raw)

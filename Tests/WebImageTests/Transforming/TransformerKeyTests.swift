@@ -31,6 +31,33 @@ struct TransformerKeyTests {
             CropTransformer(size: PixelSize(width: 100, height: 50)),
             CropTransformer(size: PixelSize(width: 100, height: 50), gravity: .west),
             TransformerPipeline([]),
+            ExtendTransformer(size: box),
+            ExtendTransformer(size: box, gravity: .north),
+            ExtendTransformer(size: box, background: .white),
+            RoundCornerTransformer(radius: 20),
+            RoundCornerTransformer(radius: 21),
+            RoundCornerTransformer(radius: 20, borderWidth: 2),
+            RoundCornerTransformer(radius: 20, borderWidth: 2, borderColor: .white),
+            RotateTransformer(degrees: 90),
+            RotateTransformer(degrees: 45),
+            RotateTransformer(degrees: 45, fitSize: false),
+            RotateTransformer(degrees: 45, background: .white),
+            RotateTransformer(degrees: 12.5),
+            FlipTransformer(horizontal: true, vertical: false),
+            FlipTransformer(horizontal: false, vertical: true),
+            FlipTransformer(horizontal: true, vertical: true),
+            FlipTransformer(horizontal: false, vertical: false),
+            TintTransformer(color: .white),
+            TintTransformer(color: ImageColor(red: 255, green: 255, blue: 255, alpha: 128)),
+            BlurTransformer(sigma: 2),
+            BlurTransformer(sigma: 2.5),
+            BlurTransformer(sigma: 1e20),
+            SharpenTransformer(sigma: 2),
+            GrayscaleTransformer(),
+            BackgroundTransformer(color: .white),
+            BackgroundTransformer(color: .black),
+            TransformerPipeline([BlurTransformer(sigma: 2), GrayscaleTransformer()]),
+            TransformerPipeline([GrayscaleTransformer(), BlurTransformer(sigma: 2)]),
         ]
         return list
     }
@@ -51,6 +78,16 @@ struct TransformerKeyTests {
         #expect(ResizeTransformer(size: Self.box, mode: .fillDown, gravity: .focusPoint(x: 0.25, y: 1)).key == "resize-fill-down-400x300-fp0p25-1")
         #expect(CropTransformer(rect: PixelRect(x: 10, y: -20, width: 100, height: 50)).key == "crop-10-m20-100x50")
         #expect(CropTransformer(size: PixelSize(width: 100, height: 50), gravity: .smart).key == "crop-100x50-sm")
+        #expect(ExtendTransformer(size: Self.box, gravity: .southWest, background: .white).key == "extend-400x300-sowe-ffffffff")
+        #expect(RoundCornerTransformer(radius: 20, borderWidth: 2).key == "round-20-2-000000ff")
+        #expect(RotateTransformer(degrees: -45, fitSize: false).key == "rotate-315-keep-00000000")
+        #expect(BlurTransformer(sigma: 1.5).key == "blur-1p5")
+        #expect(BlurTransformer(sigma: -2).key == "blur-m2")
+        #expect(SharpenTransformer(sigma: 0.5).key == "sharpen-0p5")
+        #expect(TintTransformer(color: ImageColor(red: 255, green: 0, blue: 0, alpha: 128)).key == "tint-ff000080")
+        #expect(BackgroundTransformer(color: .white).key == "background-ffffffff")
+        #expect(GrayscaleTransformer().key == "grayscale")
+        #expect(FlipTransformer(horizontal: true, vertical: false).key == "flip-h")
     }
 
     // SPEC K8 / K9
