@@ -77,6 +77,67 @@ static inline int wi_extract_band(VipsImage *in, VipsImage **out, int band, int 
     return vips_extract_band(in, out, band, "n", n, NULL);
 }
 
+// MARK: Transforming
+
+/// `vips_thumbnail_image` with a crop: `crop` is a `VipsInteresting` (NONE keeps the
+/// whole image, CENTRE / ATTENTION fill the box and crop to it).
+static inline int wi_thumbnail_crop(VipsImage *in, VipsImage **out, int width, int height, int size, int crop) {
+    return vips_thumbnail_image(in, out, width, "height", height, "size", (VipsSize)size,
+                                "crop", (VipsInteresting)crop, "no_rotate", TRUE, NULL);
+}
+static inline int wi_smartcrop(VipsImage *in, VipsImage **out, int width, int height, int interesting) {
+    return vips_smartcrop(in, out, width, height, "interesting", (VipsInteresting)interesting, NULL);
+}
+/// Places `in` at (`x`, `y`) on a `width` × `height` canvas of the colour `background`
+/// (one value a band).
+static inline int wi_embed_background(VipsImage *in, VipsImage **out, int x, int y, int width, int height, const double *background, int n) {
+    VipsArrayDouble *array = vips_array_double_new(background, n);
+    int result = vips_embed(in, out, x, y, width, height, "extend", VIPS_EXTEND_BACKGROUND, "background", array, NULL);
+    vips_area_unref(VIPS_AREA(array));
+    return result;
+}
+/// A lossless turn by a multiple of 90° clockwise (`angle` is a `VipsAngle`).
+static inline int wi_rot(VipsImage *in, VipsImage **out, int angle) { return vips_rot(in, out, (VipsAngle)angle, NULL); }
+/// Rotates by any angle (degrees, clockwise) onto a canvas that holds the whole result,
+/// with bicubic interpolation; new pixels take the colour `background`.
+static inline int wi_rotate(VipsImage *in, VipsImage **out, double angle, const double *background, int n) {
+    VipsArrayDouble *array = vips_array_double_new(background, n);
+    VipsInterpolate *bicubic = vips_interpolate_new("bicubic");
+    int result = vips_rotate(in, out, angle, "background", array, "interpolate", bicubic, NULL);
+    g_object_unref(bicubic);
+    vips_area_unref(VIPS_AREA(array));
+    return result;
+}
+static inline int wi_flip(VipsImage *in, VipsImage **out, int direction) { return vips_flip(in, out, (VipsDirection)direction, NULL); }
+static inline int wi_gaussblur(VipsImage *in, VipsImage **out, double sigma) { return vips_gaussblur(in, out, sigma, NULL); }
+static inline int wi_sharpen(VipsImage *in, VipsImage **out, double sigma) { return vips_sharpen(in, out, "sigma", sigma, NULL); }
+/// `out = in × a + b` band by band, rounded and clipped to 8 bits.
+static inline int wi_linear_uchar(VipsImage *in, VipsImage **out, const double *a, const double *b, int n) {
+    return vips_linear(in, out, (double *)a, (double *)b, n, "uchar", TRUE, NULL);
+}
+/// `out = cond / 255 × in1 + (1 − cond / 255) × in2`, pixel by pixel.
+static inline int wi_blend(VipsImage *cond, VipsImage *in1, VipsImage *in2, VipsImage **out) {
+    return vips_ifthenelse(cond, in1, in2, out, "blend", TRUE, NULL);
+}
+static inline int wi_bandjoin2(VipsImage *first, VipsImage *second, VipsImage **out) { return vips_bandjoin2(first, second, out, NULL); }
+static inline int wi_premultiply(VipsImage *in, VipsImage **out) { return vips_premultiply(in, out, NULL); }
+static inline int wi_unpremultiply(VipsImage *in, VipsImage **out) { return vips_unpremultiply(in, out, NULL); }
+/// Flattens alpha onto `background` (one value a colour band).
+static inline int wi_flatten_background(VipsImage *in, VipsImage **out, const double *background, int n) {
+    VipsArrayDouble *array = vips_array_double_new(background, n);
+    int result = vips_flatten(in, out, "background", array, NULL);
+    vips_area_unref(VIPS_AREA(array));
+    return result;
+}
+/// `overlay` composited over `base` (Porter-Duff OVER), both the same size.
+static inline int wi_composite_over(VipsImage *base, VipsImage *overlay, VipsImage **out) {
+    return vips_composite2(base, overlay, out, VIPS_BLEND_MODE_OVER, NULL);
+}
+/// An image of `image`'s size, format and interpretation whose every pixel is `values`.
+static inline VipsImage *wi_constant_like(VipsImage *image, const double *values, int n) {
+    return vips_image_new_from_image(image, values, n);
+}
+
 // MARK: Saving
 
 static inline int wi_jpegsave(VipsImage *in, void **buf, size_t *len, int quality, int strip, int interlace) {

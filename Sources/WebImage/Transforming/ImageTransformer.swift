@@ -6,7 +6,8 @@
 /// Transformers run on the coding pool, never on the caller's thread.
 public protocol ImageTransformer: Sendable {
     /// A stable, distinct name of this transformer and its parameters, e.g.
-    /// `Resize(400x300,fill,centre)`. Safe in a file name: no `/`, no whitespace.
+    /// `resize-fill-400x300-ce` (the built-in transformers follow the format described at
+    /// each of them). Safe in a file name: no `/`, no whitespace.
     var key: String { get }
 
     /// Returns the transformed image. An animated image is transformed frame by frame

@@ -1,0 +1,19 @@
+import CVips
+
+/// Turns the image grey (libvips' sRGB → B_W conversion), keeping alpha. A grey image is
+/// returned as it is.
+///
+/// Key: `grayscale`.
+public struct GrayscaleTransformer: ImageTransformer {
+    /// Creates a grayscale transformer.
+    public init() {}
+
+    public var key: String { "grayscale" }
+
+    public func transform(_ image: Image) throws(ImageError) -> Image {
+        if VipsTransform.isGrey(image.handle) { return image }
+        return try image.transformingPixels { strip throws(ImageError) in
+            try VipsTransform.run("converting to grey") { wi_colourspace(strip.pointer, $0, Int32(VIPS_INTERPRETATION_B_W.rawValue)) }
+        }
+    }
+}

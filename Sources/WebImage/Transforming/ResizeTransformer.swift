@@ -1,0 +1,153 @@
+import CVips
+
+/// Resizes to a box in one of four ``ResizeMode``s, with libvips' thumbnail machinery
+/// (Lanczos 3, alpha premultiplied while resampling, an embedded ICC profile honoured).
+///
+/// A width or height of 0 is derived from the other, keeping the aspect ratio (then every
+/// mode acts as ``ResizeMode/fit``); both 0 keeps the original size. Without `enlarge`, an
+/// image smaller than the box is not upscaled: ``ResizeMode/fit`` and ``ResizeMode/fill``
+/// results are never larger than the source. An animation is resized frame by frame.
+///
+/// Key: `resize-<mode>-<W>x<H>`, then the gravity for the fill modes and `-up` when
+/// enlarging: `resize-fill-400x300-ce`, `resize-fit-400x0-up`.
+public struct ResizeTransformer: ImageTransformer {
+    /// The box; 0 in one dimension derives it from the other.
+    public let size: PixelSize
+    /// How the image fits the box.
+    public let mode: ResizeMode
+    /// Which part a fill keeps (ignored by fit and force).
+    public let gravity: Gravity
+    /// Whether an image smaller than the box may be upscaled (``ResizeMode/fillDown``
+    /// never upscales).
+    public let enlarge: Bool
+
+    /// Creates a resize to `size` in `mode`; see the type's description for the rules.
+    public init(size: PixelSize, mode: ResizeMode = .fit, gravity: Gravity = .center, enlarge: Bool = false) {
+        self.size = size
+        self.mode = mode
+        self.gravity = gravity
+        self.enlarge = enlarge
+    }
+
+    public var key: String {
+        var key = "resize-\(mode.rawValue)-\(TransformKey.size(size))"
+        if mode == .fill || mode == .fillDown { key += "-" + gravity.keyComponent }
+        if enlarge, mode != .fillDown { key += "-up" }
+        return key
+    }
+
+    public func transform(_ image: Image) throws(ImageError) -> Image {
+        guard size.width >= 0, size.height >= 0 else {
+            throw .invalidTransform("resize to \(size): width and height must be 0 or more (0 derives one from the other)")
+        }
+        try gravity.validate()
+        let source = image.pixelSize
+        guard size != .zero else { return image }
+        let plan = Self.plan(source: source, box: size, mode: mode, enlarge: enlarge)
+        if plan.resized == source, plan.crop == source { return image }
+        try VipsTransform.checkOutput(plan.resized, frames: image.frameCount, by: "resize \(key)")
+        // libvips' attention search would pick a different region in each frame.
+        let gravity: Gravity = image.isAnimated && self.gravity == .smart ? .center : self.gravity
+        return try image.transformingFrames { frame throws(ImageError) in
+            try Self.resize(frame, plan: plan, gravity: gravity)
+        }
+    }
+
+    /// What a resize does, in pixels: scale the source to `resized` (`fitBox` tells libvips
+    /// to fit a box rather than force a size), then cut `crop` out of it at the gravity.
+    struct Plan: Equatable {
+        /// libvips' thumbnail box; for a fit, a dimension of `VIPS_MAX_COORD` is unconstrained.
+        var box: PixelSize
+        /// Whether the thumbnail keeps the aspect ratio inside `box` (else it forces `box`).
+        var fitBox: Bool
+        /// Whether the thumbnail may upscale.
+        var enlarge: Bool
+        /// The scaled size before cropping (an estimate for fits: libvips rounds).
+        var resized: PixelSize
+        /// The final size.
+        var crop: PixelSize
+    }
+
+    static func plan(source: PixelSize, box: PixelSize, mode: ResizeMode, enlarge: Bool) -> Plan {
+        let (w, h) = (Double(source.width), Double(source.height))
+        func scaled(_ scale: Double) -> PixelSize {
+            PixelSize(width: max(1, Int((w * scale).rounded())), height: max(1, Int((h * scale).rounded())))
+        }
+        // A box shrunk, keeping its aspect ratio, until no dimension exceeds the source's.
+        func boxWithin(_ box: PixelSize) -> PixelSize {
+            let shrink = min(1, w / Double(box.width), h / Double(box.height))
+            guard shrink < 1 else { return box }
+            return PixelSize(
+                width: max(1, Int((Double(box.width) * shrink).rounded())),
+                height: max(1, Int((Double(box.height) * shrink).rounded()))
+            )
+        }
+        let unconstrained = Int(VIPS_MAX_COORD)
+        if box.width == 0 || box.height == 0 || mode == .fit {
+            var scale = box.width == 0 ? Double(box.height) / h
+                : box.height == 0 ? Double(box.width) / w
+                : min(Double(box.width) / w, Double(box.height) / h)
+            if !enlarge { scale = min(1, scale) }
+            let resized = scale == 1 ? source : scaled(scale)
+            let thumbnailBox = PixelSize(
+                width: box.width == 0 ? unconstrained : box.width,
+                height: box.height == 0 ? unconstrained : box.height
+            )
+            return Plan(box: thumbnailBox, fitBox: true, enlarge: enlarge, resized: resized, crop: resized)
+        }
+        switch mode {
+        case .fill, .fillDown:
+            let target = mode == .fillDown ? boxWithin(box) : box
+            let mayEnlarge = enlarge && mode == .fill
+            var scale = max(Double(target.width) / w, Double(target.height) / h)
+            if !mayEnlarge { scale = min(1, scale) }
+            var resized = scale == 1 ? source : scaled(scale)
+            // Rounding must never leave the scaled image short of the box it covers.
+            if scale != 1 {
+                if Double(target.width) / w >= Double(target.height) / h {
+                    resized.width = target.width
+                    resized.height = max(resized.height, target.height)
+                } else {
+                    resized.height = target.height
+                    resized.width = max(resized.width, target.width)
+                }
+            }
+            let crop = PixelSize(width: min(target.width, resized.width), height: min(target.height, resized.height))
+            return Plan(box: resized, fitBox: false, enlarge: mayEnlarge, resized: resized, crop: crop)
+        case .force, .fit:
+            let target = enlarge ? box : boxWithin(box)
+            return Plan(box: target, fitBox: false, enlarge: enlarge, resized: target, crop: target)
+        }
+    }
+
+    private static func resize(_ frame: VipsImageHandle, plan: Plan, gravity: Gravity) throws(ImageError) -> VipsImageHandle {
+        let none = Int32(VIPS_INTERESTING_NONE.rawValue)
+        if plan.fitBox {
+            let size = plan.enlarge ? VIPS_SIZE_BOTH : VIPS_SIZE_DOWN
+            return try VipsTransform.run("resizing to fit \(plan.box)") {
+                wi_thumbnail_crop(frame.pointer, $0, Int32(plan.box.width), Int32(plan.box.height), Int32(size.rawValue), none)
+            }
+        }
+        // A centred or smart fill is one libvips thumbnail with a crop, as libvips' own
+        // thumbnail does it; other gravities resize, then cut at the gravity.
+        if plan.crop != plan.resized, gravity == .center || gravity == .smart {
+            let interesting = gravity == .smart ? VIPS_INTERESTING_ATTENTION : VIPS_INTERESTING_CENTRE
+            let size = plan.enlarge ? VIPS_SIZE_BOTH : VIPS_SIZE_DOWN
+            return try VipsTransform.run("resizing to fill \(plan.crop)") {
+                wi_thumbnail_crop(
+                    frame.pointer, $0, Int32(plan.crop.width), Int32(plan.crop.height), Int32(size.rawValue), Int32(interesting.rawValue)
+                )
+            }
+        }
+        var resized = frame
+        if plan.resized != PixelSize(width: frame.width, height: frame.height) {
+            resized = try VipsTransform.run("resizing to \(plan.resized)") {
+                wi_thumbnail_crop(
+                    frame.pointer, $0, Int32(plan.resized.width), Int32(plan.resized.height), Int32(VIPS_SIZE_FORCE.rawValue), none
+                )
+            }
+        }
+        let offset = gravity.offset(of: plan.crop, in: plan.resized)
+        return try VipsTransform.extract(resized, PixelRect(x: offset.x, y: offset.y, width: plan.crop.width, height: plan.crop.height))
+    }
+}

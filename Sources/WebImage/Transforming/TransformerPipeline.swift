@@ -1,0 +1,24 @@
+/// Several transformers applied in order, as one: SDImagePipelineTransformer.
+///
+/// Its key joins the children's keys with `+` (`resize-fill-400x300-ce+blur-2`); an
+/// empty pipeline leaves the image as it is, and its key is empty, so its cache key is
+/// the original's.
+public struct TransformerPipeline: ImageTransformer {
+    /// The transformers, first applied first.
+    public let transformers: [any ImageTransformer]
+
+    /// Creates a pipeline applying `transformers` in order.
+    public init(_ transformers: [any ImageTransformer]) {
+        self.transformers = transformers
+    }
+
+    public var key: String { transformers.map(\.key).joined(separator: "+") }
+
+    public func transform(_ image: Image) throws(ImageError) -> Image {
+        var result = image
+        for transformer in transformers {
+            result = try transformer.transform(result)
+        }
+        return result
+    }
+}
