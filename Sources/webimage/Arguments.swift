@@ -15,6 +15,17 @@ enum Arguments {
         return PixelSize(width: width, height: height)
     }
 
+    /// A resize written `MODE:WxH` (`--resize fill:200x150`), MODE one of fit, fill,
+    /// fill-down, force.
+    static func resize(_ text: String) throws -> ResizeTransformer {
+        let modes = ResizeMode.allCases.map(\.rawValue).joined(separator: ", ")
+        let parts = text.split(separator: ":", maxSplits: 1)
+        guard parts.count == 2, let mode = ResizeMode(rawValue: String(parts[0]).lowercased()) else {
+            throw ValidationError("'\(text)' is not a resize: write MODE:WIDTHxHEIGHT with MODE one of \(modes), e.g. fill:200x150")
+        }
+        return ResizeTransformer(size: try size(String(parts[1])), mode: mode)
+    }
+
     /// A duration written as a number and a unit: `90s`, `30m`, `12h`, `7d`, `2w`.
     static func duration(_ text: String) throws -> TimeInterval {
         let units: [Character: TimeInterval] = ["s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400]

@@ -35,6 +35,15 @@ struct FetchCommand: AsyncParsableCommand {
     )
     var thumbnail: PixelSize?
 
+    @Option(
+        help: ArgumentHelp(
+            "Resize to a box: fit (inside it), fill (cover it, cropping the overflow), fill-down (fill, never enlarging) or force (exactly, ignoring the aspect ratio).",
+            valueName: "mode:WxH"
+        ),
+        transform: Arguments.resize
+    )
+    var resize: ResizeTransformer?
+
     @Option(help: ArgumentHelp("Write the images in this format (default: as downloaded).", valueName: "format"))
     var format: OutputFormat?
 
@@ -95,6 +104,7 @@ struct FetchCommand: AsyncParsableCommand {
         var context: ImageContext
         var format: OutputFormat?
         var thumbnail: PixelSize?
+        var resize: ResizeTransformer?
         var quality: Int
         var retryFailed: Bool
         var json: Bool
@@ -103,7 +113,7 @@ struct FetchCommand: AsyncParsableCommand {
 
     private var settings: Settings {
         Settings(
-            options: loadOptions, context: loadContext, format: format, thumbnail: thumbnail, quality: quality,
+            options: loadOptions, context: loadContext, format: format, thumbnail: thumbnail, resize: resize, quality: quality,
             retryFailed: retryFailed, json: json, toStandardOutput: output == "-"
         )
     }
@@ -118,6 +128,7 @@ struct FetchCommand: AsyncParsableCommand {
     private var loadContext: ImageContext {
         var context = ImageContext()
         context.thumbnailPixelSize = thumbnail
+        context.transformer = resize
         if noCache {
             context.queryCacheType = .none
             context.storeCacheType = .none
@@ -199,10 +210,10 @@ struct FetchCommand: AsyncParsableCommand {
     }
 
     /// The bytes to write: the downloaded (or cached) bytes as they are when nothing asks
-    /// for a change, else the image encoded in `--format` (or its own format when writable,
-    /// else PNG with alpha and JPEG without).
+    /// for a change, else the (thumbnailed, resized) image encoded in `--format` (or its own
+    /// format when writable, else PNG with alpha and JPEG without).
     private static func outputBytes(image: Image, downloaded: Data?, settings: Settings) async throws(ImageError) -> (Data, ImageFormat) {
-        if settings.format == nil, settings.thumbnail == nil, let downloaded {
+        if settings.format == nil, settings.thumbnail == nil, settings.resize == nil, let downloaded {
             return (downloaded, ImageFormat(data: downloaded))
         }
         let target = settings.format?.imageFormat ?? (image.format.isWritable ? image.format : image.hasAlpha ? .png : .jpeg)

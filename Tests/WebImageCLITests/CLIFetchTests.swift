@@ -80,6 +80,29 @@ struct CLIFetchTests {
         }
     }
 
+    @Test("fetch --resize fit|fill:WxH resizes through the manager's transformer")
+    func fetchResize() async throws {
+        try await withCLI { origin, sandbox in
+            origin.register("/wide.png", .image(try TestImages.encode(try TestImages.quadrants(width: 80, height: 40), as: .png)))
+            let url = origin.url("/wide.png").absoluteString
+            let fit = try await sandbox.run(["fetch", url, "--resize", "fit:20x20", "-o", "fit", "--json"])
+            #expect(fit.status == 0, "\(fit.stderr)")
+            let fitRecord = try #require(try fit.jsonLines().first)
+            #expect([fitRecord["width"], fitRecord["height"]].map { $0 as? Int } == [20, 10])
+            #expect(fitRecord["format"] as? String == "png")
+            let fill = try await sandbox.run(["fetch", url, "--resize", "fill:20x20", "--format", "jpeg", "-o", "fill", "--json"])
+            let fillRecord = try #require(try fill.jsonLines().first)
+            #expect([fillRecord["width"], fillRecord["height"]].map { $0 as? Int } == [20, 20])
+            #expect(fillRecord["cacheType"] as? String == "disk", "made from the original on disk, without a download")
+            let data = try #require(FileManager.default.contents(atPath: sandbox.path("fill/wide.jpg")))
+            #expect(ImageFormat(data: data) == .jpeg)
+            #expect(origin.requestCount("/wide.png") == 1)
+            let bad = try await sandbox.run(["fetch", url, "--resize", "stretch:20x20"])
+            #expect(bad.status == 64 && bad.stderrLines.count == 1)
+            #expect(bad.stderr.contains("--resize") && bad.stderr.contains("fit, fill"))
+        }
+    }
+
     @Test("fetch --no-cache always downloads and stores nothing; -o - writes the bytes to standard output")
     func fetchNoCacheAndStdout() async throws {
         try await withCLI { origin, sandbox in

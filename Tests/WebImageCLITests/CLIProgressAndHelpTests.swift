@@ -75,7 +75,7 @@ struct CLIProgressAndHelpTests {
         defer { sandbox.remove() }
         let commands: [([String], [String])] = [
             ([], ["fetch", "prefetch", "info", "cache", "refresh", "--version"]),
-            (["fetch"], ["--output", "--thumbnail", "--format", "--quality", "--no-cache", "--refresh", "--retry-failed", "--json", "--cache-dir"]),
+            (["fetch"], ["--output", "--thumbnail", "--resize", "--format", "--quality", "--no-cache", "--refresh", "--retry-failed", "--json", "--cache-dir"]),
             (["prefetch"], ["--concurrency", "--json", "--cache-dir"]),
             (["info"], ["--json", "--cache-dir"]),
             (["cache"], ["info", "clean", "clear", "path"]),
