@@ -51,6 +51,3 @@ struct Pipeline: Sendable {
         }
     }
 }
-
-/// Ends a command with exit status 1 after its failures were reported on standard error.
-struct FailuresReported: Error {}

@@ -119,7 +119,9 @@ struct FetchCommand: AsyncParsableCommand {
     }
 
     private var loadOptions: ImageOptions {
-        var options: ImageOptions = [.waitStoreCache]
+        // A URL given twice is a memory hit the second time: queryMemoryData still brings
+        // the bytes from disk, so both files are the same download.
+        var options: ImageOptions = [.waitStoreCache, .queryMemoryData]
         if refresh { options.insert(.refreshCached) }
         if retryFailed { options.insert(.retryFailed) }
         return options

@@ -83,7 +83,8 @@ final class ProgressRenderer: Sendable {
     }
 
     /// Runs `body` (which prints whole lines) with the bar taken off the screen, then
-    /// draws the bar again below them.
+    /// draws the bar again below them. `body` runs under the renderer's lock, so that no
+    /// redraw lands in the middle of a line: it must not call the renderer.
     func aside(_ body: () -> Void) {
         guard isEnabled else {
             body()

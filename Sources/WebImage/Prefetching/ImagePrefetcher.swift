@@ -14,7 +14,9 @@ import Foundation
 ///
 /// Three ways in: ``prefetch(_:progress:completion:)`` with callbacks and a token,
 /// ``prefetch(_:)`` awaiting the result (cancelling the awaiting task cancels the
-/// prefetch), and ``progress(of:)``, an `AsyncStream` of progress reports.
+/// prefetch), and ``progress(of:)``, an `AsyncStream` of progress reports. In an async
+/// context, `prefetch(urls)` alone is the awaiting form; pass `progress:` or `completion:`
+/// to get a token instead.
 public final class ImagePrefetcher: Sendable {
     /// A process-wide prefetcher on ``ImageManager/shared``.
     public static let shared = ImagePrefetcher()

@@ -111,9 +111,6 @@ public final class PrefetchToken: Sendable {
         }
     }
 
-    /// Whether URLs are left to start.
-    var hasPending: Bool { state.withLock { !$0.ended && $0.next < urls.count } }
-
     /// Remembers the load of URL `index` so that ``cancel()`` can stop it. A load that
     /// already finished (a memory hit completes before it is returned) is not kept, and one
     /// started just after a cancel is cancelled at once.
