@@ -14,13 +14,21 @@ public struct CacheMetadata: Sendable, Hashable {
     /// When the entry was written. ``DiskCache/store(_:forKey:metadata:)`` sets it to the
     /// time of the write; ``DiskCache/updateMetadata(_:forKey:)`` writes it as given.
     public var storedDate: Date
+    /// The URL the bytes were downloaded from, recorded for entries that hold a download
+    /// as it came (not for transformed variants), so that the entry can be revalidated
+    /// without knowing how its key was made (`webimage refresh`). `nil` in entries written
+    /// before it was recorded.
+    public var sourceURL: URL?
 
     /// Creates metadata; `storedDate` defaults to now.
-    public init(etag: String? = nil, lastModified: String? = nil, expirationDate: Date? = nil, storedDate: Date = Date()) {
+    public init(
+        etag: String? = nil, lastModified: String? = nil, expirationDate: Date? = nil, storedDate: Date = Date(), sourceURL: URL? = nil
+    ) {
         self.etag = etag
         self.lastModified = lastModified
         self.expirationDate = expirationDate
         self.storedDate = storedDate
+        self.sourceURL = sourceURL
     }
 
     /// Whether ``expirationDate`` has passed at `date` (never, when there is none).

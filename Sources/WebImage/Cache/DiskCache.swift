@@ -170,7 +170,7 @@ public final class DiskCache: Sendable {
 
     /// Reads and checks one file. A damaged file in the cache's own directory is removed;
     /// in a read-only path it is left alone, and a file without a trailer is taken whole.
-    private func readEntry(path: String, readOnly: Bool, touch: Bool, parseMetadata: Bool) -> DiskCacheEntry? {
+    func readEntry(path: String, readOnly: Bool, touch: Bool, parseMetadata: Bool) -> DiskCacheEntry? {
         let touchBefore = touch ? Date().timeIntervalSince1970 - Self.accessTimeResolution : nil
         guard let contents = DiskFiles.readFile(path: path, touchAccessBefore: touchBefore) else { return nil }
         let fileDate = Date(timeIntervalSince1970: contents.status.modified)

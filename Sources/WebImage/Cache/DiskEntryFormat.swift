@@ -18,8 +18,10 @@ import Foundation
 /// The image comes first so that the file still opens in an image viewer (decoders stop
 /// at the image's end marker). A metadata record is a tag byte, a UInt32 length and that
 /// many bytes: 1 stored date and 2 expiration date (Float64 seconds since 1970), 3 ETag,
-/// 4 Last-Modified, 5 the key (UTF-8). Unknown tags are skipped, so records can be added
-/// without a version change.
+/// 4 Last-Modified, 5 the key (UTF-8), 6 the source URL (UTF-8, only for entries that hold
+/// a download as it came). Unknown tags are skipped, so records can be added without a
+/// version change: older readers ignore record 6, and entries without it read back with
+/// no source URL.
 ///
 /// A file is an entry only if it ends with the magic, its length is exactly
 /// dataLength + metadataLength + 28, and the CRC matches; anything else — a truncated
@@ -36,7 +38,7 @@ enum DiskEntryFormat {
     private static let magicValue = magic.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
 
     private enum Tag: UInt8 {
-        case storedDate = 1, expirationDate = 2, etag = 3, lastModified = 4, key = 5
+        case storedDate = 1, expirationDate = 2, etag = 3, lastModified = 4, key = 5, sourceURL = 6
     }
 
     /// How a file's bytes read.
@@ -60,6 +62,7 @@ enum DiskEntryFormat {
         if let etag = metadata.etag { append(.etag, string: etag, to: &bytes) }
         if let lastModified = metadata.lastModified { append(.lastModified, string: lastModified, to: &bytes) }
         append(.key, string: key, to: &bytes)
+        if let sourceURL = metadata.sourceURL { append(.sourceURL, string: sourceURL.absoluteString, to: &bytes) }
         let metadataLength = bytes.count
         appendInteger(UInt64(data.count), to: &bytes)
         appendInteger(UInt32(metadataLength), to: &bytes)
@@ -115,6 +118,7 @@ enum DiskEntryFormat {
             case .etag: metadata.etag = String(decoding: value, as: UTF8.self)
             case .lastModified: metadata.lastModified = String(decoding: value, as: UTF8.self)
             case .key: key = String(decoding: value, as: UTF8.self)
+            case .sourceURL: metadata.sourceURL = URL(string: String(decoding: value, as: UTF8.self))
             case nil: continue
             }
         }

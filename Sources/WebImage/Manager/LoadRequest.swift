@@ -262,9 +262,13 @@ struct LoadRequest: Sendable {
     }
 
     private func store(_ images: VariantImages?, response: DownloadResponse) async {
-        let metadata = CacheMetadata(response: response.head)
+        // Entries holding the download as it came record where it came from (for a
+        // revalidation that does not know the key filter); a variant's entry does not.
+        var metadata = CacheMetadata(response: response.head)
+        let variantMetadata = metadata
+        metadata.sourceURL = url
         var writes: [Task<Void, Never>] = []
-        if let write = await storeVariant(images?.result, data: response.data, metadata: metadata, wait: false) {
+        if let write = await storeVariant(images?.result, data: response.data, metadata: isVariant ? variantMetadata : metadata, wait: false) {
             writes.append(write)
         }
         // A variant's original is kept too, so that other variants need no download.

@@ -1,0 +1,184 @@
+import Foundation
+
+/// Loads lists of images into the cache ahead of need: SDWebImagePrefetcher's counterpart.
+///
+/// Every load goes through ``manager`` with ``ImageOptions/lowPriority`` (so prefetches
+/// wait behind the loads someone is waiting for), at most ``maxConcurrentPrefetchCount``
+/// at a time across all of this prefetcher's prefetches. Each prefetch reports progress
+/// once per URL, in counting order, and completes once with (finished, skipped), where a
+/// skipped URL is one that failed (SPEC P1). A new prefetch never cancels an earlier one;
+/// each is stopped through its own ``PrefetchToken`` (SPEC P2).
+///
+///     let prefetcher = ImagePrefetcher()
+///     let result = await prefetcher.prefetch(urls)      // finished, skipped, total
+///
+/// Three ways in: ``prefetch(_:progress:completion:)`` with callbacks and a token,
+/// ``prefetch(_:)`` awaiting the result (cancelling the awaiting task cancels the
+/// prefetch), and ``progress(of:)``, an `AsyncStream` of progress reports. In an async
+/// context, `prefetch(urls)` alone is the awaiting form; pass `progress:` or `completion:`
+/// to get a token instead.
+public final class ImagePrefetcher: Sendable {
+    /// A process-wide prefetcher on ``ImageManager/shared``.
+    public static let shared = ImagePrefetcher()
+
+    /// The manager every load goes through.
+    public let manager: ImageManager
+    /// The options of every load; ``ImageOptions/lowPriority`` is always added.
+    public let options: ImageOptions
+    /// The context of every load (`nil`: the manager's default context).
+    public let context: ImageContext?
+
+    private struct State {
+        var limit: Int
+        /// Loads started and not finished, over every prefetch.
+        var inFlight = 0
+        /// Prefetches with URLs left to start, oldest first: they are served in order.
+        var waiting: [PrefetchToken] = []
+        /// Prefetches not yet ended, for ``cancelAll()``.
+        var active: [ObjectIdentifier: PrefetchToken] = [:]
+        /// Whether a thread is starting loads (see `startLoads`).
+        var starting = false
+    }
+
+    private let state: Locked<State>
+
+    /// Creates a prefetcher loading through `manager`, at most `maxConcurrentPrefetchCount`
+    /// images at a time (default 3, as in SDWebImage), with `options` and `context` on
+    /// every load.
+    public init(
+        manager: ImageManager = .shared,
+        maxConcurrentPrefetchCount: Int = 3,
+        options: ImageOptions = [],
+        context: ImageContext? = nil
+    ) {
+        self.manager = manager
+        self.options = options.union(.lowPriority)
+        self.context = context
+        self.state = Locked(State(limit: max(1, maxConcurrentPrefetchCount)))
+    }
+
+    /// The most loads in flight at once, over all of this prefetcher's prefetches (at
+    /// least 1). Raising it starts waiting URLs at once; lowering it lets running loads
+    /// finish.
+    public var maxConcurrentPrefetchCount: Int {
+        get { state.withLock { $0.limit } }
+        set {
+            state.withLock { $0.limit = max(1, newValue) }
+            startLoads()
+        }
+    }
+
+    /// Loads running now, over all prefetches.
+    public var inFlightCount: Int { state.withLock { $0.inFlight } }
+
+    // MARK: Prefetching
+
+    /// Prefetches `urls`, in order, calling `progress` once per finished URL and
+    /// `completion` once at the end (at once for an empty list, with (0, 0)). Callbacks
+    /// never overlap and may run on any thread; a memory hit may report before this method
+    /// returns. Returns the token that cancels this prefetch.
+    @discardableResult
+    public func prefetch(
+        _ urls: [URL],
+        progress: (@Sendable (PrefetchProgress) -> Void)? = nil,
+        completion: (@Sendable (PrefetchResult) -> Void)? = nil
+    ) -> PrefetchToken {
+        // The token is looked up by identity when it ends, so it is created first and
+        // its completion refers back to this prefetcher weakly.
+        let tokenBox = Locked<ObjectIdentifier?>(nil)
+        let token = PrefetchToken(urls: urls, progress: progress) { [weak self] result in
+            if let id = tokenBox.withLock({ $0 }) {
+                _ = self?.state.withLock { $0.active.removeValue(forKey: id) }
+            }
+            completion?(result)
+        }
+        guard !urls.isEmpty else {
+            token.finishEmpty()
+            return token
+        }
+        let id = ObjectIdentifier(token)
+        tokenBox.withLock { $0 = id }
+        state.withLock { state in
+            state.active[id] = token
+            state.waiting.append(token)
+        }
+        startLoads()
+        // A prefetch cancelled or finished before it was registered leaves no entry behind.
+        if token.isFinished { _ = state.withLock { $0.active.removeValue(forKey: id) } }
+        return token
+    }
+
+    /// Prefetches `urls` and returns how it went. Cancelling the calling task cancels the
+    /// prefetch, which then returns with ``PrefetchResult/isCancelled``.
+    public func prefetch(_ urls: [URL]) async -> PrefetchResult {
+        let link = CancellationLink<PrefetchToken>()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<PrefetchResult, Never>) in
+                let token = prefetch(urls, progress: nil) { continuation.resume(returning: $0) }
+                link.attach(token) { $0.cancel() }
+            }
+        } onCancel: {
+            link.cancel { $0.cancel() }
+        }
+    }
+
+    /// Prefetches `urls`, yielding one report per finished URL; the stream ends when the
+    /// prefetch does. Ending the iteration early (or cancelling its task) cancels the
+    /// prefetch. The last report holds the final (finished, skipped) counts; an empty list
+    /// gives an empty stream.
+    public func progress(of urls: [URL]) -> AsyncStream<PrefetchProgress> {
+        AsyncStream { continuation in
+            let token = prefetch(urls, progress: { continuation.yield($0) }, completion: { _ in continuation.finish() })
+            continuation.onTermination = { _ in token.cancel() }
+        }
+    }
+
+    /// Cancels every prefetch of this prefetcher.
+    public func cancelAll() {
+        let tokens = state.withLock { Array($0.active.values) }
+        for token in tokens { token.cancel() }
+    }
+
+    // MARK: Scheduling
+
+    /// Starts waiting URLs while slots are free. One thread at a time does it; a call made
+    /// meanwhile (a load that completed at once, a freed slot) is picked up by that thread's
+    /// next turn, so memory hits never recurse, however long the list.
+    private func startLoads() {
+        let claimed = state.withLock { state -> Bool in
+            guard !state.starting else { return false }
+            state.starting = true
+            return true
+        }
+        guard claimed else { return }
+        while let (token, index, url) = nextLoad() {
+            let task = manager.loadImage(with: url, options: options, context: context) { [weak self] result in
+                if case .success(let value) = result, !value.isFinal { return }
+                token.finish(index: index, outcome: result.map(\.cacheType))
+                self?.loadEnded()
+            }
+            token.track(task, index: index)
+        }
+    }
+
+    /// The next URL to load when a slot is free, taking the slot; otherwise `nil`, and the
+    /// calling thread stops starting loads.
+    private func nextLoad() -> (PrefetchToken, Int, URL)? {
+        state.withLock { state -> (PrefetchToken, Int, URL)? in
+            while state.inFlight < state.limit, let token = state.waiting.first {
+                if let (index, url) = token.takeNext() {
+                    state.inFlight += 1
+                    return (token, index, url)
+                }
+                state.waiting.removeFirst()
+            }
+            state.starting = false
+            return nil
+        }
+    }
+
+    private func loadEnded() {
+        state.withLock { $0.inFlight -= 1 }
+        startLoads()
+    }
+}

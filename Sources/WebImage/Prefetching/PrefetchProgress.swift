@@ -1,0 +1,47 @@
+import Foundation
+
+/// One step of a prefetch: a URL finished loading (or failed), and the counts so far.
+///
+/// Reported once per URL, in the order the loads finish, so ``finishedCount`` rises one
+/// by one from 1 to ``totalCount`` (SPEC P1).
+public struct PrefetchProgress: Sendable {
+    /// The URL that just finished.
+    public var url: URL
+    /// Where its image came from (`.none` for a download), or why it failed.
+    public var outcome: Result<CacheType, ImageError>
+    /// URLs finished so far, failed ones included.
+    public var finishedCount: Int
+    /// URLs that failed so far (a subset of ``finishedCount``).
+    public var skippedCount: Int
+    /// URLs in the prefetch.
+    public var totalCount: Int
+
+    /// Creates a progress report.
+    public init(url: URL, outcome: Result<CacheType, ImageError>, finishedCount: Int, skippedCount: Int, totalCount: Int) {
+        self.url = url
+        self.outcome = outcome
+        self.finishedCount = finishedCount
+        self.skippedCount = skippedCount
+        self.totalCount = totalCount
+    }
+}
+
+/// How a prefetch ended: SDWebImagePrefetcher's `(finishedCount, skippedCount)`.
+public struct PrefetchResult: Sendable, Hashable {
+    /// URLs that finished, failed ones included. Equal to ``totalCount`` unless cancelled.
+    public var finishedCount: Int
+    /// URLs that failed (a subset of ``finishedCount``).
+    public var skippedCount: Int
+    /// URLs in the prefetch.
+    public var totalCount: Int
+    /// Whether the prefetch was cancelled before every URL finished.
+    public var isCancelled: Bool
+
+    /// Creates a result.
+    public init(finishedCount: Int, skippedCount: Int, totalCount: Int, isCancelled: Bool = false) {
+        self.finishedCount = finishedCount
+        self.skippedCount = skippedCount
+        self.totalCount = totalCount
+        self.isCancelled = isCancelled
+    }
+}

@@ -1,0 +1,324 @@
+import ArgumentParser
+import Foundation
+import Synchronization
+import WebImage
+
+/// `webimage fetch URL…`: loads images through the cache and writes them to files.
+struct FetchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fetch",
+        abstract: "Fetch images through the cache and write them to files.",
+        discussion: """
+            Each image is loaded through the cache (memory, then disk, then the network) and \
+            stored in it. One line per image on standard output: the URL, where it came from \
+            (downloaded, disk or memory), the format and dimensions written, the bytes \
+            written, the time taken and the file. A failed image gets one line on standard \
+            error naming the URL and the reason, and the exit status is 1. With --json, \
+            each image is one JSON object on its own line (JSON Lines) with the keys url, \
+            ok, cacheType (none, memory, disk), format, width, height, bytes, milliseconds, \
+            output, and error for a failure. With '-o -', the lines go to standard error.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The images' URLs (http, https, file or data).", valueName: "url"))
+    var urls: [String]
+
+    @Option(
+        name: [.short, .customLong("output")],
+        help: ArgumentHelp("The directory the images are written to, or '-' for standard output (one URL only).", valueName: "dir|-")
+    )
+    var output = "."
+
+    @Option(
+        help: ArgumentHelp("Decode as a thumbnail within this box, keeping the aspect ratio (shrink-on-load).", valueName: "WxH"),
+        transform: Arguments.size
+    )
+    var thumbnail: PixelSize?
+
+    @Option(
+        help: ArgumentHelp(
+            "Resize to a box: fit (inside it), fill (cover it, cropping the overflow), fill-down (fill, never enlarging) or force (exactly, ignoring the aspect ratio).",
+            valueName: "mode:WxH"
+        ),
+        transform: Arguments.resize
+    )
+    var resize: ResizeTransformer?
+
+    @Option(help: ArgumentHelp("Write the images in this format (default: as downloaded).", valueName: "format"))
+    var format: OutputFormat?
+
+    @Option(help: ArgumentHelp("Quality 1–100 for lossy formats (jpeg, webp, avif) when re-encoding.", valueName: "n"))
+    var quality = 80
+
+    @Flag(help: "Neither read nor write the cache: always download.")
+    var noCache = false
+
+    @Flag(help: "Revalidate cached images with the server (If-None-Match / If-Modified-Since).")
+    var refresh = false
+
+    @Flag(help: "Try URLs that failed permanently in an earlier run (they are otherwise refused for 10 minutes).")
+    var retryFailed = false
+
+    @Flag(help: "Print one JSON object per image (JSON Lines) instead of text.")
+    var json = false
+
+    @OptionGroup var cache: CacheLocationOptions
+
+    func validate() throws {
+        guard !urls.isEmpty else { throw ValidationError("no URL given: pass one or more image URLs") }
+        for url in urls { _ = try Arguments.url(url) }
+        guard (1...100).contains(quality) else {
+            throw ValidationError("--quality \(quality) is out of range: pass a number from 1 to 100")
+        }
+        if output == "-", urls.count > 1 {
+            throw ValidationError("'-o -' writes one image to standard output, but \(urls.count) URLs were given: pass one URL or an output directory")
+        }
+        if noCache, refresh {
+            throw ValidationError("--refresh revalidates the cached copy, which --no-cache skips: drop one of them")
+        }
+    }
+
+    func run() async throws {
+        let targets = try urls.map { text throws(ValidationError) in try Arguments.url(text) }
+        var writer: ImageWriter?
+        if output != "-" {
+            writer = try ImageWriter(directory: output)
+        }
+        let config = cache.cacheConfig()
+        let failures = FailedURLFile(rootDirectory: config.rootDirectory)
+        let progress = ProgressRenderer.standardError()
+        progress.update { $0.total = targets.count }
+        let records = try await Pipeline.with(config) { pipeline in
+            await fetchAll(targets, pipeline: pipeline, writer: writer, failures: failures, progress: progress)
+        }
+        progress.finish()
+        failures.save()
+        if records.contains(where: { !$0.ok }) { throw ExitCode.failure }
+    }
+
+    // MARK: Loading
+
+    /// What one image's fetch needs from the command line, in a form tasks can share.
+    struct Settings: Sendable {
+        var options: ImageOptions
+        var context: ImageContext
+        var format: OutputFormat?
+        var thumbnail: PixelSize?
+        var resize: ResizeTransformer?
+        var quality: Int
+        var retryFailed: Bool
+        var json: Bool
+        var toStandardOutput: Bool
+    }
+
+    private var settings: Settings {
+        Settings(
+            options: loadOptions, context: loadContext, format: format, thumbnail: thumbnail, resize: resize, quality: quality,
+            retryFailed: retryFailed, json: json, toStandardOutput: output == "-"
+        )
+    }
+
+    private var loadOptions: ImageOptions {
+        // A URL given twice is a memory hit the second time: queryMemoryData still brings
+        // the bytes from disk, so both files are the same download.
+        var options: ImageOptions = [.waitStoreCache, .queryMemoryData]
+        if refresh { options.insert(.refreshCached) }
+        if retryFailed { options.insert(.retryFailed) }
+        return options
+    }
+
+    private var loadContext: ImageContext {
+        var context = ImageContext()
+        context.thumbnailPixelSize = thumbnail
+        context.transformer = resize
+        if noCache {
+            context.queryCacheType = .none
+            context.storeCacheType = .none
+            context.originalQueryCacheType = .none
+            context.originalStoreCacheType = .none
+        }
+        return context
+    }
+
+    /// Fetches every URL, a few at a time, printing each record in the order of the URLs.
+    private func fetchAll(
+        _ targets: [URL], pipeline: Pipeline, writer: ImageWriter?, failures: FailedURLFile, progress: ProgressRenderer
+    ) async -> [FetchRecord] {
+        let settings = self.settings
+        let printer = OrderedPrinter(count: targets.count) { record in
+            progress.aside { Self.print(record, settings: settings) }
+        }
+        let received = ReceivedBytes()
+        await withTaskGroup(of: Void.self) { group in
+            var next = 0
+            func startNext() {
+                guard next < targets.count else { return }
+                let index = next
+                next += 1
+                group.addTask {
+                    let record = await Self.fetch(targets[index], settings: settings, pipeline: pipeline, writer: writer, failures: failures) { bytes in
+                        let total = received.set(bytes, for: index)
+                        progress.update { $0.bytes = total }
+                    }
+                    progress.update { snapshot in
+                        snapshot.finished += 1
+                        if !record.ok { snapshot.failed += 1 }
+                    }
+                    printer.deliver(record, at: index)
+                }
+            }
+            // As many at once as the downloader runs.
+            for _ in 0..<pipeline.downloader.maxConcurrentDownloads { startNext() }
+            while await group.next() != nil { startNext() }
+        }
+        return printer.records
+    }
+
+    /// Fetches one URL and writes its image.
+    private static func fetch(
+        _ url: URL, settings: Settings, pipeline: Pipeline, writer: ImageWriter?, failures: FailedURLFile, progress: @escaping @Sendable (Int) -> Void
+    ) async -> FetchRecord {
+        let start = ContinuousClock.now
+        if !settings.retryFailed, let blocked = failures.blocked(url) {
+            let ago = Formatting.age(Date().timeIntervalSince(blocked.date))
+            return FetchRecord(
+                url: url, elapsed: ContinuousClock.now - start,
+                error: "failed permanently \(ago) ago (\(blocked.reason)); pass --retry-failed to try it again"
+            )
+        }
+        do {
+            let result = try await pipeline.manager.loadImage(from: url, options: settings.options, context: settings.context) { report in
+                progress(report.receivedBytes)
+            }
+            failures.record(url, error: nil)
+            guard let image = result.image else { throw ImageError.badImageData("the load returned no image") }
+            let (data, writtenFormat) = try await outputBytes(image: image, downloaded: result.data, settings: settings)
+            var path: String?
+            if let writer {
+                path = try writer.write(data, for: url, format: writtenFormat)
+            } else {
+                Console.outData(data)
+            }
+            return FetchRecord(
+                url: url, cacheType: result.cacheType, format: writtenFormat, size: image.pixelSize, bytes: data.count,
+                elapsed: ContinuousClock.now - start, output: path
+            )
+        } catch {
+            let imageError = error as? ImageError
+            if let imageError { failures.record(url, error: imageError) }
+            let reason = imageError?.description ?? String(describing: error)
+            return FetchRecord(url: url, elapsed: ContinuousClock.now - start, error: reason)
+        }
+    }
+
+    /// The bytes to write: the downloaded (or cached) bytes as they are when nothing asks
+    /// for a change, else the (thumbnailed, resized) image encoded in `--format` (or its own
+    /// format when writable, else PNG with alpha and JPEG without).
+    private static func outputBytes(image: Image, downloaded: Data?, settings: Settings) async throws(ImageError) -> (Data, ImageFormat) {
+        if settings.format == nil, settings.thumbnail == nil, settings.resize == nil, let downloaded {
+            return (downloaded, ImageFormat(data: downloaded))
+        }
+        let target = settings.format?.imageFormat ?? (image.format.isWritable ? image.format : image.hasAlpha ? .png : .jpeg)
+        let data = try await VipsCoder.shared.encodeInBackground(image, options: ImageEncodeOptions(format: target, quality: settings.quality))
+        return (data, target)
+    }
+
+    // MARK: Printing
+
+    private static func print(_ record: FetchRecord, settings: Settings) {
+        let toStandardError = settings.toStandardOutput
+        if settings.json {
+            let line = JSONLines.line(record)
+            toStandardError ? Console.err(line) : Console.out(line)
+        } else if record.ok {
+            toStandardError ? Console.err(record.humanLine) : Console.out(record.humanLine)
+        }
+        if let error = record.error {
+            Console.err("webimage: \(record.url): \(error)")
+        }
+    }
+}
+
+/// What `fetch` reports for one image.
+struct FetchRecord: Encodable, Sendable {
+    var url: String
+    var ok: Bool
+    var cacheType: String?
+    var format: String?
+    var width: Int?
+    var height: Int?
+    var bytes: Int?
+    var milliseconds: Int
+    var output: String?
+    var error: String?
+
+    init(
+        url: URL, cacheType: CacheType? = nil, format: ImageFormat? = nil, size: PixelSize? = nil, bytes: Int? = nil,
+        elapsed: Duration, output: String? = nil, error: String? = nil
+    ) {
+        self.url = url.absoluteString
+        self.ok = error == nil
+        self.cacheType = cacheType?.description
+        self.format = format?.rawValue
+        self.width = size?.width
+        self.height = size?.height
+        self.bytes = bytes
+        self.milliseconds = Formatting.milliseconds(elapsed)
+        self.output = output
+        self.error = error
+    }
+
+    /// `URL  downloaded  png  40x30  1.2 kB  12 ms  -> ./a.png`
+    var humanLine: String {
+        var fields = [url]
+        fields.append(cacheType.map { $0 == "none" ? "downloaded" : $0 } ?? "-")
+        fields.append(format ?? "-")
+        fields.append(width.flatMap { w in height.map { "\(w)x\($0)" } } ?? "-")
+        fields.append(bytes.map(Formatting.bytes) ?? "-")
+        fields.append("\(milliseconds) ms")
+        if let output { fields.append("-> " + output) }
+        return fields.joined(separator: "  ")
+    }
+}
+
+/// Hands records to `print` in index order, each as soon as the ones before it are done.
+final class OrderedPrinter: Sendable {
+    private struct State {
+        var records: [FetchRecord?]
+        var nextToPrint = 0
+    }
+
+    private let state: Mutex<State>
+    private let print: @Sendable (FetchRecord) -> Void
+
+    init(count: Int, print: @escaping @Sendable (FetchRecord) -> Void) {
+        state = Mutex(State(records: Array(repeating: nil, count: count)))
+        self.print = print
+    }
+
+    func deliver(_ record: FetchRecord, at index: Int) {
+        // Printing under the lock keeps the lines in order across threads.
+        state.withLock { state in
+            state.records[index] = record
+            while state.nextToPrint < state.records.count, let ready = state.records[state.nextToPrint] {
+                print(ready)
+                state.nextToPrint += 1
+            }
+        }
+    }
+
+    var records: [FetchRecord] { state.withLock { $0.records.compactMap { $0 } } }
+}
+
+/// Bytes received by each running download, for the progress bar's total.
+final class ReceivedBytes: Sendable {
+    private let byIndex = Mutex<[Int: Int]>([:])
+
+    /// Records that download `index` received `bytes` so far; returns the total over all.
+    func set(_ bytes: Int, for index: Int) -> Int {
+        byIndex.withLock { byIndex in
+            byIndex[index] = bytes
+            return byIndex.values.reduce(0, +)
+        }
+    }
+}

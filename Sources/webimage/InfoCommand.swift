@@ -1,0 +1,139 @@
+import ArgumentParser
+import Foundation
+import WebImage
+
+/// `webimage info FILE|URL`: what an image is, and whether the cache holds it.
+struct InfoCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "info",
+        abstract: "Show an image's format, dimensions, frames, alpha, orientation and size.",
+        discussion: """
+            A URL is looked up in the cache first (disk; memory only lives as long as a \
+            command); when it is not cached it is downloaded but not stored. A file is read \
+            from disk. For a URL the output also says whether it is cached and where its \
+            cache file is. With --json, one JSON object with the keys source, format, \
+            width, height, frames, durations (seconds a frame), loopCount, alpha, \
+            orientation, bytes, and for a URL cached (none or disk), cacheKey, cachePath.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("An image file, or an http(s), file or data URL.", valueName: "file|url"))
+    var source: String
+
+    @Flag(help: "Print one JSON object instead of text.")
+    var json = false
+
+    @OptionGroup var cache: CacheLocationOptions
+
+    /// Whether `source` is a URL (it has a scheme) rather than a path.
+    private var isURL: Bool { source.contains("://") || source.hasPrefix("data:") }
+
+    func validate() throws {
+        if isURL {
+            _ = try Arguments.url(source)
+        } else {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: source, isDirectory: &isDirectory) else {
+                throw ValidationError("no such file '\(source)': pass the path of an image file or an http(s) URL")
+            }
+            guard !isDirectory.boolValue else {
+                throw ValidationError("'\(source)' is a directory: pass the path of an image file or an http(s) URL")
+            }
+        }
+    }
+
+    func run() async throws {
+        let url = isURL ? try Arguments.url(source) : URL(fileURLWithPath: source)
+        let info: ImageInfoRecord
+        do {
+            info = try await Pipeline.with(cache.cacheConfig()) { pipeline in try await inspect(url, pipeline: pipeline) }
+        } catch let error as ImageError {
+            Console.err("webimage: \(source): \(error)")
+            throw ExitCode.failure
+        }
+        if json {
+            Console.out(JSONLines.line(info))
+        } else {
+            for (name, value) in info.lines { Console.out(name + ": " + value) }
+        }
+    }
+
+    private func inspect(_ url: URL, pipeline: Pipeline) async throws(ImageError) -> ImageInfoRecord {
+        var context = ImageContext()
+        // Looking at an image does not store it.
+        context.storeCacheType = .none
+        var key: String?
+        var cached = false
+        if url.isFileURL {
+            context.queryCacheType = .none
+        } else {
+            key = pipeline.manager.cacheKey(for: url)
+            cached = key.map { pipeline.cache.diskCache.containsSync(forKey: $0) } ?? false
+        }
+        let result = try await pipeline.manager.loadImage(from: url, options: [.retryFailed], context: context)
+        guard let image = result.image else { throw .badImageData("the load returned no image") }
+        var data = result.data
+        if data == nil, let key { data = await pipeline.cache.diskData(forKey: key) }
+        return ImageInfoRecord(
+            source: url.isFileURL ? url.path : url.absoluteString,
+            image: image,
+            bytes: data?.count,
+            cached: url.isFileURL ? nil : (cached ? "disk" : "none"),
+            cacheKey: key,
+            cachePath: cached ? key.map { pipeline.cache.cachePath(forKey: $0) } : nil
+        )
+    }
+}
+
+/// What `info` prints.
+struct ImageInfoRecord: Encodable {
+    var source: String
+    var format: String
+    var width: Int
+    var height: Int
+    var frames: Int
+    var durations: [Double]?
+    var loopCount: Int?
+    var alpha: Bool
+    var orientation: Int
+    var bytes: Int?
+    var cached: String?
+    var cacheKey: String?
+    var cachePath: String?
+
+    init(source: String, image: Image, bytes: Int?, cached: String?, cacheKey: String?, cachePath: String?) {
+        self.source = source
+        format = image.format.rawValue
+        width = image.pixelSize.width
+        height = image.pixelSize.height
+        frames = image.frameCount
+        durations = image.isAnimated ? image.frameDurations : nil
+        loopCount = image.isAnimated ? image.loopCount : nil
+        alpha = image.hasAlpha
+        orientation = image.sourceOrientation
+        self.bytes = bytes
+        self.cached = cached
+        self.cacheKey = cacheKey
+        self.cachePath = cachePath
+    }
+
+    /// `name: value` lines for the text output.
+    var lines: [(String, String)] {
+        var lines = [
+            ("source", source),
+            ("format", format),
+            ("dimensions", "\(width)x\(height)"),
+            ("frames", String(frames)),
+        ]
+        if let durations {
+            lines.append(("durations", durations.map { String(format: "%.3gs", $0) }.joined(separator: " ")))
+            lines.append(("loop count", loopCount == 0 ? "forever" : String(loopCount ?? 0)))
+        }
+        lines.append(("alpha", alpha ? "yes" : "no"))
+        lines.append(("orientation", String(orientation)))
+        if let bytes { lines.append(("bytes", "\(bytes) (\(Formatting.bytes(bytes)))")) }
+        if let cached { lines.append(("cached", cached)) }
+        if let cachePath { lines.append(("cache path", cachePath)) }
+        return lines
+    }
+}
