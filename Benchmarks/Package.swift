@@ -30,6 +30,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
         // Runs one case in a loop, without the benchmark harness, for callgrind / perf.
@@ -37,6 +38,11 @@ let package = Package(
         .executableTarget(
             name: "CodingProfile",
             dependencies: ["BenchmarkSupport"]
+        ),
+        // The download pair in a loop (interleaved A/B or one side), for perf / callgrind.
+        .executableTarget(
+            name: "LoadingProfile",
+            dependencies: ["BenchmarkSupport", .product(name: "AsyncHTTPClient", package: "async-http-client")]
         ),
         .executableTarget(
             name: "CodingBenchmarks",

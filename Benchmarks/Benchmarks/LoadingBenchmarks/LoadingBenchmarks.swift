@@ -1,9 +1,6 @@
-import AsyncHTTPClient
 import Benchmark
 import BenchmarkSupport
 import Foundation
-import NIOCore
-import NIOPosix
 import Synchronization
 import WebImage
 
@@ -66,58 +63,12 @@ let hitCallbackRatio = metric("loadImage(with:) / lookup, CPU ×1000")
 
 // MARK: Downloads from the local server
 
-let server = try! HTTPBenchServer(bodySize: 100 * 1024)
-let downloader = ImageDownloader(config: DownloaderConfig()) // maxConcurrentDownloads = 6
-let directClient: HTTPClient = {
-    // The downloader's client settings (ImageDownloader.init), minus what only it needs.
-    var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, decompression: .disabled)
-    configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 8
-    return HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
-}()
-
-let transfers = 1_000
-let concurrency = 6
+// The pair (its server, downloader and direct client, configured alike) lives in
+// BenchmarkSupport/DownloadPair, shared with the LoadingProfile executable.
+let pair = try! DownloadPair(transfers: 1_000, concurrency: 6)
+let server = pair.server
+let downloader = pair.downloader
 let batch = Atomic<Int>(0)
-
-final class NextIndex: Sendable {
-    let value = Atomic<Int>(0)
-}
-
-/// Runs `transfers` calls of `body(i)` with `concurrency` workers; returns the bytes received.
-func sixAtATime(_ body: @escaping @Sendable (Int) async throws -> Int) async throws -> Int {
-    let next = NextIndex()
-    return try await withThrowingTaskGroup(of: Int.self) { group in
-        for _ in 0..<concurrency {
-            group.addTask {
-                var bytes = 0
-                while true {
-                    let i = next.value.add(1, ordering: .relaxed).oldValue
-                    if i >= transfers { return bytes }
-                    bytes += try await body(i)
-                }
-            }
-        }
-        var total = 0
-        for try await bytes in group { total += bytes }
-        return total
-    }
-}
-
-func downloadWebImage() async throws -> Int {
-    let prefix = "\(server.baseURL)/w/\(batch.add(1, ordering: .relaxed).oldValue)/"
-    return try await sixAtATime { i in
-        try await downloader.load(URL(string: prefix + String(i))!).data.count
-    }
-}
-
-func downloadDirect() async throws -> Int {
-    let prefix = "\(server.baseURL)/d/\(batch.add(1, ordering: .relaxed).oldValue)/"
-    return try await sixAtATime { i in
-        let response = try await directClient.execute(HTTPClientRequest(url: prefix + String(i)), timeout: .seconds(30))
-        precondition(response.status == .ok)
-        return try await response.body.collect(upTo: 1 << 20).readableBytes
-    }
-}
 
 let downloadWebImageRate = metric("ImageDownloader.load MB/s", larger: true)
 let downloadDirectRate = metric("AsyncHTTPClient direct MB/s", larger: true)
@@ -183,21 +134,23 @@ let benchmarks: @Sendable () -> Void = {
         "Download 1,000 × 100 KB, concurrency 6: ImageDownloader vs AsyncHTTPClient",
         configuration: pairConfiguration(
             [downloadWebImageRate, downloadDirectRate, downloadRatioWall, downloadRatioCPU],
-            warmup: 1, maxDuration: 10, maxIterations: 8
+            warmup: 1, maxDuration: 20, maxIterations: 16
         )
     ) { benchmark in
-        let megabytes = Double(transfers * server.bodySize) / 1_000_000
+        let megabytes = pair.megabytesPerRound
+        // The harness's warm-up iteration runs both sides too; this makes sure of it.
+        try await pair.warmUp()
         for iteration in benchmark.scaledIterations {
             var bytesA = 0, bytesB = 0
             let a: TimeSample, b: TimeSample
             if iteration % 2 == 0 {
-                a = try await Clocks.measureProcess { bytesA = try await downloadWebImage() }
-                b = try await Clocks.measureProcess { bytesB = try await downloadDirect() }
+                a = try await Clocks.measureProcess { bytesA = try await pair.webImageRound() }
+                b = try await Clocks.measureProcess { bytesB = try await pair.directRound() }
             } else {
-                b = try await Clocks.measureProcess { bytesB = try await downloadDirect() }
-                a = try await Clocks.measureProcess { bytesA = try await downloadWebImage() }
+                b = try await Clocks.measureProcess { bytesB = try await pair.directRound() }
+                a = try await Clocks.measureProcess { bytesA = try await pair.webImageRound() }
             }
-            precondition(bytesA == transfers * server.bodySize && bytesA == bytesB, "short: \(bytesA) / \(bytesB)")
+            precondition(bytesA == pair.transfers * server.bodySize && bytesA == bytesB, "short: \(bytesA) / \(bytesB)")
             benchmark.measurement(downloadWebImageRate, Int(megabytes / a.wall))
             benchmark.measurement(downloadDirectRate, Int(megabytes / b.wall))
             let ratio = a.permille(over: b)

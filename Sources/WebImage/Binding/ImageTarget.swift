@@ -22,10 +22,11 @@ import Foundation
 /// produced the change: the placeholder and a memory hit on the caller's thread before
 /// `setImage` returns, a loaded image on the thread that completed the load. Calls for
 /// one object never overlap, and a load that was superseded by a newer `setImage` (or
-/// cancelled) never reaches ``apply(_:update:)``, whatever the timing: each call runs
-/// while the object's binding state is locked. So `apply` must be quick and must not
-/// call `setImage` or `cancelCurrentImageLoad` on the same object (that would deadlock);
-/// an object that must be updated on one actor hops there itself, e.g.
+/// cancelled) never reaches ``apply(_:update:)`` once the newer call began, whatever the
+/// timing: each call holds the object's binding lock. So `apply` must be quick and must
+/// not call `setImage` or `cancelCurrentImageLoad` on the same object (that would
+/// deadlock); reading ``currentImageURL`` or ``currentProgress`` is fine. An object that
+/// must be updated on one actor hops there itself, e.g.
 /// `Task { @MainActor in view.image = image }`, and compares
 /// ``ImageTargetUpdate/url`` with ``currentImageURL`` when it gets there.
 ///

@@ -19,8 +19,12 @@ final class ImageTargetOperation: Sendable {
 }
 
 /// The binding state of one ``ImageTarget`` object: per operation key, the current load,
-/// URL and progress. The lock also serialises the object's `apply` calls so that a
-/// superseded load can never land after the load that replaced it.
+/// URL and progress.
+///
+/// Two locks: `slots` guards the data and is held only briefly; `applying` serialises the
+/// object's `apply` calls with the start of a new load, so that a superseded load can
+/// never land once a newer one began. `apply` runs under `applying` only, so it may read
+/// the object's URL and progress (which take `slots`).
 final class ImageTargetState: Sendable {
     struct Slot {
         /// The latest load; `nil` after it was cancelled by ``ImageTarget/cancelCurrentImageLoad(operationKey:)``.
@@ -32,32 +36,37 @@ final class ImageTargetState: Sendable {
     }
 
     private let slots = Locked<[String: Slot]>([:])
+    private let applying = Locked(())
 
     /// Makes `operation` the current load of `key`; returns the previous load if it
     /// still runs.
     func begin(_ operation: ImageTargetOperation, key: String) -> ImageTargetOperation? {
-        slots.withLock { slots in
-            let previous = slots[key].flatMap { $0.isRunning ? $0.operation : nil }
-            slots[key] = Slot(operation: operation, isRunning: true, url: operation.url, progress: 0)
-            return previous
+        applying.withLock { _ in
+            slots.withLock { slots in
+                let previous = slots[key].flatMap { $0.isRunning ? $0.operation : nil }
+                slots[key] = Slot(operation: operation, isRunning: true, url: operation.url, progress: 0)
+                return previous
+            }
         }
     }
 
     /// Removes the current load of `key` and returns it if it still runs.
     func removeRunning(key: String) -> ImageTargetOperation? {
-        slots.withLock { slots -> ImageTargetOperation? in
-            guard let slot = slots[key], let operation = slot.operation else { return nil }
-            slots[key]?.operation = nil
-            slots[key]?.isRunning = false
-            return slot.isRunning ? operation : nil
+        applying.withLock { _ in
+            slots.withLock { slots -> ImageTargetOperation? in
+                guard let slot = slots[key], let operation = slot.operation else { return nil }
+                slots[key]?.operation = nil
+                slots[key]?.isRunning = false
+                return slot.isRunning ? operation : nil
+            }
         }
     }
 
     /// Runs `body` (the object's `apply`) when `operation` is the current load of `key`,
-    /// under the lock, so that no newer load can start applying in between.
+    /// while no newer load can begin.
     func applyIfCurrent(_ operation: ImageTargetOperation, key: String, _ body: () -> Void) {
-        slots.withLock { slots in
-            guard slots[key]?.operation === operation else { return }
+        applying.withLock { _ in
+            guard slots.withLock({ $0[key]?.operation === operation }) else { return }
             body()
         }
     }

@@ -34,13 +34,27 @@ public struct DownloadResponseHead: Sendable {
     /// The media type without parameters, lower-cased (`image/png`), if the server sent one.
     public var mediaType: String? {
         headers.first(name: "content-type").map {
-            $0.split(separator: ";", maxSplits: 1)[0].trimmingCharacters(in: .whitespaces).lowercased()
+            Self.trimmed($0.split(separator: ";", maxSplits: 1).first ?? "").lowercased()
         }
     }
 
     /// The declared body length, if the server sent a valid `Content-Length`.
     public var contentLength: Int? {
-        headers.first(name: "content-length").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        // Asked once per download: plain digits (the usual form) parse without trimming.
+        guard let value = headers.first(name: "content-length"), let length = Int(value) ?? Int(Self.trimmed(value[...])),
+              length >= 0
+        else { return nil }
+        return length
+    }
+
+    /// `text` without leading and trailing spaces and tabs (HTTP's optional whitespace),
+    /// without Foundation's `CharacterSet` machinery.
+    private static func trimmed(_ text: Substring) -> Substring {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let first = text.firstIndex(where: { !isSpace($0) }), let last = text.lastIndex(where: { !isSpace($0) }) else {
+            return ""
+        }
+        return text[first...last]
     }
 }
 

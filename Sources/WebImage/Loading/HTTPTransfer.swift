@@ -43,7 +43,8 @@ struct HTTPTransfer {
     private func followHops(started: Flag) async throws(ImageError) -> DownloadResponse {
         let original = operation.url
         var current = original
-        var visited: Set<String> = [original.absoluteString]
+        // Filled on the first redirect only: most transfers have none.
+        var visited: Set<String> = []
         var hops = 0
         let deadline = NIODeadline.now() + TimeAmount(config.totalTimeout)
 
@@ -53,7 +54,7 @@ struct HTTPTransfer {
             let hopClient = try await pinnedClient(for: current)
             // A pinned hop's own client lives until its response is read (or dropped).
             defer { if let hopClient { Self.shutDown(hopClient) } }
-            let request = try await makeRequest(for: current, sameHostAsOriginal: Self.sameOrigin(current, original))
+            let request = try await makeRequest(for: current, original: original)
             if !started.isSet {
                 started.isSet = true
                 events.emit(.started(url: original))
@@ -77,6 +78,7 @@ struct HTTPTransfer {
                 else {
                     throw .invalidResponse("redirect to an invalid or non-HTTP location '\(location)'")
                 }
+                if visited.isEmpty { visited.insert(original.absoluteString) }
                 guard visited.insert(next.absoluteString).inserted else {
                     throw .invalidResponse("redirect loop: \(next.absoluteString) was already visited")
                 }
@@ -128,10 +130,12 @@ struct HTTPTransfer {
         client.shutdown { _ in }
     }
 
-    private func makeRequest(for url: URL, sameHostAsOriginal: Bool) async throws(ImageError) -> HTTPClientRequest {
+    private func makeRequest(for url: URL, original: URL) async throws(ImageError) -> HTTPClientRequest {
         var headers = config.headers
         for (name, value) in options.headers { headers.replaceOrAdd(name: name, value: value) }
-        if let credentials = config.credentials, sameHostAsOriginal {
+        // Credentials go to the original origin only (compared only when there are credentials:
+        // it re-parses both URLs).
+        if let credentials = config.credentials, url == original || Self.sameOrigin(url, original) {
             let token = Data("\(credentials.user):\(credentials.password)".utf8).base64EncodedString()
             headers.replaceOrAdd(name: "Authorization", value: "Basic \(token)")
         }
@@ -186,33 +190,12 @@ struct HTTPTransfer {
         if let expected, expected > config.maxBodySize {
             throw .bodyTooLarge(limit: config.maxBodySize)
         }
-        var body = ByteBuffer()
-        if let expected { body.reserveCapacity(expected) }
-        operation.reportProgress(received: 0, expected: expected, partialData: Data())
-        do {
-            for try await chunk in response.body {
-                try checkCancelled()
-                guard body.readableBytes + chunk.readableBytes <= config.maxBodySize else {
-                    throw ImageError.bodyTooLarge(limit: config.maxBodySize)
-                }
-                guard NIODeadline.now() < deadline else {
-                    throw ImageError.timedOut("the download of \(operation.url.absoluteString) took longer than \(config.totalTimeout)")
-                }
-                body.writeImmutableBuffer(chunk)
-                let snapshot = body
-                operation.reportProgress(
-                    received: body.readableBytes, expected: expected,
-                    partialData: Data(buffer: snapshot, byteTransferStrategy: .copy)
-                )
-            }
-        } catch {
-            throw Self.map(error, config: config)
+        var data: Data
+        if let expected, expected > 0 {
+            data = try await collectBody(of: response, length: expected, deadline: deadline)
+        } else {
+            data = try await collectBody(of: response, deadline: deadline)
         }
-        if let expected, body.readableBytes != expected {
-            throw .invalidResponse("the body ended after \(body.readableBytes) of the \(expected) bytes its Content-Length declared")
-        }
-        // One bulk copy (Data(ByteBufferView) would copy byte by byte).
-        var data = Data(buffer: body, byteTransferStrategy: .copy)
         if let decryptor = options.decryptor ?? config.decryptor {
             guard let decrypted = decryptor(data, head) else {
                 throw .badImageData("the decryptor could not decode the \(data.count) downloaded bytes")
@@ -223,6 +206,79 @@ struct HTTPTransfer {
             throw .badImageData("the server sent an empty body for \(url.absoluteString)")
         }
         return DownloadResponse(data: data, head: head)
+    }
+
+    /// Collects a body of a declared length into a reusable block (see ``BodyBuffers``): each
+    /// byte is copied once, from the client's buffers, and handed over as `Data` without
+    /// another copy. Progress is reported after each chunk; partial data is copied out only
+    /// for callers that asked for it.
+    private func collectBody(
+        of response: HTTPClientResponse, length: Int, deadline: NIODeadline
+    ) async throws(ImageError) -> Data {
+        let buffers = BodyBuffers.shared
+        let block = buffers.take(atLeast: length)
+        var received = 0
+        operation.reportProgress(received: 0, expected: length, partialData: Data())
+        do {
+            for try await chunk in response.body {
+                try checkCancelled()
+                guard received + chunk.readableBytes <= length else {
+                    throw ImageError.invalidResponse("the body is longer than the \(length) bytes its Content-Length declared")
+                }
+                guard NIODeadline.now() < deadline else {
+                    throw ImageError.timedOut("the download of \(operation.url.absoluteString) took longer than \(config.totalTimeout)")
+                }
+                chunk.withUnsafeReadableBytes { bytes in
+                    guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+                    (block.pointer + received).copyMemory(from: base, byteCount: bytes.count)
+                }
+                received += chunk.readableBytes
+                operation.reportProgress(
+                    received: received, expected: length, partialData: Data(bytes: block.pointer, count: received)
+                )
+            }
+        } catch {
+            buffers.give(block)
+            throw Self.map(error, config: config)
+        }
+        guard received == length else {
+            buffers.give(block)
+            throw .invalidResponse("the body ended after \(received) of the \(length) bytes its Content-Length declared")
+        }
+        return buffers.data(of: block, count: received)
+    }
+
+    /// Collects a body of unknown length as AsyncHTTPClient's own `collect` does: the first
+    /// chunk is kept as it came from the client, later ones are appended to it.
+    private func collectBody(of response: HTTPClientResponse, deadline: NIODeadline) async throws(ImageError) -> Data {
+        var body: ByteBuffer?
+        var received = 0
+        operation.reportProgress(received: 0, expected: nil, partialData: Data())
+        do {
+            for try await chunk in response.body {
+                try checkCancelled()
+                received += chunk.readableBytes
+                guard received <= config.maxBodySize else {
+                    throw ImageError.bodyTooLarge(limit: config.maxBodySize)
+                }
+                guard NIODeadline.now() < deadline else {
+                    throw ImageError.timedOut("the download of \(operation.url.absoluteString) took longer than \(config.totalTimeout)")
+                }
+                if body == nil {
+                    body = chunk
+                } else {
+                    body!.writeImmutableBuffer(chunk)
+                }
+                operation.reportProgress(
+                    received: received, expected: nil,
+                    partialData: body.map { Data(buffer: $0, byteTransferStrategy: .copy) }
+                )
+            }
+        } catch {
+            throw Self.map(error, config: config)
+        }
+        // One bulk copy: the `Data` must not pin the client's (possibly much larger) buffers.
+        return body.map { Data(buffer: $0, byteTransferStrategy: .copy) } ?? Data()
     }
 
     // MARK: Helpers

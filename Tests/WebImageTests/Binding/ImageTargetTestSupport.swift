@@ -9,6 +9,8 @@ final class RecordingTarget: ImageTarget {
         var size: PixelSize?
         var url: URL?
         var operationKey: String
+        /// The target's current URL for the key, read inside `apply`.
+        var currentURL: URL? = nil
     }
 
     let imageManager: ImageManager
@@ -17,7 +19,11 @@ final class RecordingTarget: ImageTarget {
     init(manager: ImageManager) { imageManager = manager }
 
     func apply(_ image: Image?, update: ImageTargetUpdate) {
-        log.withLock { $0.append(Applied(kind: update.kind, size: image?.pixelSize, url: update.url, operationKey: update.operationKey)) }
+        // Reading the binding state inside `apply` is allowed (and must not deadlock).
+        let current = currentImageURL(forOperationKey: update.operationKey)
+        log.withLock {
+            $0.append(Applied(kind: update.kind, size: image?.pixelSize, url: update.url, operationKey: update.operationKey, currentURL: current))
+        }
     }
 
     /// Everything applied, in order.
