@@ -59,7 +59,7 @@ struct ProxyStatusTests {
 
     @Test("S4 an unreachable source → 502 that says so; a stalled one → 504 that says so")
     func unreachableAndTimedOut() async throws {
-        try await LiveProxy.with(configure: { $0.downloadTimeout = .milliseconds(500) }) { (origin, proxy) async throws in
+        try await LiveProxy.with(configure: { $0.downloadTimeout = .seconds(1) }) { (origin, proxy) async throws in
             // A port nothing listens on: the origin's, after it is shut down.
             let closed = try await TestOrigin.start()
             let deadURL = closed.url("/a.jpg")

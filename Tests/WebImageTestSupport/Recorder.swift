@@ -12,7 +12,7 @@ package final class Recorder<Value: Sendable>: Sendable {
     package var count: Int { storage.withLock { $0.count } }
 
     /// Polls until `count` values arrived; false on timeout.
-    package func wait(for count: Int, timeout: Duration = .seconds(10)) async -> Bool {
+    package func wait(for count: Int, timeout: Duration = .seconds(30)) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while self.count < count {
             if ContinuousClock.now >= deadline { return false }
@@ -23,7 +23,7 @@ package final class Recorder<Value: Sendable>: Sendable {
 }
 
 /// Polls `condition` until it holds; false on timeout.
-package func eventually(timeout: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
+package func eventually(timeout: Duration = .seconds(30), _ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + timeout
     while !condition() {
         if ContinuousClock.now >= deadline { return false }

@@ -38,7 +38,8 @@ struct ImageDownloaderTests {
     @Test("D2 200 staggered loads of one URL make one origin request")
     func D2_coalescing() async throws {
         try await withDownloader { origin, downloader in
-            origin.register("/one.png", .delayed(.milliseconds(600), then: .image(Self.png)))
+            // Callers arrive over ~200 ms; the answer comes long after the last one joined.
+            origin.register("/one.png", .delayed(.seconds(3), then: .image(Self.png)))
             let url = origin.url("/one.png")
             let results = await withTaskGroup(of: Data?.self) { group in
                 for index in 0..<200 {
@@ -61,7 +62,9 @@ struct ImageDownloaderTests {
     @Test("D3 the first of two callers cancels; the second still gets the image")
     func D3_oneCallerCancels() async throws {
         try await withDownloader { origin, downloader in
-            origin.register("/slow.png", .delayed(.milliseconds(400), then: .image(Self.png)))
+            // The response is held until the first caller has its cancellation, however slow the machine.
+            let gate = TestOriginGate()
+            origin.register("/slow.png", .gated(gate, then: .image(Self.png)))
             let outcomes = Recorder<String>()
             let first = downloader.download(origin.url("/slow.png")) { result in
                 outcomes.append(result.map { _ in "first: image" }.mapError { $0 }.description(prefix: "first"))
@@ -71,6 +74,8 @@ struct ImageDownloaderTests {
             }
             #expect(await origin.waitForRequests("/slow.png"))
             first?.cancel()
+            #expect(await outcomes.wait(for: 1))
+            gate.open()
             #expect(await outcomes.wait(for: 2))
             #expect(outcomes.values.first == "first: cancelled")
             #expect(outcomes.values.contains("second: image"))
@@ -104,7 +109,9 @@ struct ImageDownloaderTests {
     @Test("D5 a request after a cancelled one starts a fresh transfer")
     func D5_freshTransferAfterCancel() async throws {
         try await withDownloader { origin, downloader in
-            origin.register("/x.png", .delayed(.milliseconds(300), then: .image(Self.png)))
+            // The first response is held until after the cancel, however slow the machine.
+            let gate = TestOriginGate()
+            origin.register("/x.png", .gated(gate, then: .image(Self.png)))
             let cancelled = Recorder<Bool>()
             let token = downloader.download(origin.url("/x.png")) { result in
                 if case .failure(.cancelled) = result { cancelled.append(true) }
@@ -112,6 +119,7 @@ struct ImageDownloaderTests {
             #expect(await origin.waitForRequests("/x.png"))
             token?.cancel()
             #expect(await cancelled.wait(for: 1))
+            gate.open()
             let response = try await downloader.load(origin.url("/x.png"))
             #expect(response.data == Self.png)
             #expect(origin.requestCount("/x.png") == 2)

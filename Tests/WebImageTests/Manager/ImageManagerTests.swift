@@ -54,11 +54,14 @@ struct ImageManagerTests {
     @Test("M2 a fresh URL loads with image and data; isRunning while loading")
     func M2_freshLoad() async throws {
         try await withManager { origin, manager in
-            origin.register("/a.png", .delayed(.milliseconds(300), then: .image(Self.png)))
+            // Held until the test has seen the load running, however slow the machine.
+            let gate = TestOriginGate()
+            origin.register("/a.png", .gated(gate, then: .image(Self.png)))
             let url = origin.url("/a.png")
             #expect(!manager.isRunning)
             async let result = manager.loadImage(from: url)
             #expect(await eventually { manager.isRunning })
+            gate.open()
             let loaded = try await result
             #expect(loaded.image?.pixelSize == PixelSize(width: 40, height: 30))
             #expect(loaded.data == Self.png)
@@ -90,7 +93,7 @@ struct ImageManagerTests {
     // SPEC M4
     @Test("M4 permanent failures block the URL; retryFailed loads and unblocks")
     func M4_blockingAndRetry() async throws {
-        try await withManager(downloader: { $0.idleTimeout = .milliseconds(300) }) { origin, manager in
+        try await withManager(downloader: { $0.idleTimeout = .seconds(2) }) { origin, manager in
             origin.register("/gone.png", .status(404))
             let url = origin.url("/gone.png")
             await #expect(throws: ImageError.invalidStatusCode(404)) { try await manager.loadImage(from: url) }

@@ -19,11 +19,17 @@ struct ImagePrefetcherTests {
         }
     }
 
-    /// Registers `count` images `/p0.png`… (each answered after `delay`) and returns their URLs.
-    func images(_ origin: TestOrigin, count: Int, prefix: String = "p", delay: Duration = .zero) -> [URL] {
+    /// Registers `count` images `/p0.png`… (each answered after `delay`, or when `gate` opens)
+    /// and returns their URLs.
+    func images(
+        _ origin: TestOrigin, count: Int, prefix: String = "p", delay: Duration = .zero, gate: TestOriginGate? = nil
+    ) -> [URL] {
         (0..<count).map { index in
             let path = "/\(prefix)\(index).png"
-            origin.register(path, delay == .zero ? .image(Self.png) : .delayed(delay, then: .image(Self.png)))
+            var response: TestOriginResponse = .image(Self.png)
+            if delay != .zero { response = .delayed(delay, then: response) }
+            if let gate { response = .gated(gate, then: response) }
+            origin.register(path, response)
             return origin.url(path)
         }
     }
@@ -79,12 +85,20 @@ struct ImagePrefetcherTests {
     @Test("P2 at most maxConcurrentPrefetchCount loads in flight, over concurrent prefetches")
     func P2_concurrencyLimit() async throws {
         try await withManager { origin, manager in
-            let first = images(origin, count: 9, prefix: "a", delay: .milliseconds(40))
-            let second = images(origin, count: 6, prefix: "b", delay: .milliseconds(40))
+            // Every response waits at a gate: the first three loads reach it, and no fourth may
+            // start while they are held, however fast or slow the machine is.
+            let gate = TestOriginGate()
+            let first = images(origin, count: 9, prefix: "a", gate: gate)
+            let second = images(origin, count: 6, prefix: "b", gate: gate)
             let prefetcher = ImagePrefetcher(manager: manager)
             #expect(prefetcher.maxConcurrentPrefetchCount == 3)
             async let one = prefetcher.prefetch(first)
             async let two = prefetcher.prefetch(second)
+            #expect(await gate.waitForArrivals(3))
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(gate.arrivals == 3, "a fourth load started while three were in flight")
+            #expect(prefetcher.inFlightCount == 3)
+            gate.open()
             let (a, b) = await (one, two)
             #expect(a == PrefetchResult(finishedCount: 9, skippedCount: 0, totalCount: 9))
             #expect(b == PrefetchResult(finishedCount: 6, skippedCount: 0, totalCount: 6))
@@ -204,16 +218,26 @@ struct ImagePrefetcherTests {
         try await withOriginAndDownloader(configure: { $0.maxConcurrentDownloads = 1 }) { origin, downloader in
             let manager = ImageManager(cache: TestCaches.make(), loader: downloader)
             defer { try? FileManager.default.removeItem(atPath: manager.cache.config.rootDirectory) }
-            let prefetched = images(origin, count: 3, prefix: "low", delay: .milliseconds(200))
+            // Every prefetch response waits at a gate until the normal load is queued, so the
+            // order the origin sees depends on the queue alone, not on the machine's speed.
+            let gate = TestOriginGate()
+            let prefetched = (0..<3).map { index in
+                let path = "/low\(index).png"
+                origin.register(path, .gated(gate, then: .image(Self.png)))
+                return origin.url(path)
+            }
             let prefetcher = ImagePrefetcher(manager: manager, maxConcurrentPrefetchCount: 3)
             #expect(prefetcher.options.contains(.lowPriority))
             let done = Recorder<PrefetchResult>()
             prefetcher.prefetch(prefetched, completion: { done.append($0) })
-            // One prefetch download runs (one slot), two wait in the queue.
+            // One prefetch download runs (one slot, held at the gate), two wait in the queue.
             #expect(await eventually { downloader.currentDownloadCount == 3 })
-            #expect(await origin.waitUntil { $0.totalRequestCount == 1 })
+            #expect(await gate.waitForArrivals(1))
             origin.register("/normal.png", .image(Self.png))
-            _ = try await manager.loadImage(from: origin.url("/normal.png"))
+            let normal = Task { try await manager.loadImage(from: origin.url("/normal.png")) }
+            #expect(await eventually { downloader.currentDownloadCount == 4 })
+            gate.open()
+            _ = try await normal.value
             #expect(await done.wait(for: 1))
             let order = origin.allRequests.map(\.path)
             #expect(order.count == 4)

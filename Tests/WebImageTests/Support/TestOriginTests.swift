@@ -654,18 +654,25 @@ struct TestOriginTests {
     @Test func slowStreamingWithContentLength() async throws {
         let origin = try await TestOrigin.start()
         let body = originSampleBytes(50)
-        origin.register("/stream", TestOriginResponse.image(body).streamed(chunkSize: 10, interval: .milliseconds(400)))
+        // The gate holds the body after its first piece, so "still streaming" is seen however
+        // slowly this machine runs; the pieces after it still come 100 ms apart.
+        let gate = TestOriginGate()
+        origin.register(
+            "/stream",
+            TestOriginResponse.image(body).streamed(chunkSize: 10, interval: .milliseconds(100)).pausing(afterBodyBytes: 10, until: gate)
+        )
         let client = try await TestOriginRawClient.connect(to: origin)
-        let start = ContinuousClock.now
         try await client.request("/stream")
-        #expect(await client.waitUntil(timeout: .seconds(2)) { received in
+        #expect(await client.waitUntil(timeout: .seconds(30)) { received in
             guard let (_, _, bodyStart) = TestOriginRawResponse.parseHead(received.bytes) else { return false }
             return received.bytes.count > bodyStart
         })
         let (_, headers, bodyStart) = try #require(TestOriginRawResponse.parseHead(client.bytes))
         #expect(headers.first { $0.0 == "Content-Length" }?.1 == "50")
-        #expect(client.bytes.count - bodyStart < 50)  // still streaming
+        #expect(client.bytes.count - bodyStart == 10)  // still streaming
         #expect(origin.inFlightCount == 1)
+        let start = ContinuousClock.now
+        gate.open()
         let response = try #require(await client.readResponse())
         #expect(response.body == body)
         #expect(originMilliseconds(since: start) >= 4 * 100 - 10)
@@ -736,7 +743,8 @@ struct TestOriginTests {
 
     @Test func pipelinedRequestsAreAnsweredInOrder() async throws {
         let origin = try await TestOrigin.start()
-        origin.register("/one", .delayed(2.0, then: .text("one")))
+        let gate = TestOriginGate()
+        origin.register("/one", .gated(gate, then: .text("one")))
         origin.register("/two", .text("two"))
         origin.register("/three", TestOriginResponse.text("three").chunked(chunkSize: 2))
         let client = try await TestOriginRawClient.connect(to: origin)
@@ -745,7 +753,8 @@ struct TestOriginTests {
                 + TestOriginRawClient.requestText("/three")
         )
         #expect(await origin.waitUntil { $0.totalRequestCount == 3 })
-        #expect(origin.inFlightCount == 3)  // two wait behind the delayed one
+        #expect(origin.inFlightCount == 3)  // two wait behind the held one
+        gate.open()
         #expect(await client.readResponse()?.text == "one")
         #expect(await client.readResponse()?.text == "two")
         #expect(await client.readResponse()?.text == "three")
