@@ -28,12 +28,9 @@ struct VariantRenderer: Sendable {
             limits: limits
         )
         let image = try coder.decode(data, options: decodeOptions)
+        // Planned for the decoded size: shrink-on-load may already have done part of a resize.
         let plan = options.plan(for: image.pixelSize)
-        guard plan.isIdentity else {
-            // The shrink-on-load decode above already gives every fit resize its size.
-            throw .invalidTransform("options \(options.variantKey) need pixel work beyond shrink-on-load resizing, which this server build does not apply yet")
-        }
-        let output = image
+        let output = plan.isIdentity ? image : try plan.pipeline.transform(image)
         let encoded = try coder.encode(output, options: plan.encodeOptions(format: format, defaultQuality: defaultQuality))
         return EncodedVariant(data: encoded)
     }
