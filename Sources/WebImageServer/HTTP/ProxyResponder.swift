@@ -96,7 +96,7 @@ struct ProxyResponder: HTTPResponder {
         headers[.contentType] = variant.format.mimeType
         headers[.cacheControl] = "public, max-age=\(ttl)"
         headers[.eTag] = variant.etag
-        headers[.lastModified] = Self.httpDate(variant.lastModified)
+        headers[.lastModified] = HTTPDate.string(from: variant.lastModified)
         if outcome.variesWithAccept { headers[.vary] = "Accept" }
         headers[.contentDisposition] = "inline; filename=\"\(outcome.fileName).\(variant.format.fileExtension)\""
         if let ifNoneMatch = request.headers[.ifNoneMatch], Self.matches(ifNoneMatch, etag: variant.etag) {
@@ -134,13 +134,5 @@ struct ProxyResponder: HTTPResponder {
         let buffer = ByteBuffer(string: text)
         headers[.contentLength] = String(buffer.readableBytes)
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: buffer))
-    }
-
-    static func httpDate(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        return formatter.string(from: date)
     }
 }
