@@ -33,6 +33,14 @@ public enum Clocks {
         return TimeSample(wall: seconds(CLOCK_MONOTONIC) - wall0, cpu: seconds(CLOCK_THREAD_CPUTIME_ID) - cpu0)
     }
 
+    /// Times synchronous `body` that may hand its work to other threads (libvips computes
+    /// pixels on its worker threads): wall clock and the whole process's CPU time.
+    public static func measureBlocking(_ body: () throws -> Void) rethrows -> TimeSample {
+        let wall0 = seconds(CLOCK_MONOTONIC), cpu0 = seconds(CLOCK_PROCESS_CPUTIME_ID)
+        try body()
+        return TimeSample(wall: seconds(CLOCK_MONOTONIC) - wall0, cpu: seconds(CLOCK_PROCESS_CPUTIME_ID) - cpu0)
+    }
+
     /// Times async `body`: wall clock and the whole process's CPU time (every thread:
     /// event loops, the cooperative pool, the in-process HTTP server).
     public static func measureProcess(_ body: () async throws -> Void) async rethrows -> TimeSample {

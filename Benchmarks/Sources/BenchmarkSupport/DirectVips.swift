@@ -44,7 +44,20 @@ public enum DirectVips {
         return PixelSize(width: Int(outWidth), height: Int(outHeight))
     }
 
-    private static func lastError() -> String {
+    /// `vips_thumbnail_buffer(…, width, "height", height, "crop", VIPS_INTERESTING_CENTRE)`
+    /// + `vips_image_copy_memory`: shrink-on-load, resample, centre crop (a fill).
+    public static func thumbnailFill(_ data: Data, width: Int, height: Int) throws -> PixelSize {
+        var outWidth: Int32 = 0
+        var outHeight: Int32 = 0
+        let status = data.withUnsafeBytes {
+            bl_thumbnail_fill_buffer($0.baseAddress, $0.count, Int32(width), Int32(height), &outWidth, &outHeight)
+        }
+        guard status == 0 else { throw Failure(description: "vips_thumbnail_buffer (crop): \(lastError())") }
+        return PixelSize(width: Int(outWidth), height: Int(outHeight))
+    }
+
+    /// libvips' error buffer as text (for a failure just reported).
+    static func lastError() -> String {
         guard let text = bl_error() else { return "unknown libvips error" }
         return String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
     }

@@ -25,6 +25,14 @@ public enum Fixtures {
         )
     }
 
+    /// 4000 × 3000 (12 MP) RGB JPEG at quality 85: the source of the resize benchmarks.
+    public static let jpeg12MP: Data = cached("jpeg-4000x3000-q85.jpg") {
+        try VipsCoder.shared.encode(
+            Image(pixels: pixels(width: 4000, height: 3000, seed: 0x5EED_1200, grain: 64), width: 4000, height: 3000, channels: 3),
+            options: ImageEncodeOptions(format: .jpeg, quality: 85)
+        )
+    }
+
     private static func cached(_ name: String, make: () throws -> Data) -> Data {
         let folder = FileManager.default.temporaryDirectory
             .appendingPathComponent("webimage-benchmark-fixtures-v\(version)", isDirectory: true)

@@ -63,6 +63,57 @@ static inline int bl_decode_buffer_sequential(const void *buf, size_t len, int *
     return bl_finish(image, out_width, out_height);
 }
 
+/// `vips_thumbnail_buffer(buf, len, &out, width, "height", height, "crop",
+/// VIPS_INTERESTING_CENTRE, NULL)` (shrink-on-load, resample, centre crop: a fill), then
+/// `vips_image_copy_memory(out)`. Returns 0 on success and the result's size.
+static inline int bl_thumbnail_fill_buffer(const void *buf, size_t len, int width, int height, int *out_width, int *out_height) {
+    VipsImage *out = NULL;
+    if (vips_thumbnail_buffer((void *)buf, len, &out, width, "height", height, "crop", VIPS_INTERESTING_CENTRE, NULL)) return -1;
+    return bl_finish(out, out_width, out_height);
+}
+
+/// An 8-bit sRGB (3 or 4 bands) image in memory, copied from packed pixels; NULL on
+/// failure. Release it with `bl_unref`.
+static inline void *bl_image_from_pixels(const void *pixels, size_t size, int width, int height, int bands) {
+    VipsImage *image = vips_image_new_from_memory_copy(pixels, size, width, height, bands, VIPS_FORMAT_UCHAR);
+    if (image) image->Type = VIPS_INTERPRETATION_sRGB;
+    return image;
+}
+
+/// The full decode of an encoded image (`vips_image_new_from_buffer` with
+/// `access=sequential`, then `vips_image_copy_memory`), kept in memory; NULL on failure.
+/// Release it with `bl_unref`.
+static inline void *bl_decode_to_memory(const void *buf, size_t len) {
+    VipsImage *image = vips_image_new_from_buffer(buf, len, "", "access", VIPS_ACCESS_SEQUENTIAL, NULL);
+    if (!image) return NULL;
+    VipsImage *memory = vips_image_copy_memory(image);
+    g_object_unref(image);
+    return memory;
+}
+
+/// The width and height of an image made here.
+static inline int bl_width(void *image) { return vips_image_get_width((VipsImage *)image); }
+static inline int bl_height(void *image) { return vips_image_get_height((VipsImage *)image); }
+
+/// Drops a reference taken by `bl_image_from_pixels` or `bl_decode_to_memory`.
+static inline void bl_unref(void *image) { g_object_unref(image); }
+
+/// `vips_thumbnail_image(in, &out, width, "height", height, "crop", VIPS_INTERESTING_CENTRE,
+/// NULL)` of an image already in memory, then `vips_image_copy_memory(out)`.
+static inline int bl_thumbnail_fill_image(void *image, int width, int height, int *out_width, int *out_height) {
+    VipsImage *out = NULL;
+    if (vips_thumbnail_image((VipsImage *)image, &out, width, "height", height, "crop", VIPS_INTERESTING_CENTRE, NULL)) return -1;
+    return bl_finish(out, out_width, out_height);
+}
+
+/// `vips_gaussblur(in, &out, sigma, NULL)` of an image already in memory, then
+/// `vips_image_copy_memory(out)`.
+static inline int bl_gaussblur(void *image, double sigma, int *out_width, int *out_height) {
+    VipsImage *out = NULL;
+    if (vips_gaussblur((VipsImage *)image, &out, sigma, NULL)) return -1;
+    return bl_finish(out, out_width, out_height);
+}
+
 /// The libvips error buffer as text (owned by libvips; copy it before the next call).
 static inline const char *bl_error(void) { return vips_error_buffer(); }
 

@@ -5,13 +5,18 @@
 //   valgrind --tool=callgrind --toggle-collect='*measuredLoop*' \
 //       .build/release/CodingProfile thumbnail-webimage 5
 //
-// Cases: thumbnail-webimage, thumbnail-direct, png-webimage, png-direct, png-direct-sequential.
+// Cases: thumbnail-webimage, thumbnail-direct, png-webimage, png-direct, png-direct-sequential,
+// and the transform cases (TransformCase): resize-fill-webimage, resize-fill-direct,
+// resize-fill-full-decode-webimage, resize-memory-webimage, resize-memory-direct,
+// blur-webimage, blur-direct.
 //
-// `CodingProfile compare thumbnail|png [rounds]` instead alternates WebImage and the
-// direct libvips call, round after round, and prints the median ratio of their wall
-// and process CPU times: on a busy machine, interleaving keeps the load the same for both.
+// `CodingProfile compare thumbnail|png|resize-fill|resize-memory|blur [rounds]` instead
+// alternates WebImage and the direct libvips call, round after round, and prints the
+// median ratio of their wall and process CPU times: on a busy machine, interleaving keeps
+// the load the same for both.
 import BenchmarkSupport
 import Foundation
+import WebImage
 
 #if canImport(Glibc)
 import Glibc
@@ -32,63 +37,98 @@ func median(_ values: [Double]) -> Double {
         : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
 }
 
+/// A case either benchmark family runs: a name, its set-up, and one run.
+struct ProfileCase {
+    let name: String
+    let prepare: () throws -> Void
+    let run: () throws -> PixelSize
+
+    init(_ codingCase: CodingCase) {
+        name = codingCase.rawValue
+        prepare = codingCase.prepare
+        run = codingCase.run
+    }
+
+    init(_ transformCase: TransformCase) {
+        name = transformCase.rawValue
+        prepare = transformCase.prepare
+        run = transformCase.run
+    }
+
+    init?(named name: String) {
+        if let codingCase = CodingCase(rawValue: name) {
+            self.init(codingCase)
+        } else if let transformCase = TransformCase(rawValue: name) {
+            self.init(transformCase)
+        } else {
+            return nil
+        }
+    }
+}
+
 /// Alternates `ours` and `theirs` for `rounds` rounds; prints median times and ratios.
-func compare(_ ours: CodingCase, _ theirs: CodingCase, rounds: Int) throws {
+func compare(_ ours: ProfileCase, _ theirs: ProfileCase, rounds: Int) throws {
     try ours.prepare()
     try theirs.prepare()
-    var wall: [CodingCase: [Double]] = [:]
-    var cpu: [CodingCase: [Double]] = [:]
+    var wall: [[Double]] = [[], []]
+    var cpu: [[Double]] = [[], []]
     var wallRatios: [Double] = []
     var cpuRatios: [Double] = []
+    let sides = [ours, theirs]
     for round in 0..<rounds {
         // Swap the order every round so neither side always runs second.
-        let order = round.isMultiple(of: 2) ? [ours, theirs] : [theirs, ours]
-        var wallNow: [CodingCase: Double] = [:]
-        var cpuNow: [CodingCase: Double] = [:]
-        for codingCase in order {
+        let order = round.isMultiple(of: 2) ? [0, 1] : [1, 0]
+        var wallNow = [0.0, 0.0]
+        var cpuNow = [0.0, 0.0]
+        for index in order {
             let cpuStart = processCPUTime()
             let start = ContinuousClock.now
-            _ = try codingCase.run()
+            _ = try sides[index].run()
             let elapsed = ContinuousClock.now - start
-            wallNow[codingCase] = Double(elapsed.components.seconds) * 1e3 + Double(elapsed.components.attoseconds) / 1e15
-            cpuNow[codingCase] = Double(processCPUTime() - cpuStart) / 1e6
+            wallNow[index] = Double(elapsed.components.seconds) * 1e3 + Double(elapsed.components.attoseconds) / 1e15
+            cpuNow[index] = Double(processCPUTime() - cpuStart) / 1e6
         }
-        for codingCase in [ours, theirs] {
-            wall[codingCase, default: []].append(wallNow[codingCase]!)
-            cpu[codingCase, default: []].append(cpuNow[codingCase]!)
+        for index in 0..<2 {
+            wall[index].append(wallNow[index])
+            cpu[index].append(cpuNow[index])
         }
-        wallRatios.append(wallNow[ours]! / wallNow[theirs]!)
-        cpuRatios.append(cpuNow[ours]! / cpuNow[theirs]!)
+        wallRatios.append(wallNow[0] / wallNow[1])
+        cpuRatios.append(cpuNow[0] / cpuNow[1])
     }
-    for codingCase in [ours, theirs] {
+    for index in 0..<2 {
         let line = String(
             format: "%@ median wall %7.2f ms, median CPU %7.2f ms, %6.1f ops/s",
-            codingCase.rawValue.padding(toLength: 22, withPad: " ", startingAt: 0), median(wall[codingCase]!), median(cpu[codingCase]!), 1000 / median(wall[codingCase]!)
+            sides[index].name.padding(toLength: 34, withPad: " ", startingAt: 0), median(wall[index]), median(cpu[index]), 1000 / median(wall[index])
         )
         print(line)
     }
     print(String(format: "ratio %@ / %@ over %d rounds: wall %.3f×, CPU %.3f× (medians of per-round ratios)",
-                 ours.rawValue, theirs.rawValue, rounds, median(wallRatios), median(cpuRatios)))
+                 ours.name, theirs.name, rounds, median(wallRatios), median(cpuRatios)))
 }
 
 @inline(never)
-func measuredLoop(_ codingCase: CodingCase, iterations: Int) throws -> Int {
+func measuredLoop(_ profileCase: ProfileCase, iterations: Int) throws -> Int {
     var pixels = 0
     for _ in 0..<iterations {
-        pixels &+= try codingCase.run().area
+        pixels &+= try profileCase.run().area
     }
     return pixels
 }
 
 let arguments = CommandLine.arguments.dropFirst()
 if arguments.first == "compare" {
-    let pairs: [String: (CodingCase, CodingCase)] = [
-        "thumbnail": (.thumbnailWebImage, .thumbnailDirect),
-        "png": (.pngWebImage, .pngDirect),
-        "png-sequential": (.pngDirect, .pngDirectSequential),
+    let pairs: [String: (ProfileCase, ProfileCase)] = [
+        "thumbnail": (ProfileCase(.thumbnailWebImage), ProfileCase(.thumbnailDirect)),
+        "png": (ProfileCase(.pngWebImage), ProfileCase(.pngDirect)),
+        "png-sequential": (ProfileCase(.pngDirect), ProfileCase(.pngDirectSequential)),
+        "resize-fill": (ProfileCase(.resizeFillWebImage), ProfileCase(.resizeFillDirect)),
+        "resize-fill-full-decode": (ProfileCase(.resizeFillFullDecodeWebImage), ProfileCase(.resizeFillDirect)),
+        "resize-memory": (ProfileCase(.resizeMemoryWebImage), ProfileCase(.resizeMemoryDirect)),
+        "blur": (ProfileCase(.blurWebImage), ProfileCase(.blurDirect)),
     ]
     guard let name = arguments.dropFirst().first, let pair = pairs[name] else {
-        FileHandle.standardError.write(Data("usage: CodingProfile compare <thumbnail|png|png-sequential> [rounds]\n".utf8))
+        let names = pairs.keys.sorted().joined(separator: "|")
+        FileHandle.standardError.write(Data("usage: CodingProfile compare <\(names)> [rounds]\n".utf8))
         exit(2)
     }
     let rounds = arguments.dropFirst(2).first.flatMap { Int($0) } ?? 40
@@ -100,21 +140,21 @@ if arguments.first == "compare" {
     }
     exit(0)
 }
-guard let name = arguments.first, let codingCase = CodingCase(rawValue: name) else {
-    let names = CodingCase.allCases.map(\.rawValue).joined(separator: " | ")
+guard let name = arguments.first, let profileCase = ProfileCase(named: name) else {
+    let names = (CodingCase.allCases.map(\.rawValue) + TransformCase.allCases.map(\.rawValue)).joined(separator: " | ")
     FileHandle.standardError.write(Data("usage: CodingProfile <\(names)> [iterations]\n".utf8))
     exit(2)
 }
 let iterations = arguments.dropFirst().first.flatMap { Int($0) } ?? 20
 
 do {
-    try codingCase.prepare()
+    try profileCase.prepare()
     let start = ContinuousClock.now
-    let pixels = try measuredLoop(codingCase, iterations: iterations)
+    let pixels = try measuredLoop(profileCase, iterations: iterations)
     let elapsed = ContinuousClock.now - start
     let each = elapsed / max(1, iterations)
-    print("\(codingCase.rawValue): \(iterations) runs, \(each) each, \(pixels / max(1, iterations)) px out")
+    print("\(profileCase.name): \(iterations) runs, \(each) each, \(pixels / max(1, iterations)) px out")
 } catch {
-    FileHandle.standardError.write(Data("\(codingCase.rawValue) failed: \(error)\n".utf8))
+    FileHandle.standardError.write(Data("\(profileCase.name) failed: \(error)\n".utf8))
     exit(1)
 }

@@ -6,6 +6,8 @@
 //   .build/release/LoadingProfile webimage 10         # only one side (CPU, page faults), for perf
 //   .build/release/LoadingProfile chunks              # how AsyncHTTPClient splits a 100 KB body
 //   perf record -g .build/release/LoadingProfile webimage 20
+//   .build/release/LoadingProfile hits callback 1000   # memory hits through the manager (callback |
+//                                                      # async | lookup), rounds of 1,000 calls, for perf
 //
 // Each round is 1,000 distinct 100 KB downloads, 6 at a time; both sides are warmed first.
 import AsyncHTTPClient
@@ -33,8 +35,55 @@ func timed(_ body: () async throws -> Int, expected: Int) async throws -> TimeSa
     return sample
 }
 
+/// Memory hits as LoadingBenchmarks makes them: a manager whose memory holds one 64 × 64
+/// image, asked `rounds` × 1,000 times in the `form` given; prints the time a call.
+func memoryHits(form: String, rounds: Int) async throws {
+    var config = CacheConfig()
+    let directory = PosixFiles.temporaryDirectory("webimage-profile-hits")
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    config.rootDirectory = directory
+    config.autoCleanInterval = nil
+    let cache = ImageCache(config: config)
+    let manager = ImageManager(cache: cache, loader: ImageDownloader(config: DownloaderConfig()))
+    let url = URL(string: "https://example.com/images/hit.png")!
+    let key = manager.cacheKey(for: url)!
+    cache.storeToMemory(try Image(pixels: [UInt8](repeating: 128, count: 64 * 64 * 3), width: 64, height: 64, channels: 3), forKey: key)
+    let calls = rounds * 1_000
+    let sample: TimeSample
+    switch form {
+    case "callback":
+        sample = Clocks.measureThread {
+            for _ in 0..<calls {
+                manager.loadImage(with: url) { result in
+                    guard case .success(let value) = result, value.cacheType == .memory else { preconditionFailure("not a memory hit") }
+                }
+            }
+        }
+    case "async":
+        sample = try await Clocks.measureProcess {
+            for _ in 0..<calls {
+                let result = try await manager.loadImage(from: url)
+                precondition(result.cacheType == .memory)
+            }
+        }
+    case "lookup":
+        let memory = cache.memoryCache
+        sample = Clocks.measureThread {
+            for _ in 0..<calls { precondition(memory.value(forKey: key) != nil) }
+        }
+    default:
+        FileHandle.standardError.write(Data("usage: LoadingProfile hits <callback|async|lookup> [rounds]\n".utf8))
+        exit(2)
+    }
+    print(String(format: "%@: %d calls, %.1f ns CPU a call, %.1f ns wall", form, calls, sample.cpu / Double(calls) * 1e9, sample.wall / Double(calls) * 1e9))
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 let mode = arguments.first ?? "compare"
+if mode == "hits" {
+    try await memoryHits(form: arguments.dropFirst().first ?? "callback", rounds: arguments.dropFirst(2).first.flatMap { Int($0) } ?? 1_000)
+    exit(0)
+}
 let rounds = arguments.dropFirst().first.flatMap { Int($0) } ?? 10
 let verbose = arguments.contains("-v")
 let pair = try DownloadPair()
@@ -106,6 +155,6 @@ case "chunks":
     }
     print("collected storage capacities:", storage.filter { $0.key < 0 }.sorted { $0.key < $1.key })
 default:
-    FileHandle.standardError.write(Data("usage: LoadingProfile [compare|webimage|direct] [rounds]\n".utf8))
+    FileHandle.standardError.write(Data("usage: LoadingProfile [compare|webimage|direct|chunks|hits] [rounds]\n".utf8))
     exit(2)
 }
