@@ -210,12 +210,35 @@ struct LoadRequest: Sendable {
         let options = self.options
         let work: @Sendable () async throws(ImageError) -> VariantImages = {
             try await BlockingPools.run(on: BlockingPools.coding) { () throws(ImageError) -> VariantImages in
+                var decodeOptions = decodeOptions
+                let box = try Self.shrinkOnLoadBox(for: data, transformer: transformer, decodeOptions: decodeOptions, coder: coder)
+                if let box {
+                    decodeOptions.thumbnailPixelSize = box
+                    decodeOptions.preserveAspectRatio = true
+                }
                 let decoded = try coder.decode(data, options: decodeOptions)
-                return VariantImages(decoded: decoded, result: try Self.transform(decoded, with: transformer, options: options))
+                let result = try Self.transform(decoded, with: transformer, options: options)
+                // A shrunk decode is not the original: it must not be cached as one.
+                return VariantImages(decoded: box == nil ? decoded : nil, result: result)
             }
         }
         guard isVariant, let key else { return try await work() }
         return try await transforms.run(key: key, work: work)
+    }
+
+    /// The box `transformer` lets a still source be decoded into (shrink-on-load), read
+    /// from the header; `nil` (decode at full size) without a transformer, when a thumbnail
+    /// size was asked for, or for an animation.
+    static func shrinkOnLoadBox(
+        for data: Data, transformer: (any ImageTransformer)?, decodeOptions: ImageDecodeOptions, coder: any ImageCoder
+    ) throws(ImageError) -> PixelSize? {
+        guard let transformer, decodeOptions.thumbnailPixelSize == nil else { return nil }
+        let info = try coder.inspect(data, limits: decodeOptions.limits)
+        guard info.frameCount == 1 else { return nil }
+        let stored = info.pixelSize
+        // EXIF orientations 5–8 turn the image a quarter: the transformer sees it upright.
+        let upright = info.orientation >= 5 ? PixelSize(width: stored.height, height: stored.width) : stored
+        return transformer.shrinkOnLoadBox(forSourceSize: upright)
     }
 
     /// Applies `transformer`; animated images only with ``ImageOptions/transformAnimatedImage``.
@@ -322,6 +345,7 @@ struct LoadRequest: Sendable {
 /// What one decode of a variant produced: the decoded image and the transformed result
 /// (the same image when there is no transformer).
 struct VariantImages: Sendable {
-    let decoded: Image
+    /// The decoded original at full size; `nil` when it was decoded shrunk for the transform.
+    let decoded: Image?
     let result: Image
 }

@@ -13,4 +13,16 @@ public protocol ImageTransformer: Sendable {
     /// Returns the transformed image. An animated image is transformed frame by frame
     /// (all frames keep their durations and loop count).
     func transform(_ image: Image) throws(ImageError) -> Image
+
+    /// A square box that a still image of `sourceSize` (upright) may be decoded into,
+    /// keeping its aspect ratio, so that ``transform(_:)`` gives its result from far
+    /// fewer pixels (libvips' shrink-on-load); `nil` when the transform needs the image at
+    /// full size. The manager asks this when a request has a transformer and no
+    /// ``ImageContext/thumbnailPixelSize``. The default is `nil`.
+    func shrinkOnLoadBox(forSourceSize sourceSize: PixelSize) -> PixelSize?
+}
+
+extension ImageTransformer {
+    /// `nil`: decode at full size.
+    public func shrinkOnLoadBox(forSourceSize sourceSize: PixelSize) -> PixelSize? { nil }
 }

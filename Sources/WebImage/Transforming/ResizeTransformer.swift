@@ -53,6 +53,20 @@ public struct ResizeTransformer: ImageTransformer {
         }
     }
 
+    /// A box at least as large as the scaled image (plus a pixel against libvips'
+    /// rounding), when the resize shrinks the source to half its size or less; the
+    /// resize then finishes from the shrunk decode. `nil` otherwise.
+    public func shrinkOnLoadBox(forSourceSize sourceSize: PixelSize) -> PixelSize? {
+        guard size.width >= 0, size.height >= 0, size != .zero, sourceSize.width > 0, sourceSize.height > 0 else { return nil }
+        let plan = Self.plan(source: sourceSize, box: size, mode: mode, enlarge: enlarge)
+        let scale = max(
+            Double(plan.resized.width) / Double(sourceSize.width), Double(plan.resized.height) / Double(sourceSize.height)
+        )
+        guard scale <= 0.5 else { return nil }
+        let side = Int((Double(max(sourceSize.width, sourceSize.height)) * scale).rounded(.up)) + 1
+        return PixelSize(width: side, height: side)
+    }
+
     /// What a resize does, in pixels: scale the source to `resized` (`fitBox` tells libvips
     /// to fit a box rather than force a size), then cut `crop` out of it at the gravity.
     struct Plan: Equatable {

@@ -21,4 +21,10 @@ public struct TransformerPipeline: ImageTransformer {
         }
         return result
     }
+
+    /// The first transformer's box: it alone sees the source, and what follows it sees
+    /// its output, whichever size the source was decoded at.
+    public func shrinkOnLoadBox(forSourceSize sourceSize: PixelSize) -> PixelSize? {
+        transformers.first?.shrinkOnLoadBox(forSourceSize: sourceSize)
+    }
 }
