@@ -12,8 +12,12 @@ public enum TransformCase: String, CaseIterable, Sendable {
     case resizeFillWebImage = "resize-fill-webimage"
     /// `vips_thumbnail_buffer(…, 400, "height", 300, "crop", CENTRE)` + `vips_image_copy_memory`.
     case resizeFillDirect = "resize-fill-direct"
-    /// The same fill with only `context.transformer` set: the manager decodes the 12 MP
-    /// JPEG at full size, then the transformer resamples it (no shrink-on-load).
+    /// The same fill with only `context.transformer` set, as `ImageManager` does it: the
+    /// header read, the transformer's `shrinkOnLoadSize` (400 × 400 here), a decode into
+    /// that box (JPEG shrink-on-load), then the transformer finishes the fill.
+    case resizeFillTransformerOnlyWebImage = "resize-fill-transformer-only-webimage"
+    /// For reference, the fill without shrink-on-load: the 12 MP JPEG decoded at full
+    /// size, then the transformer resamples it.
     case resizeFillFullDecodeWebImage = "resize-fill-full-decode-webimage"
     /// `ResizeTransformer(400×300, .fill)` of the 12 MP JPEG already decoded in full
     /// (`VipsCoder.decode`): what the manager does with a decoded image in memory.
@@ -48,7 +52,7 @@ public enum TransformCase: String, CaseIterable, Sendable {
     /// The case this one is compared with (WebImage's side ↔ libvips').
     public var counterpart: TransformCase {
         switch self {
-        case .resizeFillWebImage, .resizeFillFullDecodeWebImage: .resizeFillDirect
+        case .resizeFillWebImage, .resizeFillTransformerOnlyWebImage, .resizeFillFullDecodeWebImage: .resizeFillDirect
         case .resizeFillDirect: .resizeFillWebImage
         case .resizeMemoryWebImage: .resizeMemoryDirect
         case .resizeMemoryDirect: .resizeMemoryWebImage
@@ -85,6 +89,8 @@ public enum TransformCase: String, CaseIterable, Sendable {
             try Self.resize.transform(VipsCoder.shared.decode(Fixtures.jpeg12MP, options: Self.thumbnailOptions)).pixelSize
         case .resizeFillDirect:
             try DirectVips.thumbnailFill(Fixtures.jpeg12MP, width: Self.fillSize.width, height: Self.fillSize.height)
+        case .resizeFillTransformerOnlyWebImage:
+            try Self.resizeAsTheManagerDoes(Fixtures.jpeg12MP).pixelSize
         case .resizeFillFullDecodeWebImage:
             try Self.resize.transform(VipsCoder.shared.decode(Fixtures.jpeg12MP)).pixelSize
         case .resizeMemoryWebImage:
@@ -96,5 +102,16 @@ public enum TransformCase: String, CaseIterable, Sendable {
         case .blurDirect:
             try Self.direct1MP.gaussianBlur(sigma: Self.blurSigma)
         }
+    }
+
+    /// What `ImageManager` does for a request whose context has only a transformer: read
+    /// the header, ask the transformer for a shrink-on-load box, decode into it, transform.
+    static func resizeAsTheManagerDoes(_ data: Data) throws -> Image {
+        let info = try VipsCoder.shared.inspect(data, limits: .default)
+        var options = ImageDecodeOptions()
+        if info.frameCount == 1, let box = resize.shrinkOnLoadSize(forSourceSize: info.pixelSize) {
+            options.thumbnailPixelSize = box
+        }
+        return try resize.transform(VipsCoder.shared.decode(data, options: options))
     }
 }

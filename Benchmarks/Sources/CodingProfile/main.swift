@@ -122,6 +122,7 @@ if arguments.first == "compare" {
         "png": (ProfileCase(.pngWebImage), ProfileCase(.pngDirect)),
         "png-sequential": (ProfileCase(.pngDirect), ProfileCase(.pngDirectSequential)),
         "resize-fill": (ProfileCase(.resizeFillWebImage), ProfileCase(.resizeFillDirect)),
+        "resize-fill-transformer-only": (ProfileCase(.resizeFillTransformerOnlyWebImage), ProfileCase(.resizeFillDirect)),
         "resize-fill-full-decode": (ProfileCase(.resizeFillFullDecodeWebImage), ProfileCase(.resizeFillDirect)),
         "resize-memory": (ProfileCase(.resizeMemoryWebImage), ProfileCase(.resizeMemoryDirect)),
         "blur": (ProfileCase(.blurWebImage), ProfileCase(.blurDirect)),

@@ -211,25 +211,26 @@ struct LoadRequest: Sendable {
         let work: @Sendable () async throws(ImageError) -> VariantImages = {
             try await BlockingPools.run(on: BlockingPools.coding) { () throws(ImageError) -> VariantImages in
                 var decodeOptions = decodeOptions
-                let box = try Self.shrinkOnLoadBox(for: data, transformer: transformer, decodeOptions: decodeOptions, coder: coder)
-                if let box {
-                    decodeOptions.thumbnailPixelSize = box
-                    decodeOptions.preserveAspectRatio = true
+                let shrunk = try Self.shrinkOnLoadSize(for: data, transformer: transformer, decodeOptions: decodeOptions, coder: coder)
+                if let shrunk {
+                    // The transformer's own scaled size, exactly (its aspect ratio is the source's).
+                    decodeOptions.thumbnailPixelSize = shrunk
+                    decodeOptions.preserveAspectRatio = false
                 }
                 let decoded = try coder.decode(data, options: decodeOptions)
                 let result = try Self.transform(decoded, with: transformer, options: options)
                 // A shrunk decode is not the original: it must not be cached as one.
-                return VariantImages(decoded: box == nil ? decoded : nil, result: result)
+                return VariantImages(decoded: shrunk == nil ? decoded : nil, result: result)
             }
         }
         guard isVariant, let key else { return try await work() }
         return try await transforms.run(key: key, work: work)
     }
 
-    /// The box `transformer` lets a still source be decoded into (shrink-on-load), read
-    /// from the header; `nil` (decode at full size) without a transformer, when a thumbnail
-    /// size was asked for, or for an animation.
-    static func shrinkOnLoadBox(
+    /// The size `transformer` lets a still source be decoded at (shrink-on-load), from the
+    /// header; `nil` (decode at full size) without a transformer, when a thumbnail size was
+    /// asked for, or for an animation.
+    static func shrinkOnLoadSize(
         for data: Data, transformer: (any ImageTransformer)?, decodeOptions: ImageDecodeOptions, coder: any ImageCoder
     ) throws(ImageError) -> PixelSize? {
         guard let transformer, decodeOptions.thumbnailPixelSize == nil else { return nil }
@@ -238,7 +239,7 @@ struct LoadRequest: Sendable {
         let stored = info.pixelSize
         // EXIF orientations 5–8 turn the image a quarter: the transformer sees it upright.
         let upright = info.orientation >= 5 ? PixelSize(width: stored.height, height: stored.width) : stored
-        return transformer.shrinkOnLoadBox(forSourceSize: upright)
+        return transformer.shrinkOnLoadSize(forSourceSize: upright)
     }
 
     /// Applies `transformer`; animated images only with ``ImageOptions/transformAnimatedImage``.

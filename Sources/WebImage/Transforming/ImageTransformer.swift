@@ -14,15 +14,15 @@ public protocol ImageTransformer: Sendable {
     /// (all frames keep their durations and loop count).
     func transform(_ image: Image) throws(ImageError) -> Image
 
-    /// A square box that a still image of `sourceSize` (upright) may be decoded into,
-    /// keeping its aspect ratio, so that ``transform(_:)`` gives its result from far
-    /// fewer pixels (libvips' shrink-on-load); `nil` when the transform needs the image at
-    /// full size. The manager asks this when a request has a transformer and no
+    /// The exact size a still image of `sourceSize` (upright) may be decoded at, with
+    /// libvips' shrink-on-load, for ``transform(_:)`` to give from it the same result as
+    /// from the full-size image; `nil` when the transform needs the full size. The
+    /// manager asks this when a request has a transformer and no
     /// ``ImageContext/thumbnailPixelSize``. The default is `nil`.
-    func shrinkOnLoadBox(forSourceSize sourceSize: PixelSize) -> PixelSize?
+    func shrinkOnLoadSize(forSourceSize sourceSize: PixelSize) -> PixelSize?
 }
 
 extension ImageTransformer {
     /// `nil`: decode at full size.
-    public func shrinkOnLoadBox(forSourceSize sourceSize: PixelSize) -> PixelSize? { nil }
+    public func shrinkOnLoadSize(forSourceSize sourceSize: PixelSize) -> PixelSize? { nil }
 }

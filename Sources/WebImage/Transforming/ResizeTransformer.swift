@@ -53,30 +53,23 @@ public struct ResizeTransformer: ImageTransformer {
         }
     }
 
-    /// A box at least as large as the scaled image (plus a pixel against libvips'
-    /// rounding), when the resize shrinks the source to half its size or less; the
-    /// resize then finishes from the shrunk decode. `nil` otherwise.
-    public func shrinkOnLoadBox(forSourceSize sourceSize: PixelSize) -> PixelSize? {
+    /// The size the resize scales the source to before any crop, when that shrinks the
+    /// source to half its size or less: decoding straight to it (libvips' shrink-on-load)
+    /// leaves only the crop, if any, to do, and gives the same result size as a full
+    /// decode would. `nil` otherwise.
+    public func shrinkOnLoadSize(forSourceSize sourceSize: PixelSize) -> PixelSize? {
         guard size.width >= 0, size.height >= 0, size != .zero, sourceSize.width > 0, sourceSize.height > 0 else { return nil }
-        let plan = Self.plan(source: sourceSize, box: size, mode: mode, enlarge: enlarge)
-        let scale = max(
-            Double(plan.resized.width) / Double(sourceSize.width), Double(plan.resized.height) / Double(sourceSize.height)
-        )
-        guard scale <= 0.5 else { return nil }
-        let side = Int((Double(max(sourceSize.width, sourceSize.height)) * scale).rounded(.up)) + 1
-        return PixelSize(width: side, height: side)
+        let resized = Self.plan(source: sourceSize, box: size, mode: mode, enlarge: enlarge).resized
+        let scale = max(Double(resized.width) / Double(sourceSize.width), Double(resized.height) / Double(sourceSize.height))
+        return scale <= 0.5 ? resized : nil
     }
 
-    /// What a resize does, in pixels: scale the source to `resized` (`fitBox` tells libvips
-    /// to fit a box rather than force a size), then cut `crop` out of it at the gravity.
+    /// What a resize does, in pixels: scale the source to `resized`, then cut `crop` out of
+    /// it at the gravity.
     struct Plan: Equatable {
-        /// libvips' thumbnail box; for a fit, a dimension of `VIPS_MAX_COORD` is unconstrained.
-        var box: PixelSize
-        /// Whether the thumbnail keeps the aspect ratio inside `box` (else it forces `box`).
-        var fitBox: Bool
         /// Whether the thumbnail may upscale.
         var enlarge: Bool
-        /// The scaled size before cropping (an estimate for fits: libvips rounds).
+        /// The scaled size before cropping.
         var resized: PixelSize
         /// The final size.
         var crop: PixelSize
@@ -96,18 +89,15 @@ public struct ResizeTransformer: ImageTransformer {
                 height: max(1, Int((Double(box.height) * shrink).rounded()))
             )
         }
-        let unconstrained = Int(VIPS_MAX_COORD)
         if box.width == 0 || box.height == 0 || mode == .fit {
             var scale = box.width == 0 ? Double(box.height) / h
                 : box.height == 0 ? Double(box.width) / w
                 : min(Double(box.width) / w, Double(box.height) / h)
             if !enlarge { scale = min(1, scale) }
             let resized = scale == 1 ? source : scaled(scale)
-            let thumbnailBox = PixelSize(
-                width: box.width == 0 ? unconstrained : box.width,
-                height: box.height == 0 ? unconstrained : box.height
-            )
-            return Plan(box: thumbnailBox, fitBox: true, enlarge: enlarge, resized: resized, crop: resized)
+            // The planned size exactly (not libvips' own rounding of a box), so that a
+            // shrink-on-load decode to it and a full-size decode give the same result.
+            return Plan(enlarge: enlarge, resized: resized, crop: resized)
         }
         switch mode {
         case .fill, .fillDown:
@@ -127,21 +117,15 @@ public struct ResizeTransformer: ImageTransformer {
                 }
             }
             let crop = PixelSize(width: min(target.width, resized.width), height: min(target.height, resized.height))
-            return Plan(box: resized, fitBox: false, enlarge: mayEnlarge, resized: resized, crop: crop)
+            return Plan(enlarge: mayEnlarge, resized: resized, crop: crop)
         case .force, .fit:
             let target = enlarge ? box : boxWithin(box)
-            return Plan(box: target, fitBox: false, enlarge: enlarge, resized: target, crop: target)
+            return Plan(enlarge: enlarge, resized: target, crop: target)
         }
     }
 
     private static func resize(_ frame: VipsImageHandle, plan: Plan, gravity: Gravity) throws(ImageError) -> VipsImageHandle {
         let none = Int32(VIPS_INTERESTING_NONE.rawValue)
-        if plan.fitBox {
-            let size = plan.enlarge ? VIPS_SIZE_BOTH : VIPS_SIZE_DOWN
-            return try VipsTransform.run("resizing to fit \(plan.box)") {
-                wi_thumbnail_crop(frame.pointer, $0, Int32(plan.box.width), Int32(plan.box.height), Int32(size.rawValue), none)
-            }
-        }
         // A centred or smart fill is one libvips thumbnail with a crop, as libvips' own
         // thumbnail does it; other gravities resize, then cut at the gravity.
         if plan.crop != plan.resized, gravity == .center || gravity == .smart {

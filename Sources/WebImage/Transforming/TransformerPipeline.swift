@@ -22,9 +22,9 @@ public struct TransformerPipeline: ImageTransformer {
         return result
     }
 
-    /// The first transformer's box: it alone sees the source, and what follows it sees
-    /// its output, whichever size the source was decoded at.
-    public func shrinkOnLoadBox(forSourceSize sourceSize: PixelSize) -> PixelSize? {
-        transformers.first?.shrinkOnLoadBox(forSourceSize: sourceSize)
+    /// The first transformer's size: it alone sees the source, and what follows it sees
+    /// the same output, whichever size the source was decoded at.
+    public func shrinkOnLoadSize(forSourceSize sourceSize: PixelSize) -> PixelSize? {
+        transformers.first?.shrinkOnLoadSize(forSourceSize: sourceSize)
     }
 }

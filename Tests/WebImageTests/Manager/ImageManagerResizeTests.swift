@@ -43,9 +43,8 @@ extension ImageManagerTests {
             #expect(image.pixelSize == PixelSize(width: 200, height: 200))
             #expect(try close(image.pixel(x: 40, y: 40), TestImages.topLeft, tolerance: 12), "west keeps the red quadrant")
             #expect(try close(image.pixel(x: 160, y: 160), TestImages.bottomLeft, tolerance: 12))
-            // The transformer was handed a decode of about 401 × 201, not 2000 × 1000.
-            let input = try #require(seen.withLock { $0.first })
-            #expect(input.width <= 402 && input.height >= 200, "decoded at \(input)")
+            // The transformer was handed a 400 × 200 decode (its scaled size), not 2000 × 1000.
+            #expect(seen.withLock { $0 } == [PixelSize(width: 400, height: 200)])
             // The shrunk decode is not taken for the original: neither memory nor disk holds it.
             let originalKey = try #require(manager.cacheKey(for: url))
             #expect(manager.cache.imageFromMemory(forKey: originalKey) == nil)
@@ -101,7 +100,7 @@ private struct RecordingTransformer: ImageTransformer {
         return try inner.transform(image)
     }
 
-    func shrinkOnLoadBox(forSourceSize sourceSize: PixelSize) -> PixelSize? {
-        inner.shrinkOnLoadBox(forSourceSize: sourceSize)
+    func shrinkOnLoadSize(forSourceSize sourceSize: PixelSize) -> PixelSize? {
+        inner.shrinkOnLoadSize(forSourceSize: sourceSize)
     }
 }
