@@ -7,25 +7,58 @@ import Foundation
 /// `pixelSize` is the size of one frame. Images come from ``VipsCoder`` or from raw
 /// pixels with ``init(pixels:width:height:channels:)``.
 public struct Image: Sendable {
-    let handle: VipsImageHandle
+    /// Every property in one reference: copying an `Image` (into a result, a cache entry,
+    /// a completion) is one retain instead of a dozen words with three references, which
+    /// is most of the cost of a memory-cache hit through the manager.
+    private let storage: Storage
+
+    /// The properties of an ``Image``, shared by its copies.
+    final class Storage: Sendable {
+        let handle: VipsImageHandle
+        let pixelSize: PixelSize
+        let format: ImageFormat
+        let frameCount: Int
+        let frameDurations: [Double]
+        let loopCount: Int
+        let sourceOrientation: Int
+        let loadedPixelSize: PixelSize
+        let sourcePixelSize: PixelSize
+
+        init(
+            handle: VipsImageHandle, pixelSize: PixelSize, format: ImageFormat, frameCount: Int, frameDurations: [Double],
+            loopCount: Int, sourceOrientation: Int, loadedPixelSize: PixelSize, sourcePixelSize: PixelSize
+        ) {
+            self.handle = handle
+            self.pixelSize = pixelSize
+            self.format = format
+            self.frameCount = frameCount
+            self.frameDurations = frameDurations
+            self.loopCount = loopCount
+            self.sourceOrientation = sourceOrientation
+            self.loadedPixelSize = loadedPixelSize
+            self.sourcePixelSize = sourcePixelSize
+        }
+    }
+
+    var handle: VipsImageHandle { storage.handle }
 
     /// The size of one frame, in pixels, upright (EXIF orientation already applied).
-    public let pixelSize: PixelSize
+    public var pixelSize: PixelSize { storage.pixelSize }
     /// The container format the image was decoded from (`unknown` for images made from pixels).
-    public let format: ImageFormat
+    public var format: ImageFormat { storage.format }
     /// Number of frames held (1 for a still image).
-    public let frameCount: Int
+    public var frameCount: Int { storage.frameCount }
     /// Display duration of each frame, in seconds; empty for a still image.
-    public let frameDurations: [Double]
+    public var frameDurations: [Double] { storage.frameDurations }
     /// How many times an animation plays; 0 means forever.
-    public let loopCount: Int
+    public var loopCount: Int { storage.loopCount }
     /// The EXIF orientation (1–8) the source declared; the pixels are already upright.
-    public let sourceOrientation: Int
+    public var sourceOrientation: Int { storage.sourceOrientation }
     /// The size the codec decoded before the final resample: smaller than the source when
     /// shrink-on-load was used, which is how a thumbnail avoids decoding every pixel.
-    public let loadedPixelSize: PixelSize
+    public var loadedPixelSize: PixelSize { storage.loadedPixelSize }
     /// The size of one frame in the source file, before any thumbnailing or scaling.
-    public let sourcePixelSize: PixelSize
+    public var sourcePixelSize: PixelSize { storage.sourcePixelSize }
 
     init(
         handle: VipsImageHandle,
@@ -37,15 +70,12 @@ public struct Image: Sendable {
         loadedPixelSize: PixelSize,
         sourcePixelSize: PixelSize
     ) {
-        self.handle = handle
-        self.frameCount = max(1, frameCount)
-        self.pixelSize = PixelSize(width: handle.width, height: handle.height / self.frameCount)
-        self.format = format
-        self.frameDurations = frameDurations
-        self.loopCount = loopCount
-        self.sourceOrientation = sourceOrientation
-        self.loadedPixelSize = loadedPixelSize
-        self.sourcePixelSize = sourcePixelSize
+        let frames = max(1, frameCount)
+        storage = Storage(
+            handle: handle, pixelSize: PixelSize(width: handle.width, height: handle.height / frames), format: format,
+            frameCount: frames, frameDurations: frameDurations, loopCount: loopCount, sourceOrientation: sourceOrientation,
+            loadedPixelSize: loadedPixelSize, sourcePixelSize: sourcePixelSize
+        )
     }
 
     /// Makes an image from 8-bit pixels, row by row, `channels` bytes a pixel
