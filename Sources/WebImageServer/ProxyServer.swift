@@ -80,6 +80,9 @@ public final class ProxyServer: Sendable {
     /// The Hummingbird application; `onRunning` gets the port it listens on.
     func makeApplication(onRunning: @escaping @Sendable (Int) async -> Void) -> some ApplicationProtocol {
         let responder = ProxyResponder(pipeline: pipeline, metrics: metrics, ttl: config.ttl, requestTimeout: config.requestTimeout)
+        // Hummingbird sets a request ID on a copy of this logger per request: defer its rendering.
+        let handler = logger.handler
+        let logger = Logger(label: logger.label) { _ in DeferredMetadataLogHandler(wrapping: handler) }
         return Application(
             responder: responder,
             configuration: ApplicationConfiguration(address: .hostname(config.host, port: config.port), serverName: WebImageServer.serverHeader),

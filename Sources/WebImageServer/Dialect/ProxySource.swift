@@ -30,7 +30,7 @@ enum ProxySource {
             format = try AnyExtension.format(encoded[encoded.index(after: at)...])
             encoded = encoded[..<at]
         }
-        guard let decoded = encoded.removingPercentEncoding else {
+        guard let decoded = PercentDecoding.decode(encoded) else {
             throw .badRequest("plain source '\(encoded.prefix(100))' has a malformed percent escape; escape '%' as %25")
         }
         return (try url(decoded, shown: encoded), format)
@@ -57,7 +57,8 @@ enum ProxySource {
         guard !decoded.isEmpty else {
             throw .badRequest("missing source URL: the source decodes to an empty string; give \(usage)")
         }
-        if decoded.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+        // General category Cc (control) is exactly U+0000–U+001F and U+007F–U+009F.
+        if decoded.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
             throw .badRequest("source '\(shown.prefix(100))' contains control characters; remove them from the source URL")
         }
         guard let url = URL(string: decoded), let scheme = url.scheme, !scheme.isEmpty else {

@@ -17,8 +17,29 @@ struct ProxyResponder: HTTPResponder {
     let metrics: ServerMetrics
     let ttl: Int
     let requestTimeout: Duration
+    /// `public, max-age=<ttl>`, made once rather than per response.
+    let cacheControl: String
+
+    /// One header field (`HTTPField`, which Hummingbird does not re-export).
+    private typealias Field = HTTPFields.Element
 
     static let contentSecurityPolicy = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
+
+    /// The headers every response starts from, made once (``securityHeaders()`` copies them).
+    private static let securityFields: HTTPFields = {
+        var headers = HTTPFields()
+        headers[.contentSecurityPolicy] = contentSecurityPolicy
+        headers[.xContentTypeOptions] = "nosniff"
+        return headers
+    }()
+
+    init(pipeline: ProxyPipeline, metrics: ServerMetrics, ttl: Int, requestTimeout: Duration) {
+        self.pipeline = pipeline
+        self.metrics = metrics
+        self.ttl = ttl
+        self.requestTimeout = requestTimeout
+        self.cacheControl = "public, max-age=\(ttl)"
+    }
 
     func respond(to request: Request, context: Context) async throws -> Response {
         let started = ContinuousClock.now
@@ -59,8 +80,16 @@ struct ProxyResponder: HTTPResponder {
         default:
             break
         }
-        let accept = request.headers[.accept]
-        let result = await withTimeout { await pipeline.serve(path: path, accept: accept) }
+        let resolved: ProxyPipeline.Resolved
+        switch pipeline.resolve(path: path, accept: request.headers[.accept]) {
+        case .success(let value): resolved = value
+        case .failure(let failure): return (Self.error(failure), "-")
+        }
+        // A memory hit is answered at once: no task, no timer (the timeout is for work).
+        if let outcome = pipeline.memoryHit(resolved) {
+            return (image(outcome, request: request), outcome.cache)
+        }
+        let result = await withTimeout { [pipeline] in await pipeline.serve(resolved) }
         switch result {
         case .success(let outcome):
             return (image(outcome, request: request), outcome.cache)
@@ -92,17 +121,19 @@ struct ProxyResponder: HTTPResponder {
 
     private func image(_ outcome: ProxyPipeline.Outcome, request: Request) -> Response {
         let variant = outcome.variant
+        // Appended, not assigned: these names are not in the security headers and each
+        // comes once, so the result is the same without a search of the fields per header.
         var headers = Self.securityHeaders()
-        headers[.contentType] = variant.format.mimeType
-        headers[.cacheControl] = "public, max-age=\(ttl)"
-        headers[.eTag] = variant.etag
-        headers[.lastModified] = HTTPDate.string(from: variant.lastModified)
-        if outcome.variesWithAccept { headers[.vary] = "Accept" }
-        headers[.contentDisposition] = "inline; filename=\"\(outcome.fileName).\(variant.format.fileExtension)\""
+        headers.append(Field(name: .contentType, value: variant.format.mimeType))
+        headers.append(Field(name: .cacheControl, value: cacheControl))
+        headers.append(Field(name: .eTag, value: variant.etag))
+        headers.append(Field(name: .lastModified, value: variant.lastModifiedText))
+        if outcome.variesWithAccept { headers.append(Field(name: .vary, value: "Accept")) }
+        headers.append(Field(name: .contentDisposition, value: "inline; filename=\"\(outcome.fileName).\(variant.format.fileExtension)\""))
         if let ifNoneMatch = request.headers[.ifNoneMatch], Self.matches(ifNoneMatch, etag: variant.etag) {
             return Response(status: .notModified, headers: headers)
         }
-        headers[.contentLength] = String(variant.data.count)
+        headers.append(Field(name: .contentLength, value: String(variant.data.count)))
         let body = request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: variant.buffer)
         return Response(status: .ok, headers: headers, body: body)
     }
@@ -117,10 +148,7 @@ struct ProxyResponder: HTTPResponder {
     }
 
     static func securityHeaders() -> HTTPFields {
-        var headers = HTTPFields()
-        headers[.contentSecurityPolicy] = contentSecurityPolicy
-        headers[.xContentTypeOptions] = "nosniff"
-        return headers
+        securityFields
     }
 
     static func error(_ failure: ProxyFailure) -> Response {

@@ -15,6 +15,8 @@ struct EncodedVariant: Sendable {
     let etag: String
     /// When the variant was made.
     let lastModified: Date
+    /// ``lastModified`` as an HTTP date, formatted once for every response that serves it.
+    let lastModifiedText: String
 
     init(data: Data, etag: String? = nil, lastModified: Date = Date()) {
         self.data = data
@@ -22,6 +24,7 @@ struct EncodedVariant: Sendable {
         self.format = ImageFormat(data: data)
         self.etag = etag ?? Self.etag(for: data)
         self.lastModified = lastModified
+        self.lastModifiedText = HTTPDate.string(from: lastModified)
     }
 
     /// `"<first 16 bytes of SHA-256, hex>"`.

@@ -28,6 +28,8 @@ final class ProxyPipeline: Sendable {
     let renderer: VariantRenderer
     let metrics: ServerMetrics
     private let flights = SingleFlight<Result<EncodedVariant, ProxyFailure>>()
+    /// Paths already resolved, so that a repeated path skips parsing and checking.
+    private let resolvedPaths = ResolvedPaths()
 
     init(
         parser: ProxyURLParser, sourceGuard: SourceGuard, negotiation: FormatNegotiation, manager: ImageManager,
@@ -43,30 +45,84 @@ final class ProxyPipeline: Sendable {
         self.metrics = metrics
     }
 
+    /// A request parsed and checked, its variant named: what a lookup needs.
+    struct Resolved: Sendable {
+        /// The parsed URL.
+        var request: ProxyRequest
+        /// The output format as far as it is known before the source is read.
+        var choice: FormatNegotiation.Choice
+        /// The variant's key in the ``VariantStore`` (source, options, format).
+        var key: String
+        /// Whether the response depends on `Accept` (→ `Vary: Accept`).
+        var variesWithAccept: Bool
+        /// The file name offered in `Content-Disposition`.
+        var fileName: String
+    }
+
     /// Serves the proxy path `path` (still percent-encoded, without its query).
     func serve(path: String, accept: String?) async -> Result<Outcome, ProxyFailure> {
-        let request: ProxyRequest
-        do {
-            request = try parser.parse(path: path)
-        } catch {
-            return .failure(ProxyFailure(status: error.status, message: error.message))
+        switch resolve(path: path, accept: accept) {
+        case .failure(let failure):
+            return .failure(failure)
+        case .success(let resolved):
+            if let outcome = memoryHit(resolved) { return .success(outcome) }
+            return await serve(resolved)
         }
-        do {
-            try sourceGuard.checkPolicy(request.source)
-        } catch {
-            return .failure(ProxyFailure(status: error.status, message: error.message))
+    }
+
+    /// Parses and checks `path` (still percent-encoded, without its query) and names the
+    /// variant it asks for. Synchronous and cheap: no I/O.
+    func resolve(path: String, accept: String?) -> Result<Resolved, ProxyFailure> {
+        let entry: ResolvedPaths.Entry
+        if let known = resolvedPaths.entry(forPath: path) {
+            entry = known
+        } else {
+            let request: ProxyRequest
+            do {
+                request = try parser.parse(path: path)
+            } catch {
+                return .failure(ProxyFailure(status: error.status, message: error.message))
+            }
+            do {
+                try sourceGuard.checkPolicy(request.source)
+            } catch {
+                return .failure(ProxyFailure(status: error.status, message: error.message))
+            }
+            entry = ResolvedPaths.Entry(
+                request: request, keyPrefix: request.source.absoluteString + "|" + request.options.variantKey + "|",
+                fileName: Self.fileName(for: request.source)
+            )
+            resolvedPaths.remember(entry, forPath: path)
         }
-        let choice = negotiation.choice(requested: request.options.format, accept: accept)
-        let key = request.source.absoluteString + "|" + request.options.variantKey + "|" + choice.keyComponent
+        let choice = negotiation.choice(requested: entry.request.options.format, accept: accept)
         let varies: Bool
         if case .explicit = choice { varies = false } else { varies = negotiation.variesWithAccept }
-        let fileName = Self.fileName(for: request.source)
+        return .success(Resolved(
+            request: entry.request, choice: choice, key: entry.keyPrefix + choice.keyComponent,
+            variesWithAccept: varies, fileName: entry.fileName
+        ))
+    }
 
+    /// The variant from the memory cache, counted as a `memory` hit; `nil` (and nothing
+    /// counted) when it is not there. Synchronous: a hit needs no task, timer or I/O.
+    func memoryHit(_ resolved: Resolved) -> Outcome? {
+        guard let variant = store.memoryLookup(resolved.key) else { return nil }
+        metrics.cacheHit(VariantStore.Source.memory.rawValue)
+        return Outcome(variant: variant, cache: VariantStore.Source.memory.rawValue, variesWithAccept: resolved.variesWithAccept, fileName: resolved.fileName)
+    }
+
+    /// Serves `resolved` from the variant caches (memory, then disk), or makes it.
+    func serve(_ resolved: Resolved) async -> Result<Outcome, ProxyFailure> {
+        let key = resolved.key
+        let varies = resolved.variesWithAccept
+        let fileName = resolved.fileName
         if let (variant, source) = await store.lookup(key) {
             metrics.cacheHit(source.rawValue)
             return .success(Outcome(variant: variant, cache: source.rawValue, variesWithAccept: varies, fileName: fileName))
         }
         metrics.cacheMiss()
+        let request = resolved.request
+        let choice = resolved.choice
         let result: Result<EncodedVariant, ProxyFailure>
         do throws(ImageError) {
             result = try await flights.run(key: key) { [self] in
@@ -126,7 +182,13 @@ final class ProxyPipeline: Sendable {
     /// characters (`image` when nothing is left).
     static func fileName(for source: URL) -> String {
         let base = (source.lastPathComponent as NSString).deletingPathExtension
-        let safe = String(base.unicodeScalars.filter { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0)) }.prefix(100))
+        // ASCII letters (the only ASCII scalars that are Alphabetic), digits and `-_.`.
+        let safe = String(base.unicodeScalars.filter { scalar in
+            switch scalar.value {
+            case 0x41...0x5A, 0x61...0x7A, 0x30...0x39, 0x2D, 0x5F, 0x2E: true
+            default: false
+            }
+        }.prefix(100))
         return safe.isEmpty || safe == "/" ? "image" : safe
     }
 }

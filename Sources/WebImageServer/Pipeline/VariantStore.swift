@@ -23,6 +23,11 @@ struct VariantStore: Sendable {
         memory = MemoryCache(totalCostLimit: max(1, config.cacheMaxMemory), countLimit: 0, entryCostFraction: 0.25)
     }
 
+    /// The variant under `key` if it is in memory; the disk is not looked at.
+    func memoryLookup(_ key: String) -> EncodedVariant? {
+        memory.value(forKey: key)
+    }
+
     /// The variant under `key`: memory first, then disk (which refills memory).
     func lookup(_ key: String) async -> (EncodedVariant, Source)? {
         if let variant = memory.value(forKey: key) { return (variant, .memory) }
