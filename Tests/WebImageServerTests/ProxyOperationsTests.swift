@@ -10,17 +10,25 @@ struct ProxyOperationsTests {
     @Test("S9 a full queue answers 429; /health answers 200")
     func queueFull() async throws {
         try await LiveProxy.with(configure: { $0.workers = 1; $0.queueSize = 1 }) { (origin, proxy) async throws in
-            origin.register("/slow.jpg", .delayed(.seconds(2), then: .image(ProxyImages.jpeg)))
+            // The source is held at a gate until the test has seen the queue full, however
+            // slowly the machine (or the sanitizer) runs.
+            let gate = TestOriginGate()
+            origin.register("/slow.jpg", .gated(gate, then: .image(ProxyImages.jpeg)))
             // Distinct variants, so they cannot share one flight: one runs, one waits, the rest are refused.
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 group.addTask { try await proxy.get(proxyPath("rs:fit:10:10", source: origin.url("/slow.jpg"))).status }
-                #expect(await origin.waitForRequests("/slow.jpg"))
+                #expect(await gate.waitForArrivals(1))
                 group.addTask { try await proxy.get(proxyPath("rs:fit:20:20", source: origin.url("/slow.jpg"))).status }
-                try await Task.sleep(for: .milliseconds(200))
+                let deadline = ContinuousClock.now + .seconds(30)
+                while try await proxy.metric("webimage_queue_depth") < 1, ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+                #expect(try await proxy.metric("webimage_queue_depth") == 1)
                 let refused = try await proxy.get(proxyPath("rs:fit:30:30", source: origin.url("/slow.jpg")))
                 #expect(refused.status == 429)
                 #expect(refused.header("cache-control") == "no-store")
                 #expect(try await proxy.get("/health").status == 200)
+                gate.open()
                 var statuses: [Int] = [refused.status]
                 for try await status in group { statuses.append(status) }
                 return statuses

@@ -43,28 +43,9 @@ public struct DataURLLoader: ImageLoader {
 
     /// Percent-decodes to bytes (not to a string: the payload may be binary).
     private static func percentDecoded(_ text: String) throws(ImageError) -> Data {
-        var bytes = Data()
-        bytes.reserveCapacity(text.utf8.count)
-        var iterator = text.utf8.makeIterator()
-        while let byte = iterator.next() {
-            guard byte == UInt8(ascii: "%") else {
-                bytes.append(byte)
-                continue
-            }
-            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
-                throw .badImageData("the data URL's payload has invalid percent-encoding")
-            }
-            bytes.append(high << 4 | low)
+        guard let bytes = PercentDecoding.bytes(text.utf8) else {
+            throw .badImageData("the data URL's payload has invalid percent-encoding")
         }
-        return bytes
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
+        return Data(bytes)
     }
 }

@@ -1,29 +1,29 @@
 /// Percent-decoding of a URL's text, as `removingPercentEncoding` does it (every `%` must
 /// start a two-digit hex escape, either case; the bytes must be UTF-8), without the trip
 /// through Foundation's `NSString`, which cost more than the rest of parsing a plain source.
-enum PercentDecoding {
+package enum PercentDecoding {
     /// `text` with every `%XX` replaced by its byte; `nil` when an escape is malformed or
     /// the bytes are not valid UTF-8. Text without `%` comes back as it is.
-    static func decode(_ text: Substring) -> String? {
-        let utf8 = text.utf8
-        guard utf8.contains(UInt8(ascii: "%")) else { return String(text) }
+    package static func decode(_ text: Substring) -> String? {
+        guard text.utf8.contains(UInt8(ascii: "%")) else { return String(text) }
+        return bytes(text.utf8).flatMap { String(validating: $0, as: UTF8.self) }
+    }
+
+    /// `encoded` with every `%XX` replaced by its byte, as bytes (a `data:` URL's payload
+    /// may be binary); `nil` when a `%` does not start two hex digits.
+    package static func bytes(_ encoded: some Sequence<UInt8>) -> [UInt8]? {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(utf8.count)
-        var index = utf8.startIndex
-        while index != utf8.endIndex {
-            let byte = utf8[index]
-            utf8.formIndex(after: &index)
+        bytes.reserveCapacity(encoded.underestimatedCount)
+        var iterator = encoded.makeIterator()
+        while let byte = iterator.next() {
             guard byte == UInt8(ascii: "%") else {
                 bytes.append(byte)
                 continue
             }
-            guard index != utf8.endIndex, let high = hexValue(utf8[index]) else { return nil }
-            utf8.formIndex(after: &index)
-            guard index != utf8.endIndex, let low = hexValue(utf8[index]) else { return nil }
-            utf8.formIndex(after: &index)
+            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
             bytes.append(high << 4 | low)
         }
-        return String(validating: bytes, as: UTF8.self)
+        return bytes
     }
 
     /// The value of one hex digit, `nil` for any other byte.

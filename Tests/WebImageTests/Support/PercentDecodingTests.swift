@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import WebImageServer
+@testable import WebImage
 
 @Suite("Percent decoding")
 struct PercentDecodingTests {
@@ -27,5 +27,13 @@ struct PercentDecodingTests {
             let text = (0..<Int.random(in: 0...6, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
             #expect(PercentDecoding.decode(Substring(text)) == text.removingPercentEncoding, "\(text)")
         }
+    }
+
+    @Test("bytes: binary escapes come through as bytes; a malformed escape is nil")
+    func bytes() {
+        #expect(PercentDecoding.bytes("a%FF%00b".utf8) == [0x61, 0xFF, 0x00, 0x62])
+        #expect(PercentDecoding.bytes("%G1".utf8) == nil)
+        #expect(PercentDecoding.bytes("%4".utf8) == nil)
+        #expect(PercentDecoding.bytes("".utf8) == [])
     }
 }
