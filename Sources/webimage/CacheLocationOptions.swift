@@ -15,13 +15,16 @@ struct CacheLocationOptions: ParsableArguments {
     var cacheDirectory: String?
 
     /// The cache configuration: the library's defaults, rooted at `--cache-dir` when given,
-    /// without the hourly clean timer (the tool runs for seconds; `cache clean` cleans).
+    /// without the hourly clean timer and without a trim when the cache is opened (the tool
+    /// runs for seconds; `cache clean` cleans and reports it, and `cache info --max-size`
+    /// must not remove anything behind its back).
     func cacheConfig() -> CacheConfig {
         var config = CacheConfig()
         if let cacheDirectory {
             config.rootDirectory = URL(fileURLWithPath: cacheDirectory).standardizedFileURL.path
         }
         config.autoCleanInterval = nil
+        config.trimsWhenOpened = false
         return config
     }
 }

@@ -46,6 +46,10 @@ public struct CacheConfig: Sendable, Hashable {
     /// `nil` disables the timer (writes that cross ``maxDiskSize`` still trigger a trim).
     /// Default: one hour.
     public var autoCleanInterval: Duration? = .seconds(3600)
+    /// Whether opening a disk cache that is already over ``maxDiskSize`` trims it in the
+    /// background. Default `true`. A tool that only inspects a cache, or cleans it itself
+    /// and reports what it removed, turns this off.
+    public var trimsWhenOpened: Bool = true
     /// Whether decoded images are kept in memory at all. Default `true`.
     public var shouldCacheImagesInMemory: Bool = true
 

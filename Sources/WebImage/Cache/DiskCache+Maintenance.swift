@@ -20,7 +20,8 @@ extension DiskCache {
 
     /// Starts the initial size scan and the clean timer.
     func startMaintenance() {
-        // The scan only measures; it trims when the directory is already over the limit.
+        // The scan measures; it trims when the directory is already over the limit (unless
+        // the configuration says not to).
         Task.detached(priority: .utility) { [weak self] in
             guard let self else { return }
             let scanned = await BlockingPools.run(on: BlockingPools.io) { () -> (bytes: Int, written: Int)? in
@@ -30,7 +31,8 @@ extension DiskCache {
             guard let scanned else { return }
             let over = self.sizeState.withLock { state in
                 state.trackedBytes = scanned.bytes + (state.bytesWrittenEver - scanned.written)
-                return self.config.maxDiskSize > 0 && state.trackedBytes > self.config.maxDiskSize && !state.automaticCleanRunning
+                return self.config.trimsWhenOpened && self.config.maxDiskSize > 0
+                    && state.trackedBytes > self.config.maxDiskSize && !state.automaticCleanRunning
             }
             if over { self.startAutomaticClean() }
         }

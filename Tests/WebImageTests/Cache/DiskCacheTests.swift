@@ -129,6 +129,24 @@ struct DiskCacheTests {
         }
     }
 
+    @Test func C6_trimWhenOpenedCanBeTurnedOffForToolsThatCleanThemselves() async throws {
+        try await withTemporaryDirectory { directory in
+            var config = testConfig(directory)
+            let filler = DiskCache(config: config)
+            for index in 0..<10 { try await filler.store(Data(count: 1000), forKey: "k\(index)") }
+            config.maxDiskSize = 4000
+            config.trimsWhenOpened = false
+            let cache = DiskCache(config: config)
+            // Time for the background scan: it must measure, not trim.
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(await cache.count() == 10)
+            // So the explicit clean is the one that trims, and its report says so.
+            let result = await cache.clean()
+            #expect(result.trimmedCount > 0)
+            #expect(result.trimmedCount + result.remainingCount == 10)
+        }
+    }
+
     // SPEC C7
     @Test func C7_readOnlyPathsSearchedAfterMainAndNeverWritten() async throws {
         try await withTemporaryDirectory { directory in
