@@ -238,22 +238,13 @@ struct OptionApplier: Sendable {
     private static func color(hex: Substring) -> ImageColor? {
         var digits: [UInt8] = []
         for character in hex.utf8 {
-            guard let value = hexValue(character) else { return nil }
+            guard let value = HexDigit.value(character) else { return nil }
             digits.append(value)
         }
         switch digits.count {
         case 3: return ImageColor(red: digits[0] * 17, green: digits[1] * 17, blue: digits[2] * 17)
         case 6: return ImageColor(red: digits[0] << 4 | digits[1], green: digits[2] << 4 | digits[3], blue: digits[4] << 4 | digits[5])
         default: return nil
-        }
-    }
-
-    private static func hexValue(_ character: UInt8) -> UInt8? {
-        switch character {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): character - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): character - UInt8(ascii: "A") + 10
-        default: nil
         }
     }
 }

@@ -1,3 +1,5 @@
+import WebImage
+
 /// One key/salt pair that signs proxy URLs (imgproxy's `IMGPROXY_KEY` / `IMGPROXY_SALT`).
 ///
 /// Several pairs can be configured at once (for key rotation); a URL signed with any of
@@ -42,19 +44,10 @@ public struct SigningKey: Sendable, Hashable {
         bytes.reserveCapacity(digits.count / 2)
         var index = 0
         while index < digits.count {
-            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return nil }
+            guard let high = HexDigit.value(digits[index]), let low = HexDigit.value(digits[index + 1]) else { return nil }
             bytes.append(high << 4 | low)
             index += 2
         }
         return bytes
-    }
-
-    private static func nibble(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

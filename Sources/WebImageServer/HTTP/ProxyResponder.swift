@@ -15,7 +15,6 @@ struct ProxyResponder: HTTPResponder {
 
     let pipeline: ProxyPipeline
     let metrics: ServerMetrics
-    let ttl: Int
     let requestTimeout: Duration
     /// `public, max-age=<ttl>`, made once rather than per response.
     let cacheControl: String
@@ -25,8 +24,8 @@ struct ProxyResponder: HTTPResponder {
 
     static let contentSecurityPolicy = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
 
-    /// The headers every response starts from, made once (``securityHeaders()`` copies them).
-    private static let securityFields: HTTPFields = {
+    /// The headers every response starts from (`Content-Security-Policy`, `nosniff`), made once.
+    static let securityHeaders: HTTPFields = {
         var headers = HTTPFields()
         headers[.contentSecurityPolicy] = contentSecurityPolicy
         headers[.xContentTypeOptions] = "nosniff"
@@ -36,7 +35,6 @@ struct ProxyResponder: HTTPResponder {
     init(pipeline: ProxyPipeline, metrics: ServerMetrics, ttl: Int, requestTimeout: Duration) {
         self.pipeline = pipeline
         self.metrics = metrics
-        self.ttl = ttl
         self.requestTimeout = requestTimeout
         self.cacheControl = "public, max-age=\(ttl)"
     }
@@ -123,7 +121,7 @@ struct ProxyResponder: HTTPResponder {
         let variant = outcome.variant
         // Appended, not assigned: these names are not in the security headers and each
         // comes once, so the result is the same without a search of the fields per header.
-        var headers = Self.securityHeaders()
+        var headers = Self.securityHeaders
         headers.append(Field(name: .contentType, value: variant.format.mimeType))
         headers.append(Field(name: .cacheControl, value: cacheControl))
         headers.append(Field(name: .eTag, value: variant.etag))
@@ -147,16 +145,12 @@ struct ProxyResponder: HTTPResponder {
         }
     }
 
-    static func securityHeaders() -> HTTPFields {
-        securityFields
-    }
-
     static func error(_ failure: ProxyFailure) -> Response {
         text(failure.message + "\n", status: HTTPResponse.Status(code: failure.status))
     }
 
     static func text(_ text: String, status: HTTPResponse.Status) -> Response {
-        var headers = securityHeaders()
+        var headers = securityHeaders
         headers[.contentType] = "text/plain; charset=utf-8"
         headers[.cacheControl] = "no-store"
         let buffer = ByteBuffer(string: text)

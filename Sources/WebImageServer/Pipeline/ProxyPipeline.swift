@@ -59,17 +59,6 @@ final class ProxyPipeline: Sendable {
         var fileName: String
     }
 
-    /// Serves the proxy path `path` (still percent-encoded, without its query).
-    func serve(path: String, accept: String?) async -> Result<Outcome, ProxyFailure> {
-        switch resolve(path: path, accept: accept) {
-        case .failure(let failure):
-            return .failure(failure)
-        case .success(let resolved):
-            if let outcome = memoryHit(resolved) { return .success(outcome) }
-            return await serve(resolved)
-        }
-    }
-
     /// Parses and checks `path` (still percent-encoded, without its query) and names the
     /// variant it asks for. Synchronous and cheap: no I/O.
     func resolve(path: String, accept: String?) -> Result<Resolved, ProxyFailure> {

@@ -53,8 +53,11 @@ struct SourceGuard: Sendable {
         guard url.user == nil, url.password == nil else {
             throw Refusal(status: 404, message: "source URLs with credentials (user:password@) are not allowed")
         }
-        guard allowedPrefixes.isEmpty || Self.hasAllowedPrefix(Self.normalized(url.absoluteString), allowedPrefixes) else {
-            throw Refusal(status: 404, message: "source \(url.absoluteString.prefix(200)) is not under an allowed source prefix")
+        if !allowedPrefixes.isEmpty {
+            let source = Self.normalized(url.absoluteString)  // once, not once per prefix
+            guard allowedPrefixes.contains(where: { source.hasPrefix($0) }) else {
+                throw Refusal(status: 404, message: "source \(url.absoluteString.prefix(200)) is not under an allowed source prefix")
+            }
         }
     }
 
@@ -87,36 +90,13 @@ struct SourceGuard: Sendable {
         return chosen.description
     }
 
-    /// Whether `source` (normalised) starts with one of `prefixes` (normalised).
-    private static func hasAllowedPrefix(_ source: String, _ prefixes: [String]) -> Bool {
-        prefixes.contains { source.hasPrefix($0) }
-    }
-
     /// Scheme and host lower-cased, the rest as given, so that a prefix compares with
     /// `HTTPS://Example.com/…` as with `https://example.com/…`.
     static func normalized(_ text: String) -> String {
-        guard let authorityStart = afterSchemeSeparator(text) else { return text }
+        guard let schemeEnd = text.range(of: "://") else { return text }
+        let authorityStart = schemeEnd.upperBound
         let authorityEnd = text[authorityStart...].firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? text.endIndex
         return text[..<authorityEnd].lowercased() + text[authorityEnd...]
-    }
-
-    /// The index just after the first `://` in `text`, found in its UTF-8 bytes (no
-    /// Foundation search per request).
-    private static func afterSchemeSeparator(_ text: String) -> String.Index? {
-        let utf8 = text.utf8
-        var index = utf8.startIndex
-        while index != utf8.endIndex {
-            if utf8[index] == UInt8(ascii: ":") {
-                let slash1 = utf8.index(after: index)
-                guard slash1 != utf8.endIndex else { return nil }
-                let slash2 = utf8.index(after: slash1)
-                if utf8[slash1] == UInt8(ascii: "/"), slash2 != utf8.endIndex, utf8[slash2] == UInt8(ascii: "/") {
-                    return utf8.index(after: slash2)
-                }
-            }
-            utf8.formIndex(after: &index)
-        }
-        return nil
     }
 
     /// Why an allowed-source prefix cannot be used, or `nil` when it is fine: it must be an
