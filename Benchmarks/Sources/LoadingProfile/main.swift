@@ -8,6 +8,10 @@
 //   perf record -g .build/release/LoadingProfile webimage 20
 //   .build/release/LoadingProfile hits callback 1000   # memory hits through the manager (callback |
 //                                                      # async | lookup), rounds of 1,000 calls, for perf
+//   .build/release/LoadingProfile hits compare 200     # all three interleaved, 10,000 calls a round: medians
+//
+// After changing WebImage's API, touch this package's sources (or remove .build): an
+// incremental release build may keep objects compiled against the old API, which crash.
 //
 // Each round is 1,000 distinct 100 KB downloads, 6 at a time; both sides are warmed first.
 import AsyncHTTPClient
@@ -49,6 +53,47 @@ func memoryHits(form: String, rounds: Int) async throws {
     let key = manager.cacheKey(for: url)!
     cache.storeToMemory(try Image(pixels: [UInt8](repeating: 128, count: 64 * 64 * 3), width: 64, height: 64, channels: 3), forKey: key)
     let calls = rounds * 1_000
+    if form == "compare" {
+        // Interleaved rounds of 10,000 calls of each form (the order rotates), so that
+        // noise from the rest of the machine falls on all three alike; medians of the ratios.
+        let memory = cache.memoryCache
+        var asyncRatios: [Double] = [], callbackRatios: [Double] = []
+        var lookupTimes: [Double] = [], asyncTimes: [Double] = [], callbackTimes: [Double] = []
+        for round in 0..<rounds {
+            var lookup = 0.0, async = 0.0, callback = 0.0
+            for step in 0..<3 {
+                switch (round + step) % 3 {
+                case 0:
+                    lookup = Clocks.measureThread { for _ in 0..<10_000 { precondition(memory.value(forKey: key) != nil) } }.cpu
+                case 1:
+                    async = try await Clocks.measureProcess {
+                        for _ in 0..<10_000 {
+                            let result = try await manager.loadImage(from: url)
+                            precondition(result.cacheType == .memory)
+                        }
+                    }.cpu
+                default:
+                    callback = Clocks.measureThread {
+                        for _ in 0..<10_000 {
+                            manager.loadImage(with: url) { result in
+                                guard case .success(let value) = result, value.cacheType == .memory else { preconditionFailure("not a memory hit") }
+                            }
+                        }
+                    }.cpu
+                }
+            }
+            lookupTimes.append(lookup / 10_000 * 1e9)
+            asyncTimes.append(async / 10_000 * 1e9)
+            callbackTimes.append(callback / 10_000 * 1e9)
+            asyncRatios.append(async / lookup)
+            callbackRatios.append(callback / lookup)
+        }
+        print(String(
+            format: "%d rounds, median ns CPU a call: lookup %.1f, async %.1f, callback %.1f; median ratio async %.2f×, callback %.2f×",
+            rounds, median(lookupTimes), median(asyncTimes), median(callbackTimes), median(asyncRatios), median(callbackRatios)
+        ))
+        return
+    }
     let sample: TimeSample
     switch form {
     case "callback":
@@ -72,7 +117,7 @@ func memoryHits(form: String, rounds: Int) async throws {
             for _ in 0..<calls { precondition(memory.value(forKey: key) != nil) }
         }
     default:
-        FileHandle.standardError.write(Data("usage: LoadingProfile hits <callback|async|lookup> [rounds]\n".utf8))
+        FileHandle.standardError.write(Data("usage: LoadingProfile hits <callback|async|lookup|compare> [rounds]\n".utf8))
         exit(2)
     }
     print(String(format: "%@: %d calls, %.1f ns CPU a call, %.1f ns wall", form, calls, sample.cpu / Double(calls) * 1e9, sample.wall / Double(calls) * 1e9))

@@ -35,6 +35,13 @@ public final class FailedURLs: Sendable {
     /// Whether `url` is blocked now. An expired entry is dropped.
     public func isBlocked(_ url: URL) -> Bool {
         guard entryCount.load(ordering: .relaxed) > 0 else { return false }
+        return isRecentFailure(url)
+    }
+
+    // Out of line: inlined, its clock and dictionary work would weigh on every memory
+    // hit's code (and frame), though a hit rarely gets this far.
+    @inline(never)
+    private func isRecentFailure(_ url: URL) -> Bool {
         let key = url.absoluteString
         let now = clock()
         return entries.withLock { entries in

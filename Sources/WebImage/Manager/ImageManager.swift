@@ -68,14 +68,12 @@ public final class ImageManager: Sendable {
         progress: (@Sendable (DownloadProgress) -> Void)? = nil,
         completion: @escaping @Sendable (Result<ImageResult, ImageError>) -> Void
     ) -> ImageTask {
-        if let url, let hit = plainMemoryHit(url, options: options, context: context) {
-            // `consume`: the result moves into the completion's argument instead of being
-            // copied (a retain and a release of each of its references) on this hot path.
-            completion(.success(consume hit))
+        if let url, let image = plainMemoryHit(url, options: options, context: context) {
+            completion(.success(ImageResult(image: image, data: nil, cacheType: .memory, url: url)))
             return ImageTask(completedLoadOf: url, options: options)
         }
-        let task = ImageTask(url: url, options: options, completion: completion) { [weak self] task in
-            _ = self?.running.withLock { $0.removeValue(forKey: ObjectIdentifier(task)) }
+        let task = ImageTask(url: url, options: options, completion: completion) { [weak self] control in
+            _ = self?.running.withLock { $0.removeValue(forKey: ObjectIdentifier(control)) }
         }
         let request: LoadRequest
         do throws(ImageError) {
@@ -88,7 +86,8 @@ public final class ImageManager: Sendable {
             task.deliver(.success(hit))
             return task
         }
-        running.withLock { $0[ObjectIdentifier(task)] = task }
+        // A task made here always has a control: it is the running load's identity.
+        if let control = task.control { running.withLock { $0[ObjectIdentifier(control)] = task } }
         task.attach(Task {
             do throws(ImageError) {
                 try await request.run(progress: progress, deliver: task.deliver)
@@ -101,13 +100,30 @@ public final class ImageManager: Sendable {
 
     /// Loads `url` and returns the final result. Cancelling the calling task cancels the
     /// load with ``ImageError/cancelled``.
+    ///
+    /// It runs on the caller's executor, so a memory hit returns without a hop.
+    nonisolated(nonsending)
     public func loadImage(
         from url: URL?,
         options: ImageOptions = [],
         context: ImageContext? = nil,
         progress: (@Sendable (DownloadProgress) -> Void)? = nil
     ) async throws(ImageError) -> ImageResult {
-        if let url, let hit = plainMemoryHit(url, options: options, context: context) { return hit }
+        if let url, let image = plainMemoryHit(url, options: options, context: context) {
+            return ImageResult(image: image, data: nil, cacheType: .memory, url: url)
+        }
+        return try await awaitLoad(of: url, options: options, context: context, progress: progress)
+    }
+
+    /// The full path of ``loadImage(from:options:context:progress:)``: a callback load
+    /// awaited, its task cancelled with the caller's. A separate function, off the
+    /// caller's executor, so that a memory hit allocates none of its frame.
+    private func awaitLoad(
+        of url: URL?,
+        options: ImageOptions,
+        context: ImageContext?,
+        progress: (@Sendable (DownloadProgress) -> Void)?
+    ) async throws(ImageError) -> ImageResult {
         let link = CancellationLink<ImageTask>()
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<ImageResult, ImageError>, Never>) in
@@ -215,8 +231,11 @@ public final class ImageManager: Sendable {
     /// ``LoadRequest``: the hot path of a warm cache (a server's or a list's), which must
     /// cost little more than the cache lookup itself. `nil` sends the request down the
     /// full path, which gives the same answer for every case this one handles.
-    @inline(__always)
-    private func plainMemoryHit(_ url: URL, options: ImageOptions, context: ImageContext?) -> ImageResult? {
+    // Never inlined: in an async caller, the values this works with (a URL, an
+    // `ImageResult`: types of resilient size) would each cost a task allocation. It
+    // returns the image alone, so that the result is built once, where it is returned.
+    @inline(never)
+    private func plainMemoryHit(_ url: URL, options: ImageOptions, context: ImageContext?) -> Image? {
         guard optionsProcessor == nil, options.isDisjoint(with: Self.optionsBeyondMemoryHit) else { return nil }
         // Branches instead of `context ?? defaultContext`, which would copy the context.
         if let context { return plainMemoryHit(url, options: options, in: context) }
@@ -225,10 +244,10 @@ public final class ImageManager: Sendable {
         guard !key.isEmpty, options.contains(.retryFailed) || !failedURLs.isBlocked(url),
               let image = cache.imageFromMemory(forKey: key)
         else { return nil }
-        return ImageResult(image: image, data: nil, cacheType: .memory, url: url)
+        return image
     }
 
-    private func plainMemoryHit(_ url: URL, options: ImageOptions, in context: ImageContext) -> ImageResult? {
+    private func plainMemoryHit(_ url: URL, options: ImageOptions, in context: ImageContext) -> Image? {
         guard context.queryCacheType.includesMemory else { return nil }
         let string = url.absoluteString
         guard !string.isEmpty else { return nil }
@@ -243,8 +262,7 @@ public final class ImageManager: Sendable {
         if context.thumbnailPixelSize != nil || context.transformer != nil {
             key = Self.variantKey(key, context: context)
         }
-        guard let image = (context.cache ?? cache).imageFromMemory(forKey: key) else { return nil }
-        return ImageResult(image: image, data: nil, cacheType: .memory, url: url)
+        return (context.cache ?? cache).imageFromMemory(forKey: key)
     }
 
     private func prepare(_ url: URL?, options: ImageOptions, context: ImageContext?) throws(ImageError) -> LoadRequest {

@@ -6,55 +6,70 @@ import Foundation
 /// Its completion runs with every intermediate result (`isFinal == false`) and exactly
 /// once with the final result or error; cancelling completes it with
 /// ``ImageError/cancelled`` at once, unless it already completed.
-public final class ImageTask: Sendable {
+///
+/// A handle, like `Task`: copies refer to the same load, and cancelling any of them
+/// cancels it. A load that completed before it was returned (a memory hit) has a handle
+/// with nothing behind it, so that it costs no allocation.
+public struct ImageTask: Sendable {
     /// The URL being loaded.
     public let url: URL?
     /// The options the load runs with.
     public let options: ImageOptions
 
-    private struct State {
-        var completion: (@Sendable (Result<ImageResult, ImageError>) -> Void)?
-        var task: Task<Void, Never>?
-        var cancelled = false
-    }
-
     /// `nil` for a task that completed before it was returned: it has no state to guard.
-    private let state: Locked<State>?
-    private let onEnd: @Sendable (ImageTask) -> Void
+    let control: Control?
+
+    /// The shared state of a running load: its completion, its Swift task, and whether it
+    /// was cancelled.
+    final class Control: Sendable {
+        struct State {
+            var completion: (@Sendable (Result<ImageResult, ImageError>) -> Void)?
+            var task: Task<Void, Never>?
+            var cancelled = false
+        }
+
+        let state: Locked<State>
+        /// Runs once, after the final completion.
+        let onEnd: @Sendable (Control) -> Void
+
+        init(
+            completion: @escaping @Sendable (Result<ImageResult, ImageError>) -> Void,
+            onEnd: @escaping @Sendable (Control) -> Void
+        ) {
+            state = Locked(State(completion: completion))
+            self.onEnd = onEnd
+        }
+    }
 
     init(
         url: URL?,
         options: ImageOptions,
         completion: @escaping @Sendable (Result<ImageResult, ImageError>) -> Void,
-        onEnd: @escaping @Sendable (ImageTask) -> Void
+        onEnd: @escaping @Sendable (Control) -> Void
     ) {
         self.url = url
         self.options = options
-        self.state = Locked(State(completion: completion))
-        self.onEnd = onEnd
+        self.control = Control(completion: completion, onEnd: onEnd)
     }
 
     /// A task that completed before it was returned (a memory hit): nothing to cancel.
     init(completedLoadOf url: URL, options: ImageOptions) {
         self.url = url
         self.options = options
-        self.state = nil
-        self.onEnd = Self.nothingToEnd
+        self.control = nil
     }
 
-    private static let nothingToEnd: @Sendable (ImageTask) -> Void = { _ in }
-
     /// Whether ``cancel()`` was called before the load completed.
-    public var isCancelled: Bool { state?.withLock { $0.cancelled } ?? false }
+    public var isCancelled: Bool { control?.state.withLock { $0.cancelled } ?? false }
 
     /// Whether the final completion has run.
-    public var isFinished: Bool { state?.withLock { $0.completion == nil } ?? true }
+    public var isFinished: Bool { control?.state.withLock { $0.completion == nil } ?? true }
 
     /// Cancels the load: the completion runs with `cancelled` now, and the download, if
     /// this was its last caller, stops.
     public func cancel() {
-        guard let state else { return }
-        let (completion, task) = state.withLock { state -> ((@Sendable (Result<ImageResult, ImageError>) -> Void)?, Task<Void, Never>?) in
+        guard let control else { return }
+        let (completion, task) = control.state.withLock { state -> ((@Sendable (Result<ImageResult, ImageError>) -> Void)?, Task<Void, Never>?) in
             guard let completion = state.completion else { return (nil, nil) }
             state.completion = nil
             state.cancelled = true
@@ -63,15 +78,15 @@ public final class ImageTask: Sendable {
         guard let completion else { return }
         task?.cancel()
         completion(.failure(.cancelled))
-        onEnd(self)
+        control.onEnd(control)
     }
 
     func attach(_ task: Task<Void, Never>) {
-        guard let state else {
+        guard let control else {
             task.cancel()
             return
         }
-        let alreadyCancelled = state.withLock { state -> Bool in
+        let alreadyCancelled = control.state.withLock { state -> Bool in
             state.task = task
             return state.cancelled
         }
@@ -84,8 +99,8 @@ public final class ImageTask: Sendable {
         case .success(let value): value.isFinal
         case .failure: true
         }
-        guard let state else { return }
-        let completion = state.withLock { state -> (@Sendable (Result<ImageResult, ImageError>) -> Void)? in
+        guard let control else { return }
+        let completion = control.state.withLock { state -> (@Sendable (Result<ImageResult, ImageError>) -> Void)? in
             guard let completion = state.completion else { return nil }
             if isFinal {
                 state.completion = nil
@@ -95,6 +110,6 @@ public final class ImageTask: Sendable {
         }
         guard let completion else { return }
         completion(result)
-        if isFinal { onEnd(self) }
+        if isFinal { control.onEnd(control) }
     }
 }
