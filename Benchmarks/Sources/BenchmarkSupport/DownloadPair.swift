@@ -12,7 +12,7 @@ import WebImage
 /// The two sides do the same work: the same client configuration (the one
 /// `ImageDownloader.init` builds: singleton event loop group, no redirects, no
 /// decompression, the same connect and read timeouts, ≥ 8 connections per host, no
-/// connection retries), the same request headers (the downloader's default `Accept`
+/// connection retries, no tracer unless one is bootstrapped), the same request headers (the downloader's default `Accept`
 /// and `User-Agent`), the same total deadline, `concurrency` worker tasks pulling URL
 /// indexes on each side, no decoding, and each body in memory as one contiguous buffer
 /// at the end. Each side keeps its connections between rounds, so after ``warmUp()``
@@ -42,6 +42,8 @@ public final class DownloadPair: Sendable {
         )
         client.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(8, config.maxConcurrentDownloads)
         client.connectionPool.retryConnectionEstablishment = false
+        // ImageDownloader reports to no tracer unless one is bootstrapped (none is here).
+        client.tracing.tracer = nil
         directClient = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: client)
     }
 

@@ -9,7 +9,11 @@ import NIOSSL
 /// One HTTP(S) transfer: hop-by-hop redirects (each approved by the hop guard),
 /// status and content-type checks, body size limits, progress, the decryptor, and
 /// download events. It throws ``ImageError`` only.
-struct HTTPTransfer {
+///
+/// A class: its async steps keep it across suspensions, and a struct this size (the
+/// client's configuration, the downloader's settings) would be copied, field by field,
+/// into each of their frames.
+final class HTTPTransfer: Sendable {
     let client: HTTPClient
     /// The configuration of `client`, from which a hop pinned to an address
     /// (``DownloaderConfig/hopAddress``) makes a client of its own.
@@ -21,6 +25,19 @@ struct HTTPTransfer {
     let operation: DownloadOperation
 
     private static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
+
+    init(
+        client: HTTPClient, clientConfiguration: HTTPClient.Configuration, config: DownloaderConfig,
+        options: DownloadOptions, events: ImageEvents, cookies: CookieJar, operation: DownloadOperation
+    ) {
+        self.client = client
+        self.clientConfiguration = clientConfiguration
+        self.config = config
+        self.options = options
+        self.events = events
+        self.cookies = cookies
+        self.operation = operation
+    }
 
     func run() async throws(ImageError) -> DownloadResponse {
         let started = Flag()

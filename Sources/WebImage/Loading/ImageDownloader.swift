@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import Tracing
 
 /// Downloads image bytes over HTTP(S) on AsyncHTTPClient (SDWebImageDownloader's counterpart).
 ///
@@ -46,6 +47,7 @@ public final class ImageDownloader: ImageLoader, Sendable {
         // By default the client retries a refused connection until the connect timeout;
         // an image load should fail at once and let the caller decide.
         clientConfig.connectionPool.retryConnectionEstablishment = false
+        clientConfig.tracing.tracer = Self.tracer()
         self.clientConfiguration = clientConfig
         self.client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: clientConfig)
         let box = Box()
@@ -54,6 +56,15 @@ public final class ImageDownloader: ImageLoader, Sendable {
             box.downloader.withLock { $0 }?.start(operation)
         }
         box.downloader.withLock { $0 = self }
+    }
+
+    /// The tracer the client reports requests to: the one bootstrapped in
+    /// `InstrumentationSystem`, or none. With none bootstrapped AsyncHTTPClient would still
+    /// build every request's span attributes (a handful of dictionaries) for a tracer that
+    /// drops them.
+    private static func tracer() -> (any Tracer)? {
+        let bootstrapped = InstrumentationSystem.tracer
+        return bootstrapped is NoOpTracer ? nil : bootstrapped
     }
 
     deinit {
