@@ -3,6 +3,8 @@
 //
 //   swift build -c release --product LoadingProfile
 //   .build/release/LoadingProfile compare 20 [-v]     # interleaved A/B rounds, medians (-v: every round)
+//   .build/release/LoadingProfile three 30            # the pair plus a second AsyncHTTPClient client:
+//                                                      # how far two identical clients differ in one process
 //   .build/release/LoadingProfile webimage 10         # only one side (CPU, page faults), for perf
 //   .build/release/LoadingProfile chunks              # how AsyncHTTPClient splits a 100 KB body
 //   perf record -g .build/release/LoadingProfile webimage 20
@@ -16,6 +18,9 @@
 // Each round is 1,000 distinct 100 KB downloads, 6 at a time; both sides are warmed first.
 import AsyncHTTPClient
 import BenchmarkSupport
+import NIOCore
+import NIOPosix
+import Synchronization
 import WebImage
 import Foundation
 
@@ -123,6 +128,55 @@ func memoryHits(form: String, rounds: Int) async throws {
     print(String(format: "%@: %d calls, %.1f ns CPU a call, %.1f ns wall", form, calls, sample.cpu / Double(calls) * 1e9, sample.wall / Double(calls) * 1e9))
 }
 
+/// A second AsyncHTTPClient client configured as the pair's direct one, fetching the same
+/// bodies the same way: what it measures against the first is placement noise (which
+/// event loops its connections landed on), not code.
+final class SecondDirectClient: Sendable {
+    let client: HTTPClient
+    let pair: DownloadPair
+    private let batch = Atomic<Int>(0)
+
+    init(pair: DownloadPair) {
+        self.pair = pair
+        let config = DownloaderConfig()
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: TimeAmount(config.connectTimeout), read: TimeAmount(config.idleTimeout)),
+            decompression: .disabled
+        )
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(8, pair.concurrency)
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.tracing.tracer = nil
+        client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
+    }
+
+    func round() async throws -> Int {
+        let prefix = "\(pair.server.baseURL)/s/\(batch.add(1, ordering: .relaxed).oldValue)/"
+        let client = self.client, headers = DownloaderConfig().headers
+        final class NextIndex: Sendable { let value = Atomic<Int>(0) }
+        let next = NextIndex()
+        let transfers = pair.transfers
+        return try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<pair.concurrency {
+                group.addTask {
+                    var bytes = 0
+                    while true {
+                        let i = next.value.add(1, ordering: .relaxed).oldValue
+                        if i >= transfers { return bytes }
+                        var request = HTTPClientRequest(url: prefix + String(i))
+                        request.headers = headers
+                        let response = try await client.execute(request, deadline: .now() + .seconds(60))
+                        bytes += try await response.body.collect(upTo: 1 << 20).readableBytes
+                    }
+                }
+            }
+            var total = 0
+            for try await bytes in group { total += bytes }
+            return total
+        }
+    }
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 let mode = arguments.first ?? "compare"
 if mode == "hits" {
@@ -168,6 +222,27 @@ case "compare":
         format: "ImageDownloader / AsyncHTTPClient over %d rounds: wall %.3f× (%.0f %% of the MB/s), CPU %.3f×",
         rounds, median(wallRatios), 100 / median(wallRatios), median(cpuRatios)
     ))
+case "three":
+    let second = SecondDirectClient(pair: pair)
+    _ = try await second.round()
+    var ours: [Double] = [], others: [Double] = []
+    for round in 0..<rounds {
+        var webImage = 0.0, direct = 0.0, other = 0.0
+        // The order rotates, so that no side always follows the same one.
+        for step in 0..<3 {
+            switch (round + step) % 3 {
+            case 0: webImage = try await timed(pair.webImageRound, expected: expected).cpu
+            case 1: direct = try await timed(pair.directRound, expected: expected).cpu
+            default: other = try await timed(second.round, expected: expected).cpu
+            }
+        }
+        ours.append(webImage / direct)
+        others.append(other / direct)
+    }
+    print(String(
+        format: "CPU over the direct client's, medians of %d rounds: ImageDownloader %.3f×, a second AsyncHTTPClient client %.3f×",
+        rounds, median(ours), median(others)
+    ))
 case "webimage", "direct":
     var samples: [TimeSample] = []
     let faultsBefore = minorFaults()
@@ -200,6 +275,6 @@ case "chunks":
     }
     print("collected storage capacities:", storage.filter { $0.key < 0 }.sorted { $0.key < $1.key })
 default:
-    FileHandle.standardError.write(Data("usage: LoadingProfile [compare|webimage|direct|chunks|hits] [rounds]\n".utf8))
+    FileHandle.standardError.write(Data("usage: LoadingProfile [compare|three|webimage|direct|chunks|hits] [rounds]\n".utf8))
     exit(2)
 }

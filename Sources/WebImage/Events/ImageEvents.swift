@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Broadcasts ``ImageEvent``s to observers: closures and `AsyncStream`s.
 ///
@@ -16,6 +17,10 @@ public final class ImageEvents: Sendable {
     }
 
     private let state = Locked(State())
+    /// The number of observers, readable without the lock: with none (the usual case on a
+    /// server) emitting costs one load. An observer added while an event is being emitted
+    /// may miss that event.
+    private let observerCount = Atomic<Int>(0)
 
     /// Creates an event hub with no observers.
     public init() {}
@@ -26,13 +31,17 @@ public final class ImageEvents: Sendable {
         state.withLock {
             $0.nextID += 1
             $0.observers[$0.nextID] = observer
+            observerCount.store($0.observers.count, ordering: .relaxed)
             return Observation(id: $0.nextID)
         }
     }
 
     /// Stops calling the observer registered as `observation`.
     public func removeObserver(_ observation: Observation) {
-        _ = state.withLock { $0.observers.removeValue(forKey: observation.id) }
+        state.withLock {
+            $0.observers.removeValue(forKey: observation.id)
+            observerCount.store($0.observers.count, ordering: .relaxed)
+        }
     }
 
     /// A stream of every event from now on; it ends when the consuming task is cancelled.
@@ -44,10 +53,11 @@ public final class ImageEvents: Sendable {
     }
 
     /// Whether anyone is listening; emitters skip building events when nobody is.
-    public var hasObservers: Bool { state.withLock { !$0.observers.isEmpty } }
+    public var hasObservers: Bool { observerCount.load(ordering: .relaxed) > 0 }
 
     /// Delivers `event` to every observer.
     public func emit(_ event: ImageEvent) {
+        guard hasObservers else { return }
         let observers = state.withLock { Array($0.observers.sorted { $0.key < $1.key }.map(\.value)) }
         for observer in observers { observer(event) }
     }

@@ -26,8 +26,17 @@ final class BodyBuffers: Sendable {
     static let smallestPooled = 16 << 10
 
     private struct State {
-        var free: [Int: [Block]] = [:]
+        /// Free blocks by size class: `free[i]` holds blocks of `smallestPooled << i` bytes.
+        var free: [[Block]] = Array(repeating: [], count: BodyBuffers.sizeClassCount)
         var retainedBytes = 0
+    }
+
+    /// Power-of-two sizes from ``smallestPooled`` to ``largestPooled``.
+    static let sizeClassCount = (largestPooled / smallestPooled).trailingZeroBitCount + 1
+
+    /// The index in `State.free` of a pooled block size.
+    private static func sizeClass(of size: Int) -> Int {
+        (size / smallestPooled).trailingZeroBitCount
     }
 
     private let state = Locked(State())
@@ -41,10 +50,10 @@ final class BodyBuffers: Sendable {
         // Blocks lent out hold the pool (their `Data` deallocators capture it), so every
         // block is back here by now.
         state.withLock { state in
-            for blocks in state.free.values {
+            for blocks in state.free {
                 for block in blocks { block.pointer.deallocate() }
             }
-            state.free.removeAll()
+            state.free = []
         }
     }
 
@@ -59,8 +68,8 @@ final class BodyBuffers: Sendable {
     /// A block of at least `count` bytes (a kept one when there is one).
     func take(atLeast count: Int) -> Block {
         let size = Self.blockSize(for: count)
-        let kept = state.withLock { state -> Block? in
-            guard let block = state.free[size]?.popLast() else { return nil }
+        let kept = size > Self.largestPooled ? nil : state.withLock { state -> Block? in
+            guard let block = state.free[Self.sizeClass(of: size)].popLast() else { return nil }
             state.retainedBytes -= size
             return block
         }
@@ -73,7 +82,7 @@ final class BodyBuffers: Sendable {
         let keep = block.capacity <= Self.largestPooled && state.withLock { state -> Bool in
             guard state.retainedBytes + block.capacity <= maxRetainedBytes else { return false }
             state.retainedBytes += block.capacity
-            state.free[block.capacity, default: []].append(block)
+            state.free[Self.sizeClass(of: block.capacity)].append(block)
             return true
         }
         if !keep { block.pointer.deallocate() }

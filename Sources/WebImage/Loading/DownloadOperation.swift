@@ -19,6 +19,7 @@ final class DownloadOperation: Sendable {
     }
 
     private struct Caller {
+        let id: Int
         var progress: (@Sendable (DownloadProgress) -> Void)?
         var completion: @Sendable (Result<DownloadResponse, ImageError>) -> Void
         var lastProgress: ContinuousClock.Instant?
@@ -26,7 +27,8 @@ final class DownloadOperation: Sendable {
     }
 
     private struct State {
-        var callers: [Int: Caller] = [:]
+        /// In the order they joined (ids increase); an array, as most transfers have one caller.
+        var callers: [Caller] = []
         var nextCallerID = 0
         var phase = Phase.pending
         var task: Task<Void, Never>?
@@ -68,7 +70,7 @@ final class DownloadOperation: Sendable {
         state.withLock { state in
             guard state.phase == .pending || state.phase == .running else { return nil }
             state.nextCallerID += 1
-            state.callers[state.nextCallerID] = Caller(progress: progress, completion: completion)
+            state.callers.append(Caller(id: state.nextCallerID, progress: progress, completion: completion))
             state.priority = max(state.priority, priority)
             return state.nextCallerID
         }
@@ -89,7 +91,8 @@ final class DownloadOperation: Sendable {
 
     func cancel(callerID: Int) {
         let (caller, abandoned, task) = state.withLock { state -> (Caller?, Bool, Task<Void, Never>?) in
-            guard let caller = state.callers.removeValue(forKey: callerID) else { return (nil, false, nil) }
+            guard let index = state.callers.firstIndex(where: { $0.id == callerID }) else { return (nil, false, nil) }
+            let caller = state.callers.remove(at: index)
             guard state.callers.isEmpty, state.phase == .pending || state.phase == .running else { return (caller, false, nil) }
             state.phase = .abandoned
             return (caller, true, state.task)
@@ -104,7 +107,7 @@ final class DownloadOperation: Sendable {
 
     /// Cancels every caller (each completes with `cancelled`) and the transfer.
     func cancelAll() {
-        let ids = state.withLock { Array($0.callers.keys) }
+        let ids = state.withLock { $0.callers.map(\.id) }
         for id in ids { cancel(callerID: id) }
     }
 
@@ -115,12 +118,13 @@ final class DownloadOperation: Sendable {
         let isLast = expected.map { received >= $0 } ?? false
         let due = state.withLock { state -> [(@Sendable (DownloadProgress) -> Void)] in
             var due: [(@Sendable (DownloadProgress) -> Void)] = []
-            for (id, caller) in state.callers {
+            for index in state.callers.indices {
+                let caller = state.callers[index]
                 guard let progress = caller.progress, caller.lastReportedBytes != received else { continue }
                 let first = caller.lastProgress == nil
                 guard first || isLast || now - caller.lastProgress! >= progressInterval else { continue }
-                state.callers[id]?.lastProgress = now
-                state.callers[id]?.lastReportedBytes = received
+                state.callers[index].lastProgress = now
+                state.callers[index].lastReportedBytes = received
                 due.append(progress)
             }
             return due
@@ -137,7 +141,7 @@ final class DownloadOperation: Sendable {
         if case .success(let response) = result {
             let total = response.data.count
             let pending = state.withLock { state in
-                state.callers.values.compactMap { $0.lastReportedBytes == total ? nil : $0.progress }
+                state.callers.compactMap { $0.lastReportedBytes == total ? nil : $0.progress }
             }
             let report = DownloadProgress(
                 receivedBytes: total, expectedBytes: total, partialData: options.wantsPartialData ? response.data : nil
@@ -147,8 +151,8 @@ final class DownloadOperation: Sendable {
         let callers = state.withLock { state -> [Caller] in
             if state.phase != .abandoned { state.phase = .finished }
             state.task = nil
-            defer { state.callers.removeAll() }
-            return Array(state.callers.values)
+            defer { state.callers = [] }
+            return state.callers
         }
         for caller in callers { caller.completion(result) }
     }

@@ -25,8 +25,17 @@ public struct DownloadOptions: Sendable {
         self.priority = priority
     }
 
-    /// Downloads coalesce only when the transfer they ask for is the same.
-    var coalescingKey: String {
+    /// The key under which downloads of `url` coalesce: only those asking for the same
+    /// transfer share one. With default options it is the URL's string itself (the usual
+    /// case, built without an allocation); otherwise the options follow after a space,
+    /// which a URL's string never contains, so no URL can pose as another's variant.
+    func coalescingKey(for url: URL) -> String {
+        let variant = coalescingVariant
+        return variant.isEmpty ? url.absoluteString : url.absoluteString + " " + variant
+    }
+
+    /// What in these options changes the transfer; empty for the defaults.
+    private var coalescingVariant: String {
         var key = allowInvalidSSLCertificates ? "insecure|" : ""
         if handleCookies { key += "cookies|" }
         for (name, value) in headers { key += "\(name.lowercased())=\(value)|" }

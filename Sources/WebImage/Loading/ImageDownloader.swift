@@ -133,7 +133,7 @@ public final class ImageDownloader: ImageLoader, Sendable {
             completion(.failure(.invalidURL(url.absoluteString)))
             return nil
         }
-        let key = url.absoluteString + "#" + options.coalescingKey
+        let key = options.coalescingKey(for: url)
         let progressInterval = settings.withLock { $0.minimumProgressInterval }
         while true {
             var created: DownloadOperation?

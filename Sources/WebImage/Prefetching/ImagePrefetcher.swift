@@ -154,8 +154,11 @@ public final class ImagePrefetcher: Sendable {
         while let (token, index, url) = nextLoad() {
             let task = manager.loadImage(with: url, options: options, context: context) { [weak self] result in
                 if case .success(let value) = result, !value.isFinal { return }
+                // The slot is freed before the token hears of the end: a prefetch that
+                // completes with this load must not find it still counted in flight.
+                self?.releaseSlot()
                 token.finish(index: index, outcome: result.map(\.cacheType))
-                self?.loadEnded()
+                self?.startLoads()
             }
             token.track(task, index: index)
         }
@@ -177,8 +180,7 @@ public final class ImagePrefetcher: Sendable {
         }
     }
 
-    private func loadEnded() {
+    private func releaseSlot() {
         state.withLock { $0.inFlight -= 1 }
-        startLoads()
     }
 }
