@@ -34,7 +34,12 @@ public final class DownloadPair: Sendable {
         config.maxConcurrentDownloads = concurrency
         self.config = config
         downloader = ImageDownloader(config: config)
-        // What ImageDownloader.init configures, field by field.
+        directClient = Self.makeDirectClient(like: config)
+    }
+
+    /// An AsyncHTTPClient client configured as `ImageDownloader.init` configures its own
+    /// for `config`, field by field.
+    public static func makeDirectClient(like config: DownloaderConfig) -> HTTPClient {
         var client = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
             timeout: .init(connect: TimeAmount(config.connectTimeout), read: TimeAmount(config.idleTimeout)),
@@ -44,7 +49,7 @@ public final class DownloadPair: Sendable {
         client.connectionPool.retryConnectionEstablishment = false
         // ImageDownloader reports to no tracer unless one is bootstrapped (none is here).
         client.tracing.tracer = nil
-        directClient = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: client)
+        return HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: client)
     }
 
     /// Megabytes (10⁶ bytes) one side moves in a round.
@@ -67,8 +72,13 @@ public final class DownloadPair: Sendable {
 
     /// The same transfers with `HTTPClient.execute` and `body.collect`; returns the bytes received.
     public func directRound() async throws -> Int {
+        try await directRound(using: directClient)
+    }
+
+    /// ``directRound()`` made by another client (one from ``makeDirectClient(like:)``).
+    public func directRound(using client: HTTPClient) async throws -> Int {
         let prefix = "\(server.baseURL)/d/\(batch.add(1, ordering: .relaxed).oldValue)/"
-        let client = directClient, headers = config.headers, timeout = TimeAmount(config.totalTimeout)
+        let headers = config.headers, timeout = TimeAmount(config.totalTimeout)
         return try await workers { i in
             var request = HTTPClientRequest(url: prefix + String(i))
             request.headers = headers

@@ -18,9 +18,6 @@
 // Each round is 1,000 distinct 100 KB downloads, 6 at a time; both sides are warmed first.
 import AsyncHTTPClient
 import BenchmarkSupport
-import NIOCore
-import NIOPosix
-import Synchronization
 import WebImage
 import Foundation
 
@@ -128,55 +125,6 @@ func memoryHits(form: String, rounds: Int) async throws {
     print(String(format: "%@: %d calls, %.1f ns CPU a call, %.1f ns wall", form, calls, sample.cpu / Double(calls) * 1e9, sample.wall / Double(calls) * 1e9))
 }
 
-/// A second AsyncHTTPClient client configured as the pair's direct one, fetching the same
-/// bodies the same way: what it measures against the first is placement noise (which
-/// event loops its connections landed on), not code.
-final class SecondDirectClient: Sendable {
-    let client: HTTPClient
-    let pair: DownloadPair
-    private let batch = Atomic<Int>(0)
-
-    init(pair: DownloadPair) {
-        self.pair = pair
-        let config = DownloaderConfig()
-        var configuration = HTTPClient.Configuration(
-            redirectConfiguration: .disallow,
-            timeout: .init(connect: TimeAmount(config.connectTimeout), read: TimeAmount(config.idleTimeout)),
-            decompression: .disabled
-        )
-        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(8, pair.concurrency)
-        configuration.connectionPool.retryConnectionEstablishment = false
-        configuration.tracing.tracer = nil
-        client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
-    }
-
-    func round() async throws -> Int {
-        let prefix = "\(pair.server.baseURL)/s/\(batch.add(1, ordering: .relaxed).oldValue)/"
-        let client = self.client, headers = DownloaderConfig().headers
-        final class NextIndex: Sendable { let value = Atomic<Int>(0) }
-        let next = NextIndex()
-        let transfers = pair.transfers
-        return try await withThrowingTaskGroup(of: Int.self) { group in
-            for _ in 0..<pair.concurrency {
-                group.addTask {
-                    var bytes = 0
-                    while true {
-                        let i = next.value.add(1, ordering: .relaxed).oldValue
-                        if i >= transfers { return bytes }
-                        var request = HTTPClientRequest(url: prefix + String(i))
-                        request.headers = headers
-                        let response = try await client.execute(request, deadline: .now() + .seconds(60))
-                        bytes += try await response.body.collect(upTo: 1 << 20).readableBytes
-                    }
-                }
-            }
-            var total = 0
-            for try await bytes in group { total += bytes }
-            return total
-        }
-    }
-}
-
 let arguments = Array(CommandLine.arguments.dropFirst())
 let mode = arguments.first ?? "compare"
 if mode == "hits" {
@@ -223,8 +171,12 @@ case "compare":
         rounds, median(wallRatios), 100 / median(wallRatios), median(cpuRatios)
     ))
 case "three":
-    let second = SecondDirectClient(pair: pair)
-    _ = try await second.round()
+    // A second client configured as the direct one, fetching the same bodies the same way:
+    // what it measures against the first is placement noise (which event loops its
+    // connections landed on), not code.
+    let second = DownloadPair.makeDirectClient(like: pair.downloader.config)
+    let secondRound = { try await pair.directRound(using: second) }
+    _ = try await secondRound()
     var ours: [Double] = [], others: [Double] = []
     for round in 0..<rounds {
         var webImage = 0.0, direct = 0.0, other = 0.0
@@ -233,7 +185,7 @@ case "three":
             switch (round + step) % 3 {
             case 0: webImage = try await timed(pair.webImageRound, expected: expected).cpu
             case 1: direct = try await timed(pair.directRound, expected: expected).cpu
-            default: other = try await timed(second.round, expected: expected).cpu
+            default: other = try await timed(secondRound, expected: expected).cpu
             }
         }
         ours.append(webImage / direct)

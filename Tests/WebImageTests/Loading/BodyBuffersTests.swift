@@ -34,4 +34,20 @@ struct BodyBuffersTests {
         buffers.give(large)
         #expect(buffers.retainedBytes == 256 << 10, "blocks above the largest size are never kept")
     }
+
+    @Test("each power-of-two size from 16 KB to 4 MB is pooled apart")
+    func sizeClasses() {
+        let buffers = BodyBuffers(maxRetainedBytes: 16 << 20)
+        let sizes = (0..<BodyBuffers.sizeClassCount).map { BodyBuffers.smallestPooled << $0 }
+        #expect(sizes.first == 16 << 10 && sizes.last == BodyBuffers.largestPooled)
+        let blocks = sizes.map { buffers.take(atLeast: $0) }
+        #expect(blocks.map(\.capacity) == sizes)
+        for block in blocks { buffers.give(block) }
+        #expect(buffers.retainedBytes == sizes.reduce(0, +))
+        // Each size gets its own block back, and only its own.
+        for (size, block) in zip(sizes, blocks).reversed() {
+            #expect(buffers.take(atLeast: size).pointer == block.pointer)
+        }
+        #expect(buffers.retainedBytes == 0)
+    }
 }

@@ -58,6 +58,44 @@ struct ImageDownloaderTests {
         }
     }
 
+    @Test("coalesced callers complete in the order they joined; only identical transfers coalesce")
+    func coalescingOrderAndKeys() async throws {
+        try await withDownloader { origin, downloader in
+            let gate = TestOriginGate()
+            origin.register("/joined.png", .gated(gate, then: .image(Self.png)))
+            let url = origin.url("/joined.png")
+            let order = Recorder<Int>()
+            for caller in 0..<5 {
+                downloader.download(url) { _ in order.append(caller) }
+            }
+            #expect(await gate.waitForArrivals(1))
+            gate.open()
+            #expect(await order.wait(for: 5))
+            #expect(order.values == [0, 1, 2, 3, 4])
+            #expect(origin.requestCount("/joined.png") == 1)
+        }
+
+        let plain = URL(string: "https://example.com/a.png")!
+        #expect(DownloadOptions().coalescingKey(for: plain) == plain.absoluteString)
+        var insecure = DownloadOptions()
+        insecure.allowInvalidSSLCertificates = true
+        var cookies = DownloadOptions()
+        cookies.handleCookies = true
+        var revalidating = DownloadOptions()
+        revalidating.headers.add(name: "If-None-Match", value: "\"v1\"")
+        let keys = [DownloadOptions(), insecure, cookies, revalidating].map { $0.coalescingKey(for: plain) }
+        #expect(Set(keys).count == 4, "different transfers never share a key")
+        // No URL's string can pose as another URL with options: the separator is a space.
+        for options in [insecure, cookies, revalidating] {
+            let key = options.coalescingKey(for: plain)
+            let suffix = String(key.dropFirst(plain.absoluteString.count))
+            #expect(suffix.hasPrefix(" "))
+            if let lookalike = URL(string: plain.absoluteString + suffix) {
+                #expect(DownloadOptions().coalescingKey(for: lookalike) != key)
+            }
+        }
+    }
+
     // SPEC D3
     @Test("D3 the first of two callers cancels; the second still gets the image")
     func D3_oneCallerCancels() async throws {
