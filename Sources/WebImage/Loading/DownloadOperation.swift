@@ -33,6 +33,16 @@ final class DownloadOperation: Sendable {
         var phase = Phase.pending
         var task: Task<Void, Never>?
         var priority: DownloadPriority
+
+        /// Where the caller `id` is in `callers`, found by bisection (ids increase).
+        func index(ofCaller id: Int) -> Int? {
+            var low = 0, high = callers.count
+            while low < high {
+                let middle = (low + high) / 2
+                if callers[middle].id < id { low = middle + 1 } else { high = middle }
+            }
+            return low < callers.count && callers[low].id == id ? low : nil
+        }
     }
 
     let url: URL
@@ -91,7 +101,7 @@ final class DownloadOperation: Sendable {
 
     func cancel(callerID: Int) {
         let (caller, abandoned, task) = state.withLock { state -> (Caller?, Bool, Task<Void, Never>?) in
-            guard let index = state.callers.firstIndex(where: { $0.id == callerID }) else { return (nil, false, nil) }
+            guard let index = state.index(ofCaller: callerID) else { return (nil, false, nil) }
             let caller = state.callers.remove(at: index)
             guard state.callers.isEmpty, state.phase == .pending || state.phase == .running else { return (caller, false, nil) }
             state.phase = .abandoned
@@ -105,10 +115,19 @@ final class DownloadOperation: Sendable {
         }
     }
 
-    /// Cancels every caller (each completes with `cancelled`) and the transfer.
+    /// Cancels every caller (each completes with `cancelled`, in join order) and the transfer.
     func cancelAll() {
-        let ids = state.withLock { $0.callers.map(\.id) }
-        for id in ids { cancel(callerID: id) }
+        let (callers, task) = state.withLock { state -> ([Caller], Task<Void, Never>?) in
+            // Callers are only ever present while the operation is pending or running.
+            guard !state.callers.isEmpty else { return ([], nil) }
+            state.phase = .abandoned
+            defer { state.callers = [] }
+            return (state.callers, state.task)
+        }
+        guard !callers.isEmpty else { return }
+        for caller in callers { caller.completion(.failure(.cancelled)) }
+        task?.cancel()
+        onAbandoned(self)
     }
 
     /// Passes progress to callers, at most once per `minimumProgressInterval` each,

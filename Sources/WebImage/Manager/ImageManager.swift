@@ -241,10 +241,8 @@ public final class ImageManager: Sendable {
         if let context { return plainMemoryHit(url, options: options, in: context) }
         guard defaultContextIsPlain else { return plainMemoryHit(url, options: options, in: defaultContext) }
         let key = url.absoluteString
-        guard !key.isEmpty, options.contains(.retryFailed) || !failedURLs.isBlocked(url),
-              let image = cache.imageFromMemory(forKey: key)
-        else { return nil }
-        return image
+        guard !key.isEmpty, options.contains(.retryFailed) || !failedURLs.isBlocked(url) else { return nil }
+        return cache.imageFromMemory(forKey: key)
     }
 
     private func plainMemoryHit(_ url: URL, options: ImageOptions, in context: ImageContext) -> Image? {

@@ -64,15 +64,39 @@ struct ImageDownloaderTests {
             let gate = TestOriginGate()
             origin.register("/joined.png", .gated(gate, then: .image(Self.png)))
             let url = origin.url("/joined.png")
-            let order = Recorder<Int>()
-            for caller in 0..<5 {
-                downloader.download(url) { _ in order.append(caller) }
+            let order = Recorder<String>()
+            let tokens = (0..<5).compactMap { caller in
+                downloader.download(url) { result in
+                    if case .failure(.cancelled) = result { order.append("\(caller) cancelled") } else { order.append("\(caller)") }
+                }
             }
             #expect(await gate.waitForArrivals(1))
+            tokens[2].cancel()
+            tokens[2].cancel()
             gate.open()
             #expect(await order.wait(for: 5))
-            #expect(order.values == [0, 1, 2, 3, 4])
+            #expect(order.values == ["2 cancelled", "0", "1", "3", "4"], "a caller leaving from the middle keeps the others' order")
             #expect(origin.requestCount("/joined.png") == 1)
+
+            // cancelAllDownloads ends every caller of every transfer, in join order, and the transfers.
+            origin.register("/stall-a.png", .stall)
+            origin.register("/stall-b.png", .stall)
+            let ends = Recorder<String>()
+            for caller in 0..<3 {
+                downloader.download(origin.url("/stall-a.png")) { result in
+                    if case .failure(.cancelled) = result { ends.append("a\(caller)") }
+                }
+            }
+            downloader.download(origin.url("/stall-b.png")) { result in
+                if case .failure(.cancelled) = result { ends.append("b") }
+            }
+            #expect(await origin.waitForRequests("/stall-a.png"))
+            #expect(await origin.waitForRequests("/stall-b.png"))
+            downloader.cancelAllDownloads()
+            #expect(await ends.wait(for: 4))
+            #expect(ends.values.filter { $0.hasPrefix("a") } == ["a0", "a1", "a2"])
+            #expect(await origin.waitForAbort("/stall-a.png"))
+            #expect(await eventually { downloader.currentDownloadCount == 0 })
         }
 
         let plain = URL(string: "https://example.com/a.png")!
