@@ -91,11 +91,11 @@ final class LiveProxy: Sendable {
         try? FileManager.default.removeItem(atPath: cacheDirectory)
     }
 
-    /// GETs `path` (as given, already encoded) from the proxy.
-    func get(_ path: String, headers: [(String, String)] = []) async throws -> Reply {
+    /// GETs `path` (as given, already encoded) from the proxy; the client gives up after `timeout`.
+    func get(_ path: String, headers: [(String, String)] = [], timeout: Duration = .seconds(30)) async throws -> Reply {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
         for (name, value) in headers { request.headers.add(name: name, value: value) }
-        let response = try await client.execute(request, timeout: .seconds(30))
+        let response = try await client.execute(request, timeout: TimeAmount(timeout))
         var body = try await response.body.collect(upTo: 64 << 20)
         let data = Data(body.readBytes(length: body.readableBytes) ?? [])
         return Reply(status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) }, body: data)

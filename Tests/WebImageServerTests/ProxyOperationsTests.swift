@@ -9,16 +9,18 @@ import WebImageTestSupport
 struct ProxyOperationsTests {
     @Test("S9 a full queue answers 429; /health answers 200")
     func queueFull() async throws {
-        try await LiveProxy.with(configure: { $0.workers = 1; $0.queueSize = 1 }) { (origin, proxy) async throws in
-            // The source is held at a gate until the test has seen the queue full, however
-            // slowly the machine (or the sanitizer) runs.
+        // Request and download timeouts far beyond the test's own waits: the held and the
+        // queued requests must end in 200, not 504, however slowly the machine (or the
+        // sanitizer) runs.
+        try await LiveProxy.with(configure: { $0.workers = 1; $0.queueSize = 1; $0.requestTimeout = .seconds(600); $0.downloadTimeout = .seconds(600) }) { (origin, proxy) async throws in
+            // The source is held at a gate until the test has seen the queue full.
             let gate = TestOriginGate()
             origin.register("/slow.jpg", .gated(gate, then: .image(ProxyImages.jpeg)))
             // Distinct variants, so they cannot share one flight: one runs, one waits, the rest are refused.
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-                group.addTask { try await proxy.get(proxyPath("rs:fit:10:10", source: origin.url("/slow.jpg"))).status }
+                group.addTask { try await proxy.get(proxyPath("rs:fit:10:10", source: origin.url("/slow.jpg")), timeout: .seconds(600)).status }
                 #expect(await gate.waitForArrivals(1))
-                group.addTask { try await proxy.get(proxyPath("rs:fit:20:20", source: origin.url("/slow.jpg"))).status }
+                group.addTask { try await proxy.get(proxyPath("rs:fit:20:20", source: origin.url("/slow.jpg")), timeout: .seconds(600)).status }
                 let deadline = ContinuousClock.now + .seconds(30)
                 while try await proxy.metric("webimage_queue_depth") < 1, ContinuousClock.now < deadline {
                     try await Task.sleep(for: .milliseconds(10))

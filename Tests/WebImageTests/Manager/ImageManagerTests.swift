@@ -391,7 +391,10 @@ struct ImageManagerShutdownTests {
         let cache = TestCaches.make()
         defer { try? FileManager.default.removeItem(atPath: cache.config.rootDirectory) }
         let manager = ImageManager(cache: cache, loader: downloader)
-        origin.register("/slow.png", .delayed(.milliseconds(400), then: .image(ImageManagerTests.png)))
+        // The background load is held at a gate until the shutdown has cancelled the
+        // foreground one: it is still running then, however slow the machine.
+        let gate = TestOriginGate()
+        origin.register("/slow.png", .gated(gate, then: .image(ImageManagerTests.png)))
         origin.register("/stall.png", .stall)
         let outcomes = Recorder<String>()
         manager.loadImage(with: origin.url("/slow.png"), options: .continueInBackground) {
@@ -399,8 +402,13 @@ struct ImageManagerShutdownTests {
         }
         manager.loadImage(with: origin.url("/stall.png")) { outcomes.append("foreground: " + ImageManagerTests.describe($0)) }
         #expect(await origin.waitForRequests("/stall.png"))
-        await manager.shutdown(gracePeriod: .seconds(5))
-        #expect(outcomes.values.sorted() == ["background: image none", "foreground: cancelled"])
+        #expect(await gate.waitForArrivals(1))
+        let opener = Task {
+            if await outcomes.wait(for: 1) { gate.open() }
+        }
+        await manager.shutdown(gracePeriod: .seconds(120))
+        await opener.value
+        #expect(outcomes.values == ["foreground: cancelled", "background: image none"])
         #expect(!manager.isRunning)
 
         manager.loadImage(with: origin.url("/stall.png?2"), options: .continueInBackground) {

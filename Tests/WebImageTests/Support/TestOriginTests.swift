@@ -146,7 +146,9 @@ final class TestOriginRawClient: Sendable {
     static func connect(port: Int) async throws -> TestOriginRawClient {
         let box = Box()
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .connectTimeout(.seconds(2))
+            // Generous: a loopback connect is instant, but a loaded machine (or the thread
+            // sanitizer running beside another suite) may not accept it at once.
+            .connectTimeout(.seconds(20))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(Collector(box: box))
@@ -187,7 +189,7 @@ final class TestOriginRawClient: Sendable {
 
     /// Waits for one complete response and removes its bytes from the buffer; nil on timeout or
     /// when the connection closed before the response was complete.
-    func readResponse(method: String = "GET", timeout: Duration = .seconds(3)) async -> TestOriginRawResponse? {
+    func readResponse(method: String = "GET", timeout: Duration = .seconds(30)) async -> TestOriginRawResponse? {
         let deadline = ContinuousClock.now + timeout
         while true {
             let (parsed, closed): (TestOriginRawResponse?, Bool) = box.state.withLock { state in
@@ -457,14 +459,14 @@ struct TestOriginTests {
     @Test func delayedResponse() async throws {
         let origin = try await TestOrigin.start()
         // Long enough that a loaded machine (or the thread sanitizer) still sees it in flight.
-        origin.register("/slow", .delayed(2.0, then: .text("late")))
+        origin.register("/slow", .delayed(5.0, then: .text("late")))
         let client = try await TestOriginRawClient.connect(to: origin)
         let start = ContinuousClock.now
         try await client.request("/slow")
         #expect(await origin.waitForRequests("/slow"))
         #expect(origin.inFlightCount == 1)
         let response = try #require(await client.readResponse())
-        #expect(originMilliseconds(since: start) >= 1990)
+        #expect(originMilliseconds(since: start) >= 4990)
         #expect(response.text == "late")
         #expect(await origin.waitForIdle())
         #expect(origin.abortedCount("/slow") == 0)
