@@ -21,38 +21,38 @@ public enum DirectVips {
 
     /// `vips_thumbnail_buffer(…, width, "height", height)` + `vips_image_copy_memory`.
     public static func thumbnail(_ data: Data, width: Int, height: Int) throws -> PixelSize {
-        var outWidth: Int32 = 0
-        var outHeight: Int32 = 0
-        let status = data.withUnsafeBytes {
-            bl_thumbnail_buffer($0.baseAddress, $0.count, Int32(width), Int32(height), &outWidth, &outHeight)
+        try outputSize(of: "vips_thumbnail_buffer", on: data) { bytes, outWidth, outHeight in
+            bl_thumbnail_buffer(bytes.baseAddress, bytes.count, Int32(width), Int32(height), outWidth, outHeight)
         }
-        guard status == 0 else { throw Failure(description: "vips_thumbnail_buffer: \(lastError())") }
-        return PixelSize(width: Int(outWidth), height: Int(outHeight))
     }
 
     /// `vips_image_new_from_buffer` + `vips_image_copy_memory`, with libvips' default
     /// (random) access, or with `access=sequential`.
     public static func decode(_ data: Data, sequential: Bool = false) throws -> PixelSize {
-        var outWidth: Int32 = 0
-        var outHeight: Int32 = 0
-        let status = data.withUnsafeBytes {
+        try outputSize(of: "vips_image_new_from_buffer", on: data) { bytes, outWidth, outHeight in
             sequential
-                ? bl_decode_buffer_sequential($0.baseAddress, $0.count, &outWidth, &outHeight)
-                : bl_decode_buffer($0.baseAddress, $0.count, &outWidth, &outHeight)
+                ? bl_decode_buffer_sequential(bytes.baseAddress, bytes.count, outWidth, outHeight)
+                : bl_decode_buffer(bytes.baseAddress, bytes.count, outWidth, outHeight)
         }
-        guard status == 0 else { throw Failure(description: "vips_image_new_from_buffer: \(lastError())") }
-        return PixelSize(width: Int(outWidth), height: Int(outHeight))
     }
 
     /// `vips_thumbnail_buffer(…, width, "height", height, "crop", VIPS_INTERESTING_CENTRE)`
     /// + `vips_image_copy_memory`: shrink-on-load, resample, centre crop (a fill).
     public static func thumbnailFill(_ data: Data, width: Int, height: Int) throws -> PixelSize {
+        try outputSize(of: "vips_thumbnail_buffer (crop)", on: data) { bytes, outWidth, outHeight in
+            bl_thumbnail_fill_buffer(bytes.baseAddress, bytes.count, Int32(width), Int32(height), outWidth, outHeight)
+        }
+    }
+
+    /// Runs a libvips wrapper on `data`'s bytes; the size it wrote out, or its error.
+    private static func outputSize(
+        of operation: String, on data: Data,
+        _ call: (UnsafeRawBufferPointer, UnsafeMutablePointer<Int32>, UnsafeMutablePointer<Int32>) -> Int32
+    ) throws -> PixelSize {
         var outWidth: Int32 = 0
         var outHeight: Int32 = 0
-        let status = data.withUnsafeBytes {
-            bl_thumbnail_fill_buffer($0.baseAddress, $0.count, Int32(width), Int32(height), &outWidth, &outHeight)
-        }
-        guard status == 0 else { throw Failure(description: "vips_thumbnail_buffer (crop): \(lastError())") }
+        let status = data.withUnsafeBytes { call($0, &outWidth, &outHeight) }
+        guard status == 0 else { throw Failure(description: "\(operation): \(lastError())") }
         return PixelSize(width: Int(outWidth), height: Int(outHeight))
     }
 

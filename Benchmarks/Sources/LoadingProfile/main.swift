@@ -54,39 +54,47 @@ func memoryHits(form: String, rounds: Int) async throws {
     let url = URL(string: "https://example.com/images/hit.png")!
     let key = manager.cacheKey(for: url)!
     cache.storeToMemory(try Image(pixels: [UInt8](repeating: 128, count: 64 * 64 * 3), width: 64, height: 64, channels: 3), forKey: key)
-    let calls = rounds * 1_000
+    // The three forms, each timed over `calls` calls.
+    let memory = cache.memoryCache
+    let lookups = { (calls: Int) -> TimeSample in
+        Clocks.measureThread { for _ in 0..<calls { precondition(memory.value(forKey: key) != nil) } }
+    }
+    let callbacks = { (calls: Int) -> TimeSample in
+        Clocks.measureThread {
+            for _ in 0..<calls {
+                manager.loadImage(with: url) { result in
+                    guard case .success(let value) = result, value.cacheType == .memory else { preconditionFailure("not a memory hit") }
+                }
+            }
+        }
+    }
+    let asyncCalls = { (calls: Int) async throws -> TimeSample in
+        try await Clocks.measureProcess {
+            for _ in 0..<calls {
+                let result = try await manager.loadImage(from: url)
+                precondition(result.cacheType == .memory)
+            }
+        }
+    }
     if form == "compare" {
         // Interleaved rounds of 10,000 calls of each form (the order rotates), so that
         // noise from the rest of the machine falls on all three alike; medians of the ratios.
-        let memory = cache.memoryCache
+        let callsPerRound = 10_000
         var asyncRatios: [Double] = [], callbackRatios: [Double] = []
         var lookupTimes: [Double] = [], asyncTimes: [Double] = [], callbackTimes: [Double] = []
         for round in 0..<rounds {
             var lookup = 0.0, async = 0.0, callback = 0.0
             for step in 0..<3 {
                 switch (round + step) % 3 {
-                case 0:
-                    lookup = Clocks.measureThread { for _ in 0..<10_000 { precondition(memory.value(forKey: key) != nil) } }.cpu
-                case 1:
-                    async = try await Clocks.measureProcess {
-                        for _ in 0..<10_000 {
-                            let result = try await manager.loadImage(from: url)
-                            precondition(result.cacheType == .memory)
-                        }
-                    }.cpu
-                default:
-                    callback = Clocks.measureThread {
-                        for _ in 0..<10_000 {
-                            manager.loadImage(with: url) { result in
-                                guard case .success(let value) = result, value.cacheType == .memory else { preconditionFailure("not a memory hit") }
-                            }
-                        }
-                    }.cpu
+                case 0: lookup = lookups(callsPerRound).cpu
+                case 1: async = try await asyncCalls(callsPerRound).cpu
+                default: callback = callbacks(callsPerRound).cpu
                 }
             }
-            lookupTimes.append(lookup / 10_000 * 1e9)
-            asyncTimes.append(async / 10_000 * 1e9)
-            callbackTimes.append(callback / 10_000 * 1e9)
+            let perCall = 1e9 / Double(callsPerRound)
+            lookupTimes.append(lookup * perCall)
+            asyncTimes.append(async * perCall)
+            callbackTimes.append(callback * perCall)
             asyncRatios.append(async / lookup)
             callbackRatios.append(callback / lookup)
         }
@@ -96,28 +104,12 @@ func memoryHits(form: String, rounds: Int) async throws {
         ))
         return
     }
+    let calls = rounds * 1_000
     let sample: TimeSample
     switch form {
-    case "callback":
-        sample = Clocks.measureThread {
-            for _ in 0..<calls {
-                manager.loadImage(with: url) { result in
-                    guard case .success(let value) = result, value.cacheType == .memory else { preconditionFailure("not a memory hit") }
-                }
-            }
-        }
-    case "async":
-        sample = try await Clocks.measureProcess {
-            for _ in 0..<calls {
-                let result = try await manager.loadImage(from: url)
-                precondition(result.cacheType == .memory)
-            }
-        }
-    case "lookup":
-        let memory = cache.memoryCache
-        sample = Clocks.measureThread {
-            for _ in 0..<calls { precondition(memory.value(forKey: key) != nil) }
-        }
+    case "callback": sample = callbacks(calls)
+    case "async": sample = try await asyncCalls(calls)
+    case "lookup": sample = lookups(calls)
     default:
         FileHandle.standardError.write(Data("usage: LoadingProfile hits <callback|async|lookup|compare> [rounds]\n".utf8))
         exit(2)

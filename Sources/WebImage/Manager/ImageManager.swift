@@ -72,9 +72,10 @@ public final class ImageManager: Sendable {
             completion(.success(ImageResult(image: image, data: nil, cacheType: .memory, url: url)))
             return ImageTask(completedLoadOf: url, options: options)
         }
-        let task = ImageTask(url: url, options: options, completion: completion) { [weak self] control in
+        let control = ImageTask.Control(completion: completion) { [weak self] control in
             _ = self?.running.withLock { $0.removeValue(forKey: ObjectIdentifier(control)) }
         }
+        let task = ImageTask(url: url, options: options, control: control)
         let request: LoadRequest
         do throws(ImageError) {
             request = try prepare(url, options: options, context: context)
@@ -86,8 +87,8 @@ public final class ImageManager: Sendable {
             task.deliver(.success(hit))
             return task
         }
-        // A task made here always has a control: it is the running load's identity.
-        if let control = task.control { running.withLock { $0[ObjectIdentifier(control)] = task } }
+        // The control object is the running load's identity.
+        running.withLock { $0[ObjectIdentifier(control)] = task }
         task.attach(Task {
             do throws(ImageError) {
                 try await request.run(progress: progress, deliver: task.deliver)

@@ -41,15 +41,11 @@ public struct ImageTask: Sendable {
         }
     }
 
-    init(
-        url: URL?,
-        options: ImageOptions,
-        completion: @escaping @Sendable (Result<ImageResult, ImageError>) -> Void,
-        onEnd: @escaping @Sendable (Control) -> Void
-    ) {
+    /// A running load, cancelled and completed through `control`.
+    init(url: URL?, options: ImageOptions, control: Control) {
         self.url = url
         self.options = options
-        self.control = Control(completion: completion, onEnd: onEnd)
+        self.control = control
     }
 
     /// A task that completed before it was returned (a memory hit): nothing to cancel.
