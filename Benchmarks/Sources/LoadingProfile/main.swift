@@ -18,7 +18,7 @@
 // Each round is 1,000 distinct 100 KB downloads, 6 at a time; both sides are warmed first.
 import AsyncHTTPClient
 import BenchmarkSupport
-import WebImage
+@_spi(Benchmarking) import WebImage
 import Foundation
 
 func median(_ values: [Double]) -> Double {
@@ -187,6 +187,26 @@ case "three":
         format: "CPU over the direct client's, medians of %d rounds: ImageDownloader %.3f×, a second AsyncHTTPClient client %.3f×",
         rounds, median(ours), median(others)
     ))
+case "shared":
+    // Both sides on the downloader's own client (the same pool, the same connections), so
+    // that connection placement cannot differ between them.
+    let client = pair.downloader.httpClient
+    let sharedRound = { try await pair.directRound(using: client) }
+    _ = try await sharedRound()
+    var ratios: [Double] = []
+    for round in 0..<rounds {
+        let a: Double, b: Double
+        if round.isMultiple(of: 2) {
+            a = try await timed(pair.webImageRound, expected: expected).cpu
+            b = try await timed(sharedRound, expected: expected).cpu
+        } else {
+            b = try await timed(sharedRound, expected: expected).cpu
+            a = try await timed(pair.webImageRound, expected: expected).cpu
+        }
+        ratios.append(a / b)
+        if verbose { print(String(format: "round %2d: %.3f×", round, a / b)) }
+    }
+    print(String(format: "CPU over the same client used directly, median of %d rounds: %.3f×", rounds, median(ratios)))
 case "webimage", "direct":
     var samples: [TimeSample] = []
     let faultsBefore = minorFaults()

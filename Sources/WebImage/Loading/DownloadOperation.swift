@@ -50,7 +50,7 @@ final class DownloadOperation: Sendable {
     let options: DownloadOptions
     let createdAt = ContinuousClock.now
     private let progressInterval: Duration
-    private let state: Locked<State>
+    private let state: InlineLocked<State>
     /// Called once when the last caller leaves before completion.
     private let onAbandoned: @Sendable (DownloadOperation) -> Void
 
@@ -63,7 +63,7 @@ final class DownloadOperation: Sendable {
         self.options = options
         self.progressInterval = progressInterval
         self.onAbandoned = onAbandoned
-        self.state = Locked(State(priority: options.priority))
+        self.state = InlineLocked(State(priority: options.priority))
     }
 
     var phase: Phase { state.withLock { $0.phase } }
@@ -133,16 +133,17 @@ final class DownloadOperation: Sendable {
     /// Passes progress to callers, at most once per `minimumProgressInterval` each,
     /// except the first report and the one that completes the body.
     func reportProgress(received: Int, expected: Int?, partialData: @autoclosure () -> Data?) {
-        let now = ContinuousClock.now
         let isLast = expected.map { received >= $0 } ?? false
         let due = state.withLock { state -> [(@Sendable (DownloadProgress) -> Void)] in
             var due: [(@Sendable (DownloadProgress) -> Void)] = []
+            // Read only when some caller wants progress (most loads have no progress closure).
+            var now: ContinuousClock.Instant?
             for index in state.callers.indices {
-                let caller = state.callers[index]
-                guard let progress = caller.progress, caller.lastReportedBytes != received else { continue }
-                let first = caller.lastProgress == nil
-                guard first || isLast || now - caller.lastProgress! >= progressInterval else { continue }
-                state.callers[index].lastProgress = now
+                guard let progress = state.callers[index].progress, state.callers[index].lastReportedBytes != received else { continue }
+                let current = now ?? ContinuousClock.now
+                now = current
+                if let last = state.callers[index].lastProgress, !isLast, current - last < progressInterval { continue }
+                state.callers[index].lastProgress = current
                 state.callers[index].lastReportedBytes = received
                 due.append(progress)
             }

@@ -14,8 +14,8 @@ final class DownloadQueue: Sendable {
         var pendingCount: Int { pending.reduce(0) { $0 + $1.count } }
 
         /// Takes the operations that may start now, counting them as running.
-        mutating func takeStartable() -> [DownloadOperation] {
-            var startable: [DownloadOperation] = []
+        mutating func takeStartable() -> Startable {
+            var startable = Startable()
             while !isSuspended, running < maxConcurrent, let next = popNext() {
                 running += 1
                 startable.append(next)
@@ -28,6 +28,22 @@ final class DownloadQueue: Sendable {
                 return order == .fifo ? pending[priority.rawValue].removeFirst() : pending[priority.rawValue].removeLast()
             }
             return nil
+        }
+    }
+
+    /// Operations that may start now: mostly none or one, which need no array.
+    private struct Startable {
+        private var first: DownloadOperation?
+        private var rest: [DownloadOperation] = []
+
+        mutating func append(_ operation: DownloadOperation) {
+            if first == nil { first = operation } else { rest.append(operation) }
+        }
+
+        func forEach(_ body: (DownloadOperation) -> Void) {
+            guard let first else { return }
+            body(first)
+            rest.forEach(body)
         }
     }
 

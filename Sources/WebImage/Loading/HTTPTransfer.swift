@@ -10,60 +10,50 @@ import NIOSSL
 /// status and content-type checks, body size limits, progress, the decryptor, and
 /// download events. It throws ``ImageError`` only.
 ///
-/// A class: its async steps keep it across suspensions, and a struct this size (the
-/// client's configuration, the downloader's settings) would be copied, field by field,
+/// A class: its async steps keep it across suspensions, and a struct would be copied
 /// into each of their frames.
 final class HTTPTransfer: Sendable {
-    let client: HTTPClient
-    /// The configuration of `client`, from which a hop pinned to an address
-    /// (``DownloaderConfig/hopAddress``) makes a client of its own.
-    let clientConfiguration: HTTPClient.Configuration
-    let config: DownloaderConfig
-    let options: DownloadOptions
-    let events: ImageEvents
-    let cookies: CookieJar
+    let environment: TransferEnvironment
     let operation: DownloadOperation
 
     private static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
 
-    init(
-        client: HTTPClient, clientConfiguration: HTTPClient.Configuration, config: DownloaderConfig,
-        options: DownloadOptions, events: ImageEvents, cookies: CookieJar, operation: DownloadOperation
-    ) {
-        self.client = client
-        self.clientConfiguration = clientConfiguration
-        self.config = config
-        self.options = options
-        self.events = events
-        self.cookies = cookies
+    init(environment: TransferEnvironment, operation: DownloadOperation) {
+        self.environment = environment
         self.operation = operation
     }
 
+    // Read through `environment` and `operation` (both classes), so that no step copies
+    // the settings or the options whole.
+    private var config: DownloaderConfig { _read { yield environment.config } }
+    private var options: DownloadOptions { _read { yield operation.options } }
+    private var events: ImageEvents { environment.events }
+    private var cookies: CookieJar { environment.cookies }
+    private var client: HTTPClient { environment.client }
+    private var clientConfiguration: HTTPClient.Configuration { _read { yield environment.clientConfiguration } }
+
     func run() async throws(ImageError) -> DownloadResponse {
-        let started = Flag()
+        var started = false
         do throws(ImageError) {
-            let response = try await followHops(started: started)
+            let response = try await followHops(started: &started)
             events.emit(.stopped(url: operation.url))
             events.emit(.finished(url: operation.url, bytes: response.data.count))
             return response
         } catch {
-            if started.isSet { events.emit(.stopped(url: operation.url)) }
+            if started { events.emit(.stopped(url: operation.url)) }
             throw error
         }
     }
 
-    /// Set once the first request went out, so that `stopped` follows only a `started`.
-    private final class Flag {
-        var isSet = false
-    }
-
-    private func followHops(started: Flag) async throws(ImageError) -> DownloadResponse {
+    /// Follows redirects to the final response and receives its body. `started` is set once
+    /// the first request went out, so that `stopped` follows only a `started`.
+    private func followHops(started: inout Bool) async throws(ImageError) -> DownloadResponse {
         let original = operation.url
         var current = original
         // Filled on the first redirect only: most transfers have none.
         var visited: Set<String> = []
         var hops = 0
-        let deadline = NIODeadline.now() + TimeAmount(config.totalTimeout)
+        let deadline = NIODeadline.now() + environment.totalTimeout
 
         while true {
             try checkCancelled()
@@ -72,8 +62,8 @@ final class HTTPTransfer: Sendable {
             // A pinned hop's own client lives until its response is read (or dropped).
             defer { if let hopClient { Self.shutDown(hopClient) } }
             let request = try await makeRequest(for: current, original: original)
-            if !started.isSet {
-                started.isSet = true
+            if !started {
+                started = true
                 events.emit(.started(url: original))
             }
             let response: HTTPClientResponse

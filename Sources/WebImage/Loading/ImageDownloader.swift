@@ -20,13 +20,13 @@ public final class ImageDownloader: ImageLoader, Sendable {
     public let events: ImageEvents
 
     private let client: HTTPClient
-    /// The client's configuration, for the one-hop clients of pinned addresses.
-    private let clientConfiguration: HTTPClient.Configuration
-    private let settings: Locked<DownloaderConfig>
+    /// The client, the settings and what else a transfer needs; replaced when a setting changes.
+    private let environment: Locked<TransferEnvironment>
     private let inFlight = Locked<[String: DownloadOperation]>([:])
-    private let cookies = CookieJar()
     private let queue: DownloadQueue
     private let box: Box
+    /// Told when an operation's last caller left; one closure for every operation.
+    private let onAbandoned: @Sendable (DownloadOperation) -> Void
 
     /// Breaks the init-order cycle between the queue (which starts operations) and self.
     private final class Box: Sendable {
@@ -37,7 +37,6 @@ public final class ImageDownloader: ImageLoader, Sendable {
     /// it (the shared downloader lives as long as the process).
     public init(config: DownloaderConfig = DownloaderConfig(), events: ImageEvents = ImageEvents()) {
         self.events = events
-        self.settings = Locked(config)
         var clientConfig = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
             timeout: .init(connect: TimeAmount(config.connectTimeout), read: TimeAmount(config.idleTimeout)),
@@ -48,12 +47,18 @@ public final class ImageDownloader: ImageLoader, Sendable {
         // an image load should fail at once and let the caller decide.
         clientConfig.connectionPool.retryConnectionEstablishment = false
         clientConfig.tracing.tracer = Self.tracer()
-        self.clientConfiguration = clientConfig
-        self.client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: clientConfig)
+        let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: clientConfig)
+        self.client = client
+        self.environment = Locked(TransferEnvironment(
+            client: client, clientConfiguration: clientConfig, config: config, events: events, cookies: CookieJar()
+        ))
         let box = Box()
         self.box = box
         self.queue = DownloadQueue(maxConcurrent: config.maxConcurrentDownloads, order: config.executionOrder) { operation in
             box.downloader.withLock { $0 }?.start(operation)
+        }
+        self.onAbandoned = { operation in
+            box.downloader.withLock { $0 }?.abandoned(operation)
         }
         box.downloader.withLock { $0 = self }
     }
@@ -85,7 +90,7 @@ public final class ImageDownloader: ImageLoader, Sendable {
     public var maxConcurrentDownloads: Int {
         get { queue.maxConcurrent }
         set {
-            settings.withLock { $0.maxConcurrentDownloads = newValue }
+            changeConfig { $0.maxConcurrentDownloads = newValue }
             queue.setMaxConcurrent(newValue)
         }
     }
@@ -101,18 +106,26 @@ public final class ImageDownloader: ImageLoader, Sendable {
 
     /// Sets (or with `nil`, removes) a header sent with every later request.
     public func setValue(_ value: String?, forHTTPHeaderField name: String) {
-        settings.withLock {
+        changeConfig {
             if let value { $0.headers.replaceOrAdd(name: name, value: value) } else { $0.headers.remove(name: name) }
         }
     }
 
+    private func changeConfig(_ change: (inout DownloaderConfig) -> Void) {
+        environment.withLock { $0 = $0.changingConfig(change) }
+    }
+
     /// The value of a header sent with every request.
     public func value(forHTTPHeaderField name: String) -> String? {
-        settings.withLock { $0.headers.first(name: name) }
+        config.headers.first(name: name)
     }
 
     /// The current configuration (a copy).
-    public var config: DownloaderConfig { settings.withLock { $0 } }
+    public var config: DownloaderConfig { environment.withLock { $0 }.config }
+
+    /// The AsyncHTTPClient client the downloader sends its requests with, so that a
+    /// benchmark can make the same transfers on the same connections without the downloader.
+    @_spi(Benchmarking) public var httpClient: HTTPClient { client }
 
     // MARK: Downloading
 
@@ -134,16 +147,14 @@ public final class ImageDownloader: ImageLoader, Sendable {
             return nil
         }
         let key = options.coalescingKey(for: url)
-        let progressInterval = settings.withLock { $0.minimumProgressInterval }
+        let progressInterval = environment.withLock { $0 }.config.minimumProgressInterval
         while true {
             var created: DownloadOperation?
             let operation = inFlight.withLock { operations in
                 if let existing = operations[key] { return existing }
                 let operation = DownloadOperation(
-                    url: url, key: key, options: options, progressInterval: progressInterval
-                ) { [weak self] abandoned in
-                    self?.abandoned(abandoned)
-                }
+                    url: url, key: key, options: options, progressInterval: progressInterval, onAbandoned: onAbandoned
+                )
                 operations[key] = operation
                 created = operation
                 return operation
@@ -185,11 +196,7 @@ public final class ImageDownloader: ImageLoader, Sendable {
     // MARK: Operation lifecycle
 
     private func start(_ operation: DownloadOperation) {
-        let config = settings.withLock { $0 }
-        let transfer = HTTPTransfer(
-            client: client, clientConfiguration: clientConfiguration, config: config, options: operation.options,
-            events: events, cookies: cookies, operation: operation
-        )
+        let transfer = HTTPTransfer(environment: environment.withLock { $0 }, operation: operation)
         let task = Task { [weak self] in
             let result: Result<DownloadResponse, ImageError>
             do throws(ImageError) {

@@ -28,7 +28,7 @@ public struct ImageTask: Sendable {
             var cancelled = false
         }
 
-        let state: Locked<State>
+        let state: InlineLocked<State>
         /// Runs once, after the final completion.
         let onEnd: @Sendable (Control) -> Void
 
@@ -36,7 +36,7 @@ public struct ImageTask: Sendable {
             completion: @escaping @Sendable (Result<ImageResult, ImageError>) -> Void,
             onEnd: @escaping @Sendable (Control) -> Void
         ) {
-            state = Locked(State(completion: completion))
+            state = InlineLocked(State(completion: completion))
             self.onEnd = onEnd
         }
     }

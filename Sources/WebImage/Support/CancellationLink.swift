@@ -11,7 +11,7 @@ final class CancellationLink<Target: Sendable>: Sendable {
         case cancelled
     }
 
-    private let state = Locked(State.waiting)
+    private let state = InlineLocked(State.waiting)
 
     init() {}
 
