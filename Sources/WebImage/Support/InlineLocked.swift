@@ -20,10 +20,10 @@ struct InlineLocked<Value>: ~Copyable, Sendable {
     /// Runs `body` with exclusive access to the value.
     @inlinable
     borrowing func withLock<Result>(_ body: (inout sending Value) -> sending Result) -> sending Result {
-        mutex.withLock { value in
-            // The value's address inside the mutex names this lock for the sanitizer: it is
-            // stable for the lock's life and no other lock shares it.
-            let token = withUnsafeMutablePointer(to: &value) { UnsafeRawPointer($0) }
+        // The mutex's own address names this lock for the sanitizer: a `Mutex` is never
+        // moved (it is borrowed in place), so the address is stable for the lock's life.
+        let token = withUnsafePointer(to: mutex) { UnsafeRawPointer($0) }
+        return mutex.withLock { value in
             ThreadSanitizerHooks.acquire?(token)
             defer { ThreadSanitizerHooks.release?(token) }
             return body(&value)

@@ -434,11 +434,13 @@ struct ImageDownloaderTests {
     func D14_bodyLimits() async throws {
         try await withDownloader(configure: { $0.maxBodySize = 10_000 }) { origin, downloader in
             origin.register("/declared", .data(Data(repeating: 1, count: 50_000)))
-            origin.register("/chunked", TestOriginResponse.data(Data(repeating: 1, count: 200_000)).chunked(chunkSize: 2_000).streamed(chunkSize: 2_000, interval: .milliseconds(10)))
+            // 2 MB at 200 KB/s: the client must hang up within the 10 s the origin takes to send it
+            // (a shorter body could end up whole in the loopback socket buffers on a loaded machine).
+            origin.register("/chunked", TestOriginResponse.data(Data(repeating: 1, count: 2_000_000)).chunked(chunkSize: 2_000).streamed(chunkSize: 2_000, interval: .milliseconds(10)))
             origin.register("/short", .lyingContentLength(declared: 5_000, body: Data(repeating: 3, count: 1_000)))
             await #expect(throws: ImageError.bodyTooLarge(limit: 10_000)) { try await downloader.load(origin.url("/declared")) }
             await #expect(throws: ImageError.bodyTooLarge(limit: 10_000)) { try await downloader.load(origin.url("/chunked")) }
-            #expect(await origin.waitForAbort("/chunked"), "the transfer stopped long before its 200 KB")
+            #expect(await origin.waitForAbort("/chunked"), "the transfer stopped long before its 2 MB")
             await #expect(throws: ImageError.self) { try await downloader.load(origin.url("/short")) }
         }
     }
