@@ -197,16 +197,19 @@ public final class ImageDownloader: ImageLoader, Sendable {
 
     private func start(_ operation: DownloadOperation) {
         let transfer = HTTPTransfer(environment: environment.withLock { $0 }, operation: operation)
-        let task = Task { [weak self] in
+        // The task keeps the downloader until the transfer ends (`shutdown` cancels it).
+        let task = Task {
             let result: Result<DownloadResponse, ImageError>
             do throws(ImageError) {
                 result = .success(try await transfer.run())
             } catch {
                 result = .failure(error)
             }
-            self?.retire(operation)
+            retire(operation)
+            // The slot is free once the network is: callers' completions (which run user
+            // code) must not hold up the next download.
+            queue.runningOperationEnded()
             operation.finish(result)
-            self?.queue.runningOperationEnded()
         }
         _ = operation.markRunning(task)
     }

@@ -189,6 +189,31 @@ struct ImageDownloaderTests {
     }
 
     // SPEC D6
+    @Test("D6 a transfer frees its slot before its completions run, so a slow completion holds up no queued download")
+    func D6_slotFreedBeforeCompletions() async throws {
+        try await withDownloader(configure: { $0.maxConcurrentDownloads = 1 }) { origin, downloader in
+            let firstGate = TestOriginGate(), secondGate = TestOriginGate()
+            origin.register("/first.png", .gated(firstGate, then: .image(Self.png)))
+            origin.register("/second.png", .gated(secondGate, then: .image(Self.png)))
+            let seen = Recorder<String>()
+            downloader.download(origin.url("/first.png")) { _ in
+                // The queued second download already holds the only slot (and waits at its gate).
+                seen.append("first done, downloads: \(downloader.currentDownloadCount)")
+            }
+            #expect(await origin.waitForRequests("/first.png"))
+            downloader.download(origin.url("/second.png")) { _ in seen.append("second done") }
+            #expect(downloader.currentDownloadCount == 2, "one running, one queued")
+            firstGate.open()
+            #expect(await seen.wait(for: 1))
+            #expect(seen.values == ["first done, downloads: 1"])
+            #expect(await origin.waitForRequests("/second.png"))
+            secondGate.open()
+            #expect(await seen.wait(for: 2))
+            #expect(await eventually { downloader.currentDownloadCount == 0 })
+        }
+    }
+
+    // SPEC D6
     @Test("D6 maxConcurrentDownloads is a real limit, and raising it starts queued downloads")
     func D6_concurrencyLimit() async throws {
         try await withDownloader(configure: { $0.maxConcurrentDownloads = 1 }) { origin, downloader in
