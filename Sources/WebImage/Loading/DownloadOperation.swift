@@ -48,7 +48,6 @@ final class DownloadOperation: Sendable {
     let url: URL
     let key: String
     let options: DownloadOptions
-    let createdAt = ContinuousClock.now
     private let progressInterval: Duration
     private let state: InlineLocked<State>
     /// Called once when the last caller leaves before completion.

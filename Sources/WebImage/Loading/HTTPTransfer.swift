@@ -10,13 +10,19 @@ import NIOSSL
 /// status and content-type checks, body size limits, progress, the decryptor, and
 /// download events. It throws ``ImageError`` only.
 ///
-/// A class: its async steps keep it across suspensions, and a struct would be copied
-/// into each of their frames.
-final class HTTPTransfer: Sendable {
+/// Two references (everything else is read through them), so a struct: it costs no
+/// allocation, and copying it into an async step's frame is two retains.
+struct HTTPTransfer: Sendable {
     let environment: TransferEnvironment
     let operation: DownloadOperation
 
-    private static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
+    /// Whether `status` is one of the redirects followed: 301, 302, 303, 307, 308.
+    private static func isRedirect(_ status: Int) -> Bool {
+        switch status {
+        case 301, 302, 303, 307, 308: true
+        default: false
+        }
+    }
 
     init(environment: TransferEnvironment, operation: DownloadOperation) {
         self.environment = environment
@@ -57,11 +63,20 @@ final class HTTPTransfer: Sendable {
 
         while true {
             try checkCancelled()
-            try await approve(current)
-            let hopClient = try await pinnedClient(for: current)
+            // The hooks are awaited only when set: an async call costs a frame even when it
+            // has nothing to wait for.
+            if config.hopGuard != nil { try await approve(current) }
+            let hopClient = config.hopAddress == nil ? nil : try await pinnedClient(for: current)
             // A pinned hop's own client lives until its response is read (or dropped).
             defer { if let hopClient { Self.shutDown(hopClient) } }
-            let request = try await makeRequest(for: current, original: original)
+            var described = describeRequest(for: current, original: original)
+            if let modifier = options.requestModifier ?? config.requestModifier {
+                guard let modified = await modifier(described) else {
+                    throw .invalidDownloadOperation("the request modifier cancelled the request for \(current.absoluteString)")
+                }
+                described = modified
+            }
+            let request = makeRequest(from: described)
             if !started {
                 started = true
                 events.emit(.started(url: original))
@@ -76,7 +91,7 @@ final class HTTPTransfer: Sendable {
                 cookies.store(setCookieHeaders: response.headers["set-cookie"], for: current)
             }
             let status = Int(response.status.code)
-            if Self.redirectStatuses.contains(status), let location = response.headers.first(name: "location") {
+            if Self.isRedirect(status), let location = response.headers.first(name: "location") {
                 guard hops < config.maxRedirects else {
                     throw .invalidResponse("too many redirects: more than \(config.maxRedirects) from \(original.absoluteString)")
                 }
@@ -137,7 +152,9 @@ final class HTTPTransfer: Sendable {
         client.shutdown { _ in }
     }
 
-    private func makeRequest(for url: URL, original: URL) async throws(ImageError) -> HTTPClientRequest {
+    /// The request for `url` as the request modifier sees it: the downloader's and the
+    /// options' headers, credentials for the original origin, cookies.
+    private func describeRequest(for url: URL, original: URL) -> DownloadRequest {
         var headers = config.headers
         for (name, value) in options.headers { headers.replaceOrAdd(name: name, value: value) }
         // Credentials go to the original origin only (compared only when there are credentials:
@@ -149,13 +166,12 @@ final class HTTPTransfer: Sendable {
         if options.handleCookies, let cookie = cookies.header(for: url) {
             headers.replaceOrAdd(name: "Cookie", value: cookie)
         }
-        var described = DownloadRequest(url: url, headers: headers)
-        if let modifier = options.requestModifier ?? config.requestModifier {
-            guard let modified = await modifier(described) else {
-                throw .invalidDownloadOperation("the request modifier cancelled the request for \(url.absoluteString)")
-            }
-            described = modified
-        }
+        return DownloadRequest(url: url, headers: headers)
+    }
+
+    /// AsyncHTTPClient's request for `described` (certificate checks off when the options
+    /// allow invalid certificates).
+    private func makeRequest(from described: DownloadRequest) -> HTTPClientRequest {
         var request = HTTPClientRequest(url: described.url.absoluteString)
         request.method = .GET
         request.headers = described.headers
@@ -180,8 +196,7 @@ final class HTTPTransfer: Sendable {
             for (name, value) in head.headers { flat[name.lowercased()] = flat[name.lowercased()].map { "\($0), \(value)" } ?? value }
             events.emit(.receivedResponse(url: operation.url, statusCode: head.statusCode, headers: flat))
         }
-        let revalidating = options.headers.contains(name: "if-none-match") || options.headers.contains(name: "if-modified-since")
-        if head.statusCode == 304 && revalidating {
+        if head.statusCode == 304, options.headers.contains(name: "if-none-match") || options.headers.contains(name: "if-modified-since") {
             throw .cacheNotModified
         }
         guard config.acceptableStatusCodes.contains(head.statusCode) else {

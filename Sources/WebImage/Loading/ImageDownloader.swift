@@ -177,7 +177,9 @@ public final class ImageDownloader: ImageLoader, Sendable {
     ) async throws(ImageError) -> DownloadResponse {
         let cancellation = CancellationLink<DownloadToken>()
         let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<DownloadResponse, ImageError>, Never>) in
+            // Unchecked: a DownloadOperation completes each caller exactly once (the stress
+            // test counts it), and the checked kind costs an allocation a load.
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<Result<DownloadResponse, ImageError>, Never>) in
                 let token = download(url, options: options, progress: progress) { continuation.resume(returning: $0) }
                 if let token { cancellation.attach(token) { $0.cancel() } }
             }
