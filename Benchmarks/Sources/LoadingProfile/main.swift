@@ -5,6 +5,7 @@
 //   .build/release/LoadingProfile compare 20 [-v]     # interleaved A/B rounds, medians (-v: every round)
 //   .build/release/LoadingProfile three 30            # the pair plus a second AsyncHTTPClient client:
 //                                                      # how far two identical clients differ in one process
+//   .build/release/LoadingProfile shared 30           # both sides on the downloader's own client (same connections)
 //   .build/release/LoadingProfile webimage 10         # only one side (CPU, page faults), for perf
 //   .build/release/LoadingProfile chunks              # how AsyncHTTPClient splits a 100 KB body
 //   perf record -g .build/release/LoadingProfile webimage 20
@@ -239,6 +240,6 @@ case "chunks":
     }
     print("collected storage capacities:", storage.filter { $0.key < 0 }.sorted { $0.key < $1.key })
 default:
-    FileHandle.standardError.write(Data("usage: LoadingProfile [compare|three|webimage|direct|chunks|hits] [rounds]\n".utf8))
+    FileHandle.standardError.write(Data("usage: LoadingProfile [compare|three|shared|webimage|direct|chunks|hits] [rounds]\n".utf8))
     exit(2)
 }
