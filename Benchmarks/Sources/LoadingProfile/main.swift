@@ -131,16 +131,26 @@ let expected = pair.transfers * pair.server.bodySize
 try await pair.warmUp()
 
 switch mode {
-case "compare":
+case "compare", "shared":
+    // `shared`: the direct side uses the downloader's own client (the same pool, the same
+    // connections), so that connection placement cannot differ between the sides.
+    let direct: @Sendable () async throws -> Int
+    if mode == "shared" {
+        let client = pair.downloader.httpClient
+        direct = { try await pair.directRound(using: client) }
+        _ = try await direct()
+    } else {
+        direct = pair.directRound
+    }
     var ours: [TimeSample] = [], theirs: [TimeSample] = []
     var wallRatios: [Double] = [], cpuRatios: [Double] = []
     for round in 0..<rounds {
         let a: TimeSample, b: TimeSample
         if round.isMultiple(of: 2) {
             a = try await timed(pair.webImageRound, expected: expected)
-            b = try await timed(pair.directRound, expected: expected)
+            b = try await timed(direct, expected: expected)
         } else {
-            b = try await timed(pair.directRound, expected: expected)
+            b = try await timed(direct, expected: expected)
             a = try await timed(pair.webImageRound, expected: expected)
         }
         ours.append(a)
@@ -188,26 +198,6 @@ case "three":
         format: "CPU over the direct client's, medians of %d rounds: ImageDownloader %.3f×, a second AsyncHTTPClient client %.3f×",
         rounds, median(ours), median(others)
     ))
-case "shared":
-    // Both sides on the downloader's own client (the same pool, the same connections), so
-    // that connection placement cannot differ between them.
-    let client = pair.downloader.httpClient
-    let sharedRound = { try await pair.directRound(using: client) }
-    _ = try await sharedRound()
-    var ratios: [Double] = []
-    for round in 0..<rounds {
-        let a: Double, b: Double
-        if round.isMultiple(of: 2) {
-            a = try await timed(pair.webImageRound, expected: expected).cpu
-            b = try await timed(sharedRound, expected: expected).cpu
-        } else {
-            b = try await timed(sharedRound, expected: expected).cpu
-            a = try await timed(pair.webImageRound, expected: expected).cpu
-        }
-        ratios.append(a / b)
-        if verbose { print(String(format: "round %2d: %.3f×", round, a / b)) }
-    }
-    print(String(format: "CPU over the same client used directly, median of %d rounds: %.3f×", rounds, median(ratios)))
 case "webimage", "direct":
     var samples: [TimeSample] = []
     let faultsBefore = minorFaults()

@@ -65,8 +65,13 @@ struct HTTPTransfer: Sendable {
             try checkCancelled()
             // The hooks are awaited only when set: an async call costs a frame even when it
             // has nothing to wait for.
-            if config.hopGuard != nil { try await approve(current) }
-            let hopClient = config.hopAddress == nil ? nil : try await pinnedClient(for: current)
+            if let hopGuard = config.hopGuard { try await approve(current, by: hopGuard) }
+            let hopClient: HTTPClient?
+            if let hopAddress = config.hopAddress {
+                hopClient = try await pinnedClient(for: current, chosenBy: hopAddress)
+            } else {
+                hopClient = nil
+            }
             // A pinned hop's own client lives until its response is read (or dropped).
             defer { if let hopClient { Self.shutDown(hopClient) } }
             var described = describeRequest(for: current, original: original)
@@ -115,8 +120,8 @@ struct HTTPTransfer: Sendable {
 
     // MARK: Steps
 
-    private func approve(_ url: URL) async throws(ImageError) {
-        guard let hopGuard = config.hopGuard else { return }
+    /// Asks the hop guard whether `url` may be fetched.
+    private func approve(_ url: URL, by hopGuard: @Sendable (URL) async throws -> Void) async throws(ImageError) {
         do {
             try await hopGuard(url)
         } catch let error as ImageError {
@@ -129,8 +134,10 @@ struct HTTPTransfer: Sendable {
     /// A client that connects to the address ``DownloaderConfig/hopAddress`` chose for
     /// `url` (AsyncHTTPClient's `dnsOverride` keeps the host name for `Host`, SNI and the
     /// certificate check), or `nil` to use the shared client.
-    private func pinnedClient(for url: URL) async throws(ImageError) -> HTTPClient? {
-        guard let hopAddress = config.hopAddress, let host = url.host, !host.isEmpty else { return nil }
+    private func pinnedClient(
+        for url: URL, chosenBy hopAddress: @Sendable (URL) async throws -> String?
+    ) async throws(ImageError) -> HTTPClient? {
+        guard let host = url.host, !host.isEmpty else { return nil }
         let address: String?
         do {
             address = try await hopAddress(url)

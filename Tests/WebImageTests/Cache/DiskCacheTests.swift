@@ -117,12 +117,19 @@ struct DiskCacheTests {
         }
     }
 
+    /// The configuration of a cache directory holding ten 1,000-byte entries, with a limit
+    /// of 4,000 bytes: over it before anything is written.
+    private func overfilledConfig(_ directory: String) async throws -> CacheConfig {
+        var config = testConfig(directory)
+        let filler = DiskCache(config: config)
+        for index in 0..<10 { try await filler.store(Data(count: 1000), forKey: "k\(index)") }
+        config.maxDiskSize = 4000
+        return config
+    }
+
     @Test func C6_oversizedDirectoryIsTrimmedAfterStart() async throws {
         try await withTemporaryDirectory { directory in
-            var config = testConfig(directory)
-            let filler = DiskCache(config: config)
-            for index in 0..<10 { try await filler.store(Data(count: 1000), forKey: "k\(index)") }
-            config.maxDiskSize = 4000
+            let config = try await overfilledConfig(directory)
             // The background scan at creation notices the excess; no write, no clean() call.
             let cache = DiskCache(config: config)
             #expect(await eventually { await cache.totalSize() <= 2000 })
@@ -131,10 +138,7 @@ struct DiskCacheTests {
 
     @Test func C6_trimWhenOpenedCanBeTurnedOffForToolsThatCleanThemselves() async throws {
         try await withTemporaryDirectory { directory in
-            var config = testConfig(directory)
-            let filler = DiskCache(config: config)
-            for index in 0..<10 { try await filler.store(Data(count: 1000), forKey: "k\(index)") }
-            config.maxDiskSize = 4000
+            var config = try await overfilledConfig(directory)
             config.trimsWhenOpened = false
             let cache = DiskCache(config: config)
             // Time for the background scan: it must measure, not trim.
