@@ -13,3 +13,12 @@ package enum TestCaches {
         return ImageCache(config: config)
     }
 }
+
+extension ImageManager {
+    /// The manager's cache as the ``ImageCache`` a test made it with (``TestCaches/make(maxDiskSize:configure:)``),
+    /// for what only an `ImageCache` has: its configuration, its disk cache, counts.
+    package var imageCache: ImageCache {
+        guard let cache = cache as? ImageCache else { preconditionFailure("this manager's cache is not an ImageCache") }
+        return cache
+    }
+}

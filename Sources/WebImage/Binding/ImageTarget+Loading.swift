@@ -11,9 +11,11 @@ extension ImageTarget {
     ///    goes on. With ``ImageOptions/avoidAutoCancelImage`` it keeps running and still
     ///    completes, but it no longer puts anything on the object.
     /// 2. `placeholder` is applied before this method returns; with
-    ///    ``ImageOptions/delayPlaceholder``, only if the load fails.
-    /// 3. The image is loaded: partial images (progressive loads, a cached image being
-    ///    refreshed) and the final image are applied as they arrive, unless
+    ///    ``ImageOptions/delayPlaceholder``, only if the load fails before any image of it
+    ///    was applied.
+    /// 3. The image is loaded: partial images (progressive loads, and with
+    ///    ``ImageOptions/refreshCached`` the cached image at once, before the revalidation
+    ///    answers) and the final image are applied as they arrive, unless
     ///    ``ImageOptions/avoidAutoSetImage`` leaves the object untouched. Only the latest
     ///    load of an operation key ever applies anything.
     ///
@@ -23,6 +25,12 @@ extension ImageTarget {
     /// completes before this method returns. A `nil` URL applies the placeholder,
     /// completes with ``ImageError/invalidURL(_:)`` at once and returns `nil`.
     ///
+    /// A trailing closure is `completed`, as in SDWebImage's
+    /// `sd_setImage(with:placeholderImage:completed:)`:
+    /// `target.setImage(with: url, placeholder: p) { result in … }`. `completed` takes no
+    /// default so that Swift binds an unlabeled trailing closure to it rather than to
+    /// `progress`; without callbacks, call ``setImage(with:placeholder:options:context:)``.
+    ///
     /// - Returns: The running load, which can be cancelled on its own; `nil` for a `nil` URL.
     @discardableResult
     public func setImage(
@@ -31,7 +39,7 @@ extension ImageTarget {
         options: ImageOptions = [],
         context: ImageContext? = nil,
         progress: (@Sendable (DownloadProgress) -> Void)? = nil,
-        completed: (@Sendable (Result<ImageResult, ImageError>) -> Void)? = nil
+        completed: (@Sendable (Result<ImageResult, ImageError>) -> Void)?
     ) -> ImageTask? {
         let key = context?.operationKey ?? ImageTargetUpdate.defaultOperationKey
         let state = ImageTargetStates.shared.state(for: self)
@@ -52,6 +60,9 @@ extension ImageTarget {
             return nil
         }
 
+        // Whether a loaded image (a cached one being refreshed, a progressive preview) is on
+        // the object: a failure after it leaves it there instead of the delayed placeholder.
+        let showsLoadedImage = Locked(false)
         let task = imageManager.loadImage(
             with: url, options: options, context: context,
             progress: { [weak self] report in
@@ -73,10 +84,11 @@ extension ImageTarget {
                             kind: value.isFinal ? .final : .partial, url: url, cacheType: value.cacheType, operationKey: key
                         )
                         state.applyIfCurrent(operation, key: key) { self.apply(value.image, update: update) }
+                        showsLoadedImage.withLock { $0 = true }
                     }
                     if value.isFinal { state.end(operation, key: key, succeeded: true) }
                 case .failure(let error):
-                    if let self, error != .cancelled, options.contains(.delayPlaceholder) {
+                    if let self, error != .cancelled, options.contains(.delayPlaceholder), !showsLoadedImage.withLock({ $0 }) {
                         state.applyIfCurrent(operation, key: key) { self.apply(placeholder, update: placeholderUpdate) }
                     }
                     state.end(operation, key: key, succeeded: false)
@@ -86,6 +98,20 @@ extension ImageTarget {
         )
         operation.attach(task)
         return task
+    }
+
+    /// ``setImage(with:placeholder:options:context:progress:completed:)`` without callbacks:
+    /// loads `url` and puts the image on this object.
+    ///
+    /// - Returns: The running load; `nil` for a `nil` URL.
+    @discardableResult
+    public func setImage(
+        with url: URL?,
+        placeholder: Image? = nil,
+        options: ImageOptions = [],
+        context: ImageContext? = nil
+    ) -> ImageTask? {
+        setImage(with: url, placeholder: placeholder, options: options, context: context, progress: nil, completed: nil)
     }
 
     /// Cancels this object's running load for `operationKey` (default

@@ -67,7 +67,8 @@ public enum CacheKey {
     /// The key of `key` transformed by a transformer whose key is `transformerKey` (SPEC K9):
     /// `-<transformerKey>` goes before the extension of the key's path, or at the end of the
     /// path when it has none; query and fragment stay as they were.
-    /// `http://h/a.png?x=1#f` with `T` → `http://h/a-T.png?x=1#f`; `a.png` → `a-T.png`.
+    /// `http://h/a.png?x=1#f` with `T` → `http://h/a-T.png?x=1#f`; `a.png` → `a-T.png`;
+    /// a dot that starts the name begins no extension: `.image` → `.image-T`.
     /// In a URL, characters a path cannot hold (`?`, `#`, `%`, spaces…) are percent-encoded,
     /// so the transformer key never changes where the query starts.
     public static func transformedKey(_ key: String, transformerKey: String) -> String {
@@ -78,8 +79,9 @@ public enum CacheKey {
             let path = buffer[pathStart(of: buffer, end: end)..<end]
             let componentStart = path.lastIndex(of: UInt8(ascii: "/")).map { $0 + 1 } ?? path.startIndex
             let isURL = authorityStart(of: buffer) != nil
-            // Before the extension's dot, unless the name ends with a bare dot.
-            if let dot = path[componentStart...].lastIndex(of: UInt8(ascii: ".")), dot + 1 < end {
+            // Before the extension's dot, unless the name ends with a bare dot or the dot
+            // starts the name (`.image` is a dot-file without an extension).
+            if let dot = path[componentStart...].lastIndex(of: UInt8(ascii: ".")), dot > componentStart, dot + 1 < end {
                 return (isURL, dot)
             }
             return (isURL, end)
@@ -91,6 +93,24 @@ public enum CacheKey {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// The key of the thumbnail of `key` decoded within `size` (SDWebImage's
+    /// `SDThumbnailedKeyForKey`): `-Thumbnail(<w>x<h>,<1 or 0>)` inserted as a transformer
+    /// key would be, the last number saying whether the aspect ratio is kept.
+    public static func thumbnailKey(_ key: String, size: PixelSize, preserveAspectRatio: Bool) -> String {
+        transformedKey(key, transformerKey: thumbnailTransformerKey(size: size, preserveAspectRatio: preserveAspectRatio))
+    }
+
+    /// The part ``thumbnailKey(_:size:preserveAspectRatio:)`` inserts, without its `-`.
+    static func thumbnailTransformerKey(size: PixelSize, preserveAspectRatio: Bool) -> String {
+        "Thumbnail(\(size),\(preserveAspectRatio ? 1 : 0))"
+    }
+
+    /// Whether `key` already names a thumbnail (it holds a ``thumbnailKey(_:size:preserveAspectRatio:)``
+    /// suffix), so that a thumbnail decode of it belongs under `key` itself.
+    static func isThumbnailKey(_ key: String) -> Bool {
+        key.contains("-Thumbnail(")
+    }
+
     // MARK: Parsing
 
     /// The raw bytes of the key's path extension (after the dot, `:` and NUL still in), or
@@ -100,7 +120,8 @@ public enum CacheKey {
         let end = queryStart(of: bytes)
         let path = bytes[pathStart(of: bytes, end: end)..<end]
         let componentStart = path.lastIndex(of: UInt8(ascii: "/")).map { $0 + 1 } ?? path.startIndex
-        guard let dot = path[componentStart...].lastIndex(of: UInt8(ascii: ".")) else { return none }
+        // A leading dot names a dot-file (`.image`), not an extension.
+        guard let dot = path[componentStart...].lastIndex(of: UInt8(ascii: ".")), dot > componentStart else { return none }
         let ext = path[(dot + 1)...]
         var kept = 0
         for byte in ext where byte != UInt8(ascii: ":") && byte != 0 {

@@ -6,9 +6,9 @@ import Foundation
 /// Memory answers first; a disk hit is decoded with ``coder`` on a background pool and,
 /// when the query includes memory, kept in memory for next time. Keys are plain strings:
 /// ``CacheKey`` makes them from URLs and folds transformer keys into them. A caller that
-/// decodes with non-default options (a thumbnail size, say) should use a key that says so,
-/// since the memory cache holds one image per key.
-public final class ImageCache: Sendable {
+/// decodes with non-default options gets its image kept in memory under the key that
+/// decode belongs to (a thumbnail under its thumbnail key), never under the full-size key.
+public final class ImageCache: ImageCaching {
     /// The cache the library uses unless told otherwise: default configuration, under
     /// ``CacheConfig/defaultRootDirectory``.
     public static let shared = ImageCache()
@@ -41,9 +41,9 @@ public final class ImageCache: Sendable {
     ///
     /// The memory store happens before this method first suspends, so the image is visible
     /// to ``imageFromMemory(forKey:)`` as soon as the call has started; the method returns
-    /// once the disk entry is written. Without `data`, the image is encoded for the disk (in
-    /// its own format when writable, else PNG with alpha and JPEG without). Without `image`,
-    /// memory is left alone.
+    /// once the disk entry is written. Without `data`, the image is encoded for the disk
+    /// (``diskFormat(for:)``: its own format when it can be written, an animation as an
+    /// animation). Without `image`, memory is left alone.
     public func store(
         _ image: Image?,
         data: Data?,
@@ -74,8 +74,14 @@ public final class ImageCache: Sendable {
         memoryCache.setValue(image, forKey: key, cost: image.memoryCost)
     }
 
-    /// The format an image stored without its bytes is encoded in.
-    static func diskFormat(for image: Image) -> ImageFormat {
+    /// The format an image stored without its bytes is encoded in (SDWebImage's rule):
+    /// its own format when libvips can write it — for an animation, one that keeps the
+    /// frames (GIF or WebP); else GIF for an animation, PNG for a still image with alpha
+    /// and JPEG without. An animation is never flattened into one still image.
+    public static func diskFormat(for image: Image) -> ImageFormat {
+        if image.isAnimated {
+            return image.format.supportsAnimation && image.format.isWritable ? image.format : .gif
+        }
         if image.format.isWritable { return image.format }
         return image.hasAlpha ? .png : .jpeg
     }
@@ -89,17 +95,22 @@ public final class ImageCache: Sendable {
 
     /// Looks `key` up in the caches `cacheType` names: memory first, then disk.
     ///
-    /// A disk hit is decoded with `decodeOptions` on a background pool and then kept in
-    /// memory when `cacheType` includes memory. Disk bytes that are not a decodable image
-    /// (``ImageError/badImageData(_:)``) are removed and read as a miss; bytes refused for
-    /// another reason (a limit, an untrusted format) read as a miss and stay.
+    /// A disk hit is decoded with `decodeOptions` on a background pool and, when
+    /// `cacheType` includes memory, kept in memory under the key that decode belongs to
+    /// (``memoryKey(forKey:decodeOptions:data:)``): a thumbnail decode under the thumbnail
+    /// key (so the full-size key never answers with a thumbnail), a first-frame decode of
+    /// an animation format not at all. Memory is asked under that same key, and with
+    /// ``ImageDecodeOptions/firstFrameOnly`` a cached animation answers with its first
+    /// frame. Disk bytes that are not a decodable image (``ImageError/badImageData(_:)``)
+    /// are removed and read as a miss; bytes refused for another reason (a limit, an
+    /// untrusted format) read as a miss and stay.
     public func query(
         forKey key: String,
         cacheType: CacheType = .all,
         decodeOptions: ImageDecodeOptions = ImageDecodeOptions()
     ) async -> CacheQueryResult? {
-        if cacheType.includesMemory, let image = imageFromMemory(forKey: key) {
-            return CacheQueryResult(image: image, data: nil, cacheType: .memory)
+        if cacheType.includesMemory, let image = imageFromMemory(forKey: Self.memoryLookupKey(forKey: key, decodeOptions: decodeOptions)) {
+            return CacheQueryResult(image: Self.applyingFirstFrameOnly(image, decodeOptions), data: nil, cacheType: .memory)
         }
         guard cacheType.includesDisk, let entry = await diskCache.entry(forKey: key) else { return nil }
         let coder = self.coder
@@ -113,10 +124,43 @@ public final class ImageCache: Sendable {
             if case .badImageData = error { await diskCache.remove(forKey: key) }
             return nil
         }
-        if cacheType.includesMemory {
-            storeToMemory(image, forKey: key)
+        if cacheType.includesMemory, let memoryKey = Self.memoryKey(forKey: key, decodeOptions: decodeOptions, data: data) {
+            storeToMemory(image, forKey: memoryKey)
         }
         return CacheQueryResult(image: image, data: data, cacheType: .disk, metadata: entry.metadata)
+    }
+
+    /// The memory key an image decoded from `key`'s bytes with `decodeOptions` belongs
+    /// under, or `nil` when it belongs under none: a thumbnail decode belongs under the
+    /// thumbnail key (``CacheKey/thumbnailKey(_:size:preserveAspectRatio:)``, unless `key`
+    /// already names a thumbnail), and a first-frame decode of bytes in a format that can
+    /// animate belongs nowhere (it may be one frame of many, and the key stands for all).
+    public static func memoryKey(forKey key: String, decodeOptions: ImageDecodeOptions, data: Data?) -> String? {
+        if decodeOptions.firstFrameOnly, let data, ImageFormat(data: data).supportsAnimation { return nil }
+        return memoryLookupKey(forKey: key, decodeOptions: decodeOptions)
+    }
+
+    /// Where memory is asked for a decode of `key` with `decodeOptions`.
+    static func memoryLookupKey(forKey key: String, decodeOptions: ImageDecodeOptions) -> String {
+        guard let size = decodeOptions.thumbnailPixelSize, !CacheKey.isThumbnailKey(key) else { return key }
+        return CacheKey.thumbnailKey(key, size: size, preserveAspectRatio: decodeOptions.preserveAspectRatio)
+    }
+
+    /// `image`, or its first frame when `decodeOptions` asks for the first frame only.
+    static func applyingFirstFrameOnly(_ image: Image, _ decodeOptions: ImageDecodeOptions) -> Image {
+        guard decodeOptions.firstFrameOnly, image.isAnimated else { return image }
+        // Extracting a frame from pixels in memory fails only on an allocation failure.
+        return (try? image.frame(at: 0)) ?? image
+    }
+
+    /// The stored bytes and metadata for `key`, undecoded.
+    public func entry(forKey key: String) async -> DiskCacheEntry? {
+        await diskCache.entry(forKey: key)
+    }
+
+    /// The stored bytes and metadata for `key`, read on the calling thread.
+    public func entrySync(forKey key: String) -> DiskCacheEntry? {
+        diskCache.entrySync(forKey: key)
     }
 
     /// The bytes on disk for `key`, if any.
@@ -151,6 +195,12 @@ public final class ImageCache: Sendable {
         if cacheType.includesDisk {
             await diskCache.remove(forKey: key)
         }
+    }
+
+    /// Removes every entry from the caches `cacheType` names.
+    public func clear(_ cacheType: CacheType) async {
+        if cacheType.includesMemory { clearMemory() }
+        if cacheType.includesDisk { await clearDisk() }
     }
 
     /// Empties the memory cache.

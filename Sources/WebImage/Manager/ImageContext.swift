@@ -40,7 +40,13 @@ public struct ImageContext: Sendable {
     /// set (a thumbnail decode is not the original).
     public var originalStoreCacheType = CacheType.disk
     /// A cache to use instead of the manager's.
-    public var cache: ImageCache?
+    public var cache: (any ImageCaching)?
+    /// For a variant (a transformer or a thumbnail size): the cache that holds originals,
+    /// queried for the original (``originalQueryCacheType``) and given the downloaded
+    /// bytes (``originalStoreCacheType``), while the variant goes to ``cache``
+    /// (SDWebImage's `SDWebImageContextOriginalImageCache`). `nil`: the same cache as the
+    /// variant.
+    public var originalCache: (any ImageCaching)?
     /// A loader to use instead of the manager's.
     public var loader: (any ImageLoader)?
     /// A coder to use instead of the manager's.

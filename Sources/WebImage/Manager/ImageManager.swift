@@ -14,8 +14,9 @@ public final class ImageManager: Sendable {
     /// The process-wide manager: shared cache, shared downloader, file and data URLs.
     public static let shared = ImageManager()
 
-    /// The cache used unless a request's context names another.
-    public let cache: ImageCache
+    /// The cache used unless a request's context names another: an ``ImageCache`` by
+    /// default, or any ``ImageCaching`` (a chain of caches: ``ImageCachesManager``).
+    public let cache: any ImageCaching
     /// The loader used unless a request's context names another.
     public let loader: any ImageLoader
     /// The coder used unless a request's context names another.
@@ -36,7 +37,7 @@ public final class ImageManager: Sendable {
 
     /// Creates a manager.
     public init(
-        cache: ImageCache = .shared,
+        cache: any ImageCaching = ImageCache.shared,
         loader: any ImageLoader = ImageLoaders([ImageDownloader.shared, FileLoader(), DataURLLoader()]),
         coder: any ImageCoder = VipsCoder.shared,
         failedURLs: FailedURLs = FailedURLs(),
@@ -51,6 +52,7 @@ public final class ImageManager: Sendable {
         self.optionsProcessor = optionsProcessor
         self.defaultContextIsPlain = defaultContext.cacheKeyFilter == nil && defaultContext.thumbnailPixelSize == nil
             && defaultContext.transformer == nil && defaultContext.cache == nil && defaultContext.queryCacheType.includesMemory
+            && defaultContext.originalCache == nil
     }
 
     // MARK: Loading
@@ -212,7 +214,7 @@ public final class ImageManager: Sendable {
     static func variantKey(_ key: String, context: ImageContext) -> String {
         var key = key
         if let size = context.thumbnailPixelSize {
-            key = CacheKey.transformedKey(key, transformerKey: "Thumbnail(\(size),\(context.preserveAspectRatio ? 1 : 0))")
+            key = CacheKey.thumbnailKey(key, size: size, preserveAspectRatio: context.preserveAspectRatio)
         }
         if let transformer = context.transformer {
             key = CacheKey.transformedKey(key, transformerKey: transformer.key)
@@ -223,9 +225,10 @@ public final class ImageManager: Sendable {
     // MARK: Preparing a request
 
     /// Options under which a memory hit is more than the image in memory (bytes from disk,
-    /// a revalidation, no cache at all…): such requests take the full path.
+    /// a revalidation, no cache at all, the first frame of an animation…): such requests
+    /// take the full path.
     private static let optionsBeyondMemoryHit: ImageOptions = [
-        .refreshCached, .queryMemoryData, .queryMemoryDataSync, .avoidDecodeImage, .fromLoaderOnly,
+        .refreshCached, .queryMemoryData, .queryMemoryDataSync, .avoidDecodeImage, .fromLoaderOnly, .decodeFirstFrameOnly,
     ]
 
     /// The memory hit of a request that needs nothing else, found without building a
@@ -287,7 +290,8 @@ public final class ImageManager: Sendable {
         return LoadRequest(
             url: url, options: options, context: context,
             originalKey: originalKey, key: originalKey.map { Self.variantKey($0, context: context) },
-            cache: context.cache ?? cache, loader: loader, coder: context.coder ?? coder, failedURLs: failedURLs,
+            cache: context.cache ?? cache, originalCache: context.originalCache ?? context.cache ?? cache,
+            loader: loader, coder: context.coder ?? coder, failedURLs: failedURLs,
             transforms: transforms
         )
     }

@@ -11,7 +11,9 @@ struct LoadRequest: Sendable {
     let originalKey: String?
     /// The key of the variant asked for (with the thumbnail suffix).
     let key: String?
-    let cache: ImageCache
+    let cache: any ImageCaching
+    /// Where a variant's original is looked up and stored (``ImageContext/originalCache``).
+    let originalCache: any ImageCaching
     let loader: any ImageLoader
     let coder: any ImageCoder
     let failedURLs: FailedURLs
@@ -50,11 +52,14 @@ struct LoadRequest: Sendable {
         }
         if context.queryCacheType.includesMemory, let hit = memoryHit(key: key) { return hit }
         guard options.contains(.queryDiskDataSync), context.queryCacheType.includesDisk,
-              let entry = cache.diskCache.entrySync(forKey: key)
+              let entry = cache.entrySync(forKey: key)
         else { return nil }
         do throws(ImageError) {
             let image = try coder.decode(entry.data, options: decodeOptions)
-            if context.queryCacheType.includesMemory { cache.storeToMemory(image, forKey: key) }
+            if context.queryCacheType.includesMemory,
+               let memoryKey = ImageCache.memoryKey(forKey: key, decodeOptions: decodeOptions, data: entry.data) {
+                cache.storeToMemory(image, forKey: memoryKey)
+            }
             return ImageResult(image: image, data: entry.data, cacheType: .disk, url: url)
         } catch {
             // Undecodable bytes: the asynchronous path removes them and loads afresh.
@@ -63,11 +68,12 @@ struct LoadRequest: Sendable {
     }
 
     private func memoryHit(key: String) -> ImageResult? {
-        guard let image = cache.imageFromMemory(forKey: key) else { return nil }
+        guard let cached = cache.imageFromMemory(forKey: key) else { return nil }
+        let image = ImageCache.applyingFirstFrameOnly(cached, decodeOptions)
         // queryMemoryData wants the bytes too: synchronously only when asked to be.
         if options.contains(.queryMemoryData) {
             guard options.contains(.queryMemoryDataSync) else { return nil }
-            return ImageResult(image: image, data: cache.diskCache.dataSync(forKey: key), cacheType: .memory, url: url)
+            return ImageResult(image: image, data: cache.entrySync(forKey: key)?.data, cacheType: .memory, url: url)
         }
         return ImageResult(image: image, data: nil, cacheType: .memory, url: url)
     }
@@ -87,6 +93,11 @@ struct LoadRequest: Sendable {
         }
         if cached == nil, options.contains(.fromCacheOnly) {
             throw .notInCache(key ?? url.absoluteString)
+        }
+        // refreshCached: the cached image is handed over at once, as SDWebImage does; the
+        // revalidation's answer is the final result.
+        if let cached {
+            deliver(.success(cached.result(for: url, isFinal: false)))
         }
         try checkCancelled()
         guard loader.canLoad(url) else { throw .invalidURL(url.absoluteString) }
@@ -128,11 +139,9 @@ struct LoadRequest: Sendable {
         try checkCancelled()
 
         await store(images, response: response)
-        if let cached {
-            deliver(.success(cached.result(for: url, isFinal: false)))
-        }
-        // A transformed image is no longer the downloaded bytes (as in SDWebImage).
-        let data = context.transformer == nil ? response.data : nil
+        // A thumbnail or a transformed image is no longer the downloaded bytes (as in
+        // SDWebImage), whether it was downloaded or made from the cached original.
+        let data = isVariant ? nil : response.data
         deliver(.success(ImageResult(image: images?.result, data: data, cacheType: .none, url: url, isFinal: true)))
     }
 
@@ -259,7 +268,7 @@ struct LoadRequest: Sendable {
         let source: CacheType
         let images: VariantImages
         // Memory holds the decoded original at full size: a thumbnail must come from the bytes.
-        if queryType.includesMemory, context.thumbnailPixelSize == nil, let original = cache.imageFromMemory(forKey: originalKey) {
+        if queryType.includesMemory, context.thumbnailPixelSize == nil, let original = originalCache.imageFromMemory(forKey: originalKey) {
             let transformer = context.transformer
             let options = self.options
             images = try await transforms.run(key: key) { () throws(ImageError) -> VariantImages in
@@ -268,12 +277,12 @@ struct LoadRequest: Sendable {
                 }
             }
             source = .memory
-        } else if queryType.includesDisk, let entry = await cache.diskCache.entry(forKey: originalKey) {
+        } else if queryType.includesDisk, let entry = await originalCache.entry(forKey: originalKey) {
             do throws(ImageError) {
                 images = try await decodeAndTransform(entry.data)
             } catch {
                 guard case .badImageData = error else { throw error }
-                await cache.diskCache.remove(forKey: originalKey)
+                await originalCache.remove(forKey: originalKey, cacheType: .disk)
                 return nil
             }
             source = .disk
@@ -298,11 +307,12 @@ struct LoadRequest: Sendable {
         // A variant's original is kept too, so that other variants need no download.
         if isVariant, let originalKey, !options.contains(.cacheMemoryOnly) {
             let originalType = context.originalStoreCacheType
-            if originalType.includesMemory, context.thumbnailPixelSize == nil, let decoded = images?.decoded {
-                cache.storeToMemory(decoded, forKey: originalKey)
+            if originalType.includesMemory, context.thumbnailPixelSize == nil, let decoded = images?.decoded,
+               ImageCache.memoryKey(forKey: originalKey, decodeOptions: decodeOptions, data: response.data) != nil {
+                originalCache.storeToMemory(decoded, forKey: originalKey)
             }
             if originalType.includesDisk {
-                let cache = self.cache
+                let cache = self.originalCache
                 let data = response.data
                 writes.append(Task<Void, Never> {
                     try? await cache.store(nil, data: data, forKey: originalKey, metadata: metadata, cacheType: .disk)
@@ -323,8 +333,10 @@ struct LoadRequest: Sendable {
     private func storeVariant(_ image: Image?, data downloaded: Data?, metadata: CacheMetadata, wait: Bool = true) async -> Task<Void, Never>? {
         let storeType = storeCacheType
         guard let key, storeType != .none else { return nil }
-        if storeType.includesMemory, let image {
-            cache.storeToMemory(image, forKey: key)
+        // A first-frame decode of an animation is not what the key stands for.
+        if storeType.includesMemory, let image,
+           let memoryKey = ImageCache.memoryKey(forKey: key, decodeOptions: decodeOptions, data: downloaded) {
+            cache.storeToMemory(image, forKey: memoryKey)
         }
         guard storeType.includesDisk else { return nil }
         // A serializer sees the downloaded bytes unless a transformer made them stale.

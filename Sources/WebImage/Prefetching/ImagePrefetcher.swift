@@ -73,15 +73,28 @@ public final class ImagePrefetcher: Sendable {
 
     // MARK: Prefetching
 
+    /// Prefetches `urls` without callbacks (SDWebImage's `prefetchURLs:`) and returns the
+    /// token that cancels it. In an async context `prefetch(urls)` is the awaiting form,
+    /// ``prefetch(_:)-async``.
+    @discardableResult
+    public func prefetch(_ urls: [URL]) -> PrefetchToken {
+        prefetch(urls, progress: nil, completion: nil)
+    }
+
     /// Prefetches `urls`, in order, calling `progress` once per finished URL and
     /// `completion` once at the end (at once for an empty list, with (0, 0)). Callbacks
     /// never overlap and may run on any thread; a memory hit may report before this method
     /// returns. Returns the token that cancels this prefetch.
+    ///
+    /// A trailing closure is `completion`, as in SDWebImage's
+    /// `prefetchURLs:progress:completed:`: `prefetcher.prefetch(urls) { result in … }`.
+    /// `completion` takes no default so that Swift binds an unlabeled trailing closure to
+    /// it rather than to `progress`; pass `nil` for none.
     @discardableResult
     public func prefetch(
         _ urls: [URL],
         progress: (@Sendable (PrefetchProgress) -> Void)? = nil,
-        completion: (@Sendable (PrefetchResult) -> Void)? = nil
+        completion: (@Sendable (PrefetchResult) -> Void)?
     ) -> PrefetchToken {
         // The token is looked up by identity when it ends, so it is created first and
         // its completion refers back to this prefetcher weakly.

@@ -89,7 +89,7 @@ enum BindingFixtures {
     ) async throws {
         try await withOriginAndDownloader(configure: configure) { origin, downloader in
             let manager = ImageManager(cache: TestCaches.make(), loader: ImageLoaders([downloader, FileLoader(), DataURLLoader()]))
-            defer { try? FileManager.default.removeItem(atPath: manager.cache.config.rootDirectory) }
+            defer { try? FileManager.default.removeItem(atPath: manager.imageCache.config.rootDirectory) }
             try await body(origin, manager)
         }
     }

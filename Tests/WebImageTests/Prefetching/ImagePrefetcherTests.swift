@@ -14,7 +14,7 @@ struct ImagePrefetcherTests {
     ) async throws {
         try await withOriginAndDownloader(configure: configureDownloader) { origin, downloader in
             let manager = ImageManager(cache: TestCaches.make(), loader: ImageLoaders([downloader, FileLoader(), DataURLLoader()]))
-            defer { try? FileManager.default.removeItem(atPath: manager.cache.config.rootDirectory) }
+            defer { try? FileManager.default.removeItem(atPath: manager.imageCache.config.rootDirectory) }
             try await body(origin, manager)
         }
     }
@@ -153,7 +153,7 @@ struct ImagePrefetcherTests {
             let first = images(origin, count: 5, prefix: "x", delay: .milliseconds(30))
             let second = images(origin, count: 5, prefix: "y", delay: .milliseconds(30))
             let prefetcher = ImagePrefetcher(manager: manager, maxConcurrentPrefetchCount: 4)
-            let firstToken = prefetcher.prefetch(first, progress: nil)
+            let firstToken = prefetcher.prefetch(first, progress: nil, completion: nil)
             let secondResult = await prefetcher.prefetch(second)
             #expect(secondResult == PrefetchResult(finishedCount: 5, skippedCount: 0, totalCount: 5))
             #expect(await eventually { firstToken.isFinished })
@@ -205,7 +205,7 @@ struct ImagePrefetcherTests {
             #expect(Set(reports.map(\.url)) == Set(urls))
             #expect(reports.allSatisfy { (try? $0.outcome.get()) == CacheType.none })
             // From disk in a new process: clear memory, prefetch again.
-            manager.cache.clearMemory()
+            manager.imageCache.clearMemory()
             var cacheTypes: [CacheType] = []
             for await report in prefetcher.progress(of: urls) { cacheTypes.append(try report.outcome.get()) }
             #expect(cacheTypes == Array(repeating: .disk, count: 5))
@@ -217,7 +217,7 @@ struct ImagePrefetcherTests {
     func P2_lowPriority() async throws {
         try await withOriginAndDownloader(configure: { $0.maxConcurrentDownloads = 1 }) { origin, downloader in
             let manager = ImageManager(cache: TestCaches.make(), loader: downloader)
-            defer { try? FileManager.default.removeItem(atPath: manager.cache.config.rootDirectory) }
+            defer { try? FileManager.default.removeItem(atPath: manager.imageCache.config.rootDirectory) }
             // Every prefetch response waits at a gate until the normal load is queued, so the
             // order the origin sees depends on the queue alone, not on the machine's speed.
             let gate = TestOriginGate()
