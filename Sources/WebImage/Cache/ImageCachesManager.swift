@@ -3,9 +3,10 @@ import Synchronization
 
 /// Several caches behind one ``ImageCaching``: SDWebImage's `SDImageCachesManager`.
 ///
-/// ``caches`` is ordered by priority, the first asked first: a fast local cache in front of
-/// a slower shared one is `[local, shared]`. Each kind of operation runs over them by its
-/// own ``ImageCachesPolicy``; the defaults are SDWebImage's: lookups (``query(forKey:cacheType:decodeOptions:)``,
+/// ``caches`` is a priority queue in SDWebImage's order: the last cache has the highest
+/// priority and is asked first, so a fast local cache in front of a slower shared one is
+/// `[shared, local]`, and ``addCache(_:)`` puts a cache in front of the others. Each kind of
+/// operation runs over them by its own ``ImageCachesPolicy``; the defaults are SDWebImage's: lookups (``query(forKey:cacheType:decodeOptions:)``,
 /// ``entry(forKey:)``, ``imageFromMemory(forKey:)``) and ``contains(forKey:)`` ask one
 /// cache after another until one has the key, stores go to the highest-priority cache
 /// only, removals and clears go to every cache at once.
@@ -16,7 +17,7 @@ import Synchronization
 ///
 ///     var sharedConfig = CacheConfig(rootDirectory: "/mnt/shared/images")
 ///     sharedConfig.shouldCacheImagesInMemory = false        // the local cache keeps decoded images
-///     let caches = ImageCachesManager(caches: [ImageCache(), ImageCache(config: sharedConfig)])
+///     let caches = ImageCachesManager(caches: [ImageCache(config: sharedConfig), ImageCache()])
 ///     let manager = ImageManager(cache: caches)
 ///
 /// Each ``ImageCache`` in the chain keeps its own memory tier; give memory to one of them.
@@ -33,23 +34,24 @@ public final class ImageCachesManager: ImageCaching {
 
     private let state: Mutex<State>
 
-    /// Creates a manager over `caches`, highest priority first.
+    /// Creates a manager over `caches`, the last with the highest priority.
     public init(caches: [any ImageCaching] = []) {
         state = Mutex(State(caches: caches))
     }
 
     // MARK: Configuration
 
-    /// The caches, highest priority first. Changes apply to operations started afterwards.
+    /// The caches, the last with the highest priority (SDWebImage's order). Changes apply
+    /// to operations started afterwards.
     public var caches: [any ImageCaching] {
         get { state.withLock { $0.caches } }
         set { state.withLock { $0.caches = newValue } }
     }
 
-    /// Adds `cache` with the highest priority (in front of the others), as SDWebImage's
-    /// `addCache:` does.
+    /// Adds `cache` at the end of ``caches``, with the highest priority (in front of the
+    /// others), as SDWebImage's `addCache:` does.
     public func addCache(_ cache: any ImageCaching) {
-        state.withLock { $0.caches.insert(cache, at: 0) }
+        state.withLock { $0.caches.append(cache) }
     }
 
     /// Removes `cache` (compared by identity; a cache that is not a class instance is
@@ -99,16 +101,17 @@ public final class ImageCachesManager: ImageCaching {
         set { state.withLock { $0.fillsHigherCachesOnHit = newValue } }
     }
 
-    /// The caches `policy` addresses, highest priority first, and whether to fill higher
+    /// The caches `policy` addresses, highest priority first (the reverse of ``caches``),
+    /// and whether to fill higher
     /// caches on a hit.
     private func selection(_ policy: KeyPath<State, ImageCachesPolicy>) -> (caches: [any ImageCaching], policy: ImageCachesPolicy, fills: Bool) {
         state.withLock { state in
             let policy = state[keyPath: policy]
             let caches: [any ImageCaching]
             switch policy {
-            case .serial, .concurrent: caches = state.caches
-            case .highestOnly: caches = state.caches.first.map { [$0] } ?? []
-            case .lowestOnly: caches = state.caches.last.map { [$0] } ?? []
+            case .serial, .concurrent: caches = state.caches.reversed()
+            case .highestOnly: caches = state.caches.last.map { [$0] } ?? []
+            case .lowestOnly: caches = state.caches.first.map { [$0] } ?? []
             }
             return (caches, policy, state.fillsHigherCachesOnHit)
         }

@@ -5,10 +5,10 @@ public enum ImageCachesPolicy: Sendable, Hashable {
     /// answers; a write or removal goes through every cache.
     case serial
     /// Every cache at once. A lookup answers with the highest-priority cache that has the
-    /// entry.
+    /// entry (SDWebImage's answers with whichever finishes first).
     case concurrent
-    /// The highest-priority cache (the first of ``ImageCachesManager/caches``) only.
+    /// The highest-priority cache (the last of ``ImageCachesManager/caches``) only.
     case highestOnly
-    /// The lowest-priority cache (the last of ``ImageCachesManager/caches``) only.
+    /// The lowest-priority cache (the first of ``ImageCachesManager/caches``) only.
     case lowestOnly
 }
