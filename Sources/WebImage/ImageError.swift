@@ -51,6 +51,9 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A source guard refused the URL or one of its redirects: its address is loopback,
     /// private, link-local or otherwise not allowed (the image proxy's SSRF protection).
     case forbiddenSource(String)
+    /// Every worker is busy and the queue of waiting work is full (``WorkLimiter``): the
+    /// work was turned away at once rather than queued without bound.
+    case overloaded(String)
 
     /// A user-facing explanation, including what to change to make the call succeed.
     public var description: String {
@@ -99,6 +102,8 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
             return "cannot transform the image: \(reason)"
         case .forbiddenSource(let reason):
             return "source refused: \(reason)"
+        case .overloaded(let reason):
+            return "too busy: \(reason); retry later"
         }
     }
 }

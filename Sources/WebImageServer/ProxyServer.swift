@@ -57,11 +57,20 @@ public final class ProxyServer: Sendable {
         originals.maxDiskAge = config.cacheMaxAge
         // Originals are kept as bytes only: the variants are what is served from memory.
         originals.shouldCacheImagesInMemory = false
+        var variants = CacheConfig()
+        variants.rootDirectory = config.cacheDirectory
+        variants.namespace = "proxy-variants"
+        variants.maxDiskSize = config.cacheMaxDiskSize / 2
+        variants.maxDiskAge = config.cacheMaxAge
+        variants.shouldCacheImagesInMemory = false
+        variants.maxVariantMemoryCost = max(1, config.cacheMaxMemory)
         var context = ImageContext()
         context.limits = ImageLimits(maxPixels: config.maxSourceResolution, maxFrames: config.maxAnimationFrames)
+        context.originalCache = ImageCache(config: originals)
         manager = ImageManager(
-            cache: ImageCache(config: originals), loader: downloader,
-            failedURLs: FailedURLs(ttl: .seconds(60)), defaultContext: context
+            cache: ImageCache(config: variants), loader: downloader,
+            failedURLs: FailedURLs(ttl: .seconds(60)), defaultContext: context,
+            variantWorkLimiter: WorkLimiter(workers: config.workers, queueSize: config.queueSize)
         )
         let negotiation = FormatNegotiation(autoWebP: config.autoWebP, autoAVIF: config.autoAVIF, preferredFormats: config.preferredFormats)
         let parser = ProxyURLParser(
@@ -70,10 +79,7 @@ public final class ProxyServer: Sendable {
         )
         pipeline = ProxyPipeline(
             parser: parser, sourceGuard: sourceGuard, negotiation: negotiation, manager: manager,
-            store: VariantStore(config: config),
-            limiter: WorkLimiter(workers: config.workers, queueSize: config.queueSize),
-            renderer: VariantRenderer(coder: VipsCoder.shared, limits: context.limits, negotiation: negotiation, defaultQuality: config.defaultQuality),
-            metrics: metrics
+            metrics: metrics, defaultQuality: config.defaultQuality
         )
     }
 

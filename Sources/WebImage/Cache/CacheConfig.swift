@@ -52,6 +52,10 @@ public struct CacheConfig: Sendable, Hashable {
     public var trimsWhenOpened: Bool = true
     /// Whether decoded images are kept in memory at all. Default `true`.
     public var shouldCacheImagesInMemory: Bool = true
+    /// The limit of the memory tier of encoded variants (``EncodedVariant``), in bytes of
+    /// encoded data; 0 means no limit. A variant over a quarter of it is not kept in
+    /// memory. Default 64 MB: encoded images are small next to decoded ones.
+    public var maxVariantMemoryCost: Int = 64 << 20
 
     /// Creates a configuration with the defaults.
     public init() {}

@@ -19,16 +19,28 @@ public struct CacheMetadata: Sendable, Hashable {
     /// without knowing how its key was made (`webimage refresh`). `nil` in entries written
     /// before it was recorded.
     public var sourceURL: URL?
+    /// The pixel size of the stored image, when its writer recorded it (encoded variants do).
+    public var pixelSize: PixelSize?
+    /// For an entry made from a download (an encoded variant): the `ETag` of the source it
+    /// was made from.
+    public var sourceETag: String?
+    /// For an entry made from a download (an encoded variant): the `Last-Modified` of the
+    /// source it was made from.
+    public var sourceLastModified: String?
 
     /// Creates metadata; `storedDate` defaults to now.
     public init(
-        etag: String? = nil, lastModified: String? = nil, expirationDate: Date? = nil, storedDate: Date = Date(), sourceURL: URL? = nil
+        etag: String? = nil, lastModified: String? = nil, expirationDate: Date? = nil, storedDate: Date = Date(), sourceURL: URL? = nil,
+        pixelSize: PixelSize? = nil, sourceETag: String? = nil, sourceLastModified: String? = nil
     ) {
         self.etag = etag
         self.lastModified = lastModified
         self.expirationDate = expirationDate
         self.storedDate = storedDate
         self.sourceURL = sourceURL
+        self.pixelSize = pixelSize
+        self.sourceETag = sourceETag
+        self.sourceLastModified = sourceLastModified
     }
 
     /// Whether ``expirationDate`` has passed at `date` (never, when there is none).

@@ -19,9 +19,11 @@ import Foundation
 /// at the image's end marker). A metadata record is a tag byte, a UInt32 length and that
 /// many bytes: 1 stored date and 2 expiration date (Float64 seconds since 1970), 3 ETag,
 /// 4 Last-Modified, 5 the key (UTF-8), 6 the source URL (UTF-8, only for entries that hold
-/// a download as it came). Unknown tags are skipped, so records can be added without a
-/// version change: older readers ignore record 6, and entries without it read back with
-/// no source URL.
+/// a download as it came), 7 the pixel size (two UInt32, width then height), 8 and 9 the
+/// source's ETag and Last-Modified (for an encoded variant: the validators of the original
+/// it was made from). Unknown tags are skipped, so records can be added without a version
+/// change: older readers ignore records they do not know, and entries without a record
+/// read back without its value.
 ///
 /// A file is an entry only if it ends with the magic, its length is exactly
 /// dataLength + metadataLength + 28, and the CRC matches; anything else — a truncated
@@ -39,6 +41,7 @@ enum DiskEntryFormat {
 
     private enum Tag: UInt8 {
         case storedDate = 1, expirationDate = 2, etag = 3, lastModified = 4, key = 5, sourceURL = 6
+        case pixelSize = 7, sourceETag = 8, sourceLastModified = 9
     }
 
     /// How a file's bytes read.
@@ -63,6 +66,14 @@ enum DiskEntryFormat {
         if let lastModified = metadata.lastModified { append(.lastModified, string: lastModified, to: &bytes) }
         append(.key, string: key, to: &bytes)
         if let sourceURL = metadata.sourceURL { append(.sourceURL, string: sourceURL.absoluteString, to: &bytes) }
+        if let size = metadata.pixelSize, let width = UInt32(exactly: size.width), let height = UInt32(exactly: size.height) {
+            bytes.append(Tag.pixelSize.rawValue)
+            appendInteger(UInt32(8), to: &bytes)
+            appendInteger(width, to: &bytes)
+            appendInteger(height, to: &bytes)
+        }
+        if let sourceETag = metadata.sourceETag { append(.sourceETag, string: sourceETag, to: &bytes) }
+        if let sourceLastModified = metadata.sourceLastModified { append(.sourceLastModified, string: sourceLastModified, to: &bytes) }
         let metadataLength = bytes.count
         appendInteger(UInt64(data.count), to: &bytes)
         appendInteger(UInt32(metadataLength), to: &bytes)
@@ -119,6 +130,13 @@ enum DiskEntryFormat {
             case .lastModified: metadata.lastModified = String(decoding: value, as: UTF8.self)
             case .key: key = String(decoding: value, as: UTF8.self)
             case .sourceURL: metadata.sourceURL = URL(string: String(decoding: value, as: UTF8.self))
+            case .pixelSize:
+                guard value.count == 8 else { return nil }
+                let width = UInt32(littleEndian: value.loadUnaligned(as: UInt32.self))
+                let height = UInt32(littleEndian: value.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
+                metadata.pixelSize = PixelSize(width: Int(width), height: Int(height))
+            case .sourceETag: metadata.sourceETag = String(decoding: value, as: UTF8.self)
+            case .sourceLastModified: metadata.sourceLastModified = String(decoding: value, as: UTF8.self)
             case nil: continue
             }
         }

@@ -18,6 +18,9 @@ public final class ImageCache: ImageCaching {
     /// The memory cache of decoded images (cost: ``Image/memoryCost``); its limits can be
     /// changed live.
     public let memoryCache: MemoryCache<String, Image>
+    /// The memory cache of encoded variants (cost: their size in bytes; limit
+    /// ``CacheConfig/maxVariantMemoryCost``).
+    public let variantMemoryCache: MemoryCache<String, EncodedVariant>
     /// The disk cache of encoded bytes.
     public let diskCache: DiskCache
     /// The coder that decodes disk hits, and encodes images stored without their bytes.
@@ -31,6 +34,7 @@ public final class ImageCache: ImageCaching {
             countLimit: config.maxMemoryCount,
             entryCostFraction: config.maxMemoryCostFractionPerEntry
         )
+        self.variantMemoryCache = MemoryCache(totalCostLimit: config.maxVariantMemoryCost, countLimit: 0, entryCostFraction: 0.25)
         self.diskCache = DiskCache(config: config)
         self.coder = coder
     }
@@ -72,6 +76,17 @@ public final class ImageCache: ImageCaching {
     public func storeToMemory(_ image: Image, forKey key: String) {
         guard config.shouldCacheImagesInMemory else { return }
         memoryCache.setValue(image, forKey: key, cost: image.memoryCost)
+    }
+
+    /// The encoded variant in memory for `key`, if any.
+    public func variantFromMemory(forKey key: String) -> EncodedVariant? {
+        variantMemoryCache.value(forKey: key)
+    }
+
+    /// Keeps `variant` in memory under `key` (unless it is over a quarter of
+    /// ``CacheConfig/maxVariantMemoryCost``).
+    public func storeVariantToMemory(_ variant: EncodedVariant, forKey key: String) {
+        variantMemoryCache.setValue(variant, forKey: key, cost: variant.count)
     }
 
     /// The format an image stored without its bytes is encoded in (SDWebImage's rule):
@@ -176,7 +191,7 @@ public final class ImageCache: ImageCaching {
     /// Which cache holds `key`: ``CacheType/memory`` (checked first), ``CacheType/disk``,
     /// or ``CacheType/none``.
     public func contains(forKey key: String) async -> CacheType {
-        if memoryCache.contains(key) { return .memory }
+        if memoryCache.contains(key) || variantMemoryCache.contains(key) { return .memory }
         return await diskCache.contains(forKey: key) ? .disk : .none
     }
 
@@ -187,10 +202,11 @@ public final class ImageCache: ImageCaching {
 
     // MARK: Removing
 
-    /// Removes `key` from the caches `cacheType` names.
+    /// Removes `key` from the caches `cacheType` names (memory: the image and the variant).
     public func remove(forKey key: String, cacheType: CacheType = .all) async {
         if cacheType.includesMemory {
             memoryCache.removeValue(forKey: key)
+            variantMemoryCache.removeValue(forKey: key)
         }
         if cacheType.includesDisk {
             await diskCache.remove(forKey: key)
@@ -203,9 +219,10 @@ public final class ImageCache: ImageCaching {
         if cacheType.includesDisk { await clearDisk() }
     }
 
-    /// Empties the memory cache.
+    /// Empties the memory caches (images and variants).
     public func clearMemory() {
         memoryCache.removeAll()
+        variantMemoryCache.removeAll()
     }
 
     /// Removes every disk entry.

@@ -131,6 +131,18 @@ public final class ImageCachesManager: ImageCaching {
         return nil
     }
 
+    public func variantFromMemory(forKey key: String) -> EncodedVariant? {
+        let (caches, _, fills) = selection(\.queryPolicy)
+        for (index, cache) in caches.enumerated() {
+            guard let variant = cache.variantFromMemory(forKey: key) else { continue }
+            if fills {
+                for higher in caches[..<index] { higher.storeVariantToMemory(variant, forKey: key) }
+            }
+            return variant
+        }
+        return nil
+    }
+
     public func entrySync(forKey key: String) -> DiskCacheEntry? {
         let (caches, _, _) = selection(\.queryPolicy)
         for cache in caches {
@@ -192,6 +204,11 @@ public final class ImageCachesManager: ImageCaching {
     public func storeToMemory(_ image: Image, forKey key: String) {
         let (caches, _, _) = selection(\.storePolicy)
         for cache in caches { cache.storeToMemory(image, forKey: key) }
+    }
+
+    public func storeVariantToMemory(_ variant: EncodedVariant, forKey key: String) {
+        let (caches, _, _) = selection(\.storePolicy)
+        for cache in caches { cache.storeVariantToMemory(variant, forKey: key) }
     }
 
     /// Stores in the caches ``storePolicy`` names. The first error a cache throws is

@@ -14,6 +14,12 @@ import Foundation
 ///   without decoding them when it only needs bytes, and decodes them through
 ///   ``query(forKey:cacheType:decodeOptions:)`` when it needs an image.
 ///
+/// Encoded variants (``EncodedVariant``) live in the bytes tier like any stored bytes
+/// (their ``EncodedVariant/metadata`` records what makes them a variant) and, for the
+/// hits a server answers most, in a memory tier of their own
+/// (``variantFromMemory(forKey:)``); a cache without one keeps the defaults, which hold
+/// nothing there.
+///
 /// ``CacheType`` names the tiers in every call: `.memory` is the image tier, `.disk` the
 /// bytes tier, whatever the storage behind them. Implementations must be safe to call
 /// from any thread; the asynchronous calls must not block the caller's executor.
@@ -57,6 +63,13 @@ public protocol ImageCaching: Sendable {
     /// ``CacheType/none``.
     func contains(forKey key: String) async -> CacheType
 
+    /// The encoded variant held in memory for `key`, if any; asked synchronously for every
+    /// variant request, so keep it cheap. The default holds none.
+    func variantFromMemory(forKey key: String) -> EncodedVariant?
+
+    /// Keeps `variant` in memory under `key` (a cache may decline). The default keeps nothing.
+    func storeVariantToMemory(_ variant: EncodedVariant, forKey key: String)
+
     /// The stored bytes for `key`, if any (by default, ``entry(forKey:)``'s bytes).
     func diskData(forKey key: String) async -> Data?
 
@@ -66,6 +79,12 @@ public protocol ImageCaching: Sendable {
 }
 
 extension ImageCaching {
+    /// None: a cache without a memory tier of variants.
+    public func variantFromMemory(forKey key: String) -> EncodedVariant? { nil }
+
+    /// Nothing: a cache without a memory tier of variants.
+    public func storeVariantToMemory(_ variant: EncodedVariant, forKey key: String) {}
+
     /// ``query(forKey:cacheType:decodeOptions:)`` in every tier, with default decode options.
     public func query(forKey key: String, cacheType: CacheType = .all) async -> CacheQueryResult? {
         await query(forKey: key, cacheType: cacheType, decodeOptions: ImageDecodeOptions())

@@ -27,6 +27,11 @@ public final class ImageManager: Sendable {
     public let defaultContext: ImageContext
     /// Rewrites each request's options and context.
     public let optionsProcessor: OptionsProcessor?
+    /// What the cache tiers keep when the manager makes encoded variants.
+    public let cachePolicy: ImageCachePolicy
+    /// The slots in which encoded variants are made (``loadVariant(_:options:context:)``);
+    /// `nil`: no limit beyond the coding pool's threads.
+    public let variantWorkLimiter: WorkLimiter?
 
     private let running = Locked<[ObjectIdentifier: ImageTask]>([:])
     /// Whether a request without a context looks up `url.absoluteString` in the memory of
@@ -34,6 +39,8 @@ public final class ImageManager: Sendable {
     private let defaultContextIsPlain: Bool
     /// Identical transformed requests share one decode + transform.
     let transforms = SingleFlight<VariantImages>()
+    /// Identical encoded-variant requests share one decode, transform and encode.
+    let variantFlights = SingleFlight<VariantResult>()
 
     /// Creates a manager.
     public init(
@@ -42,7 +49,9 @@ public final class ImageManager: Sendable {
         coder: any ImageCoder = VipsCoder.shared,
         failedURLs: FailedURLs = FailedURLs(),
         defaultContext: ImageContext = ImageContext(),
-        optionsProcessor: OptionsProcessor? = nil
+        optionsProcessor: OptionsProcessor? = nil,
+        cachePolicy: ImageCachePolicy = .default,
+        variantWorkLimiter: WorkLimiter? = nil
     ) {
         self.cache = cache
         self.loader = loader
@@ -50,6 +59,8 @@ public final class ImageManager: Sendable {
         self.failedURLs = failedURLs
         self.defaultContext = defaultContext
         self.optionsProcessor = optionsProcessor
+        self.cachePolicy = cachePolicy
+        self.variantWorkLimiter = variantWorkLimiter
         self.defaultContextIsPlain = defaultContext.cacheKeyFilter == nil && defaultContext.thumbnailPixelSize == nil
             && defaultContext.transformer == nil && defaultContext.cache == nil && defaultContext.queryCacheType.includesMemory
             && defaultContext.originalCache == nil

@@ -102,12 +102,7 @@ struct LoadRequest: Sendable {
         try checkCancelled()
         guard loader.canLoad(url) else { throw .invalidURL(url.absoluteString) }
 
-        var download = DownloadOptions(priority: options.downloadPriority)
-        download.handleCookies = options.contains(.handleCookies)
-        download.allowInvalidSSLCertificates = options.contains(.allowInvalidSSLCertificates)
-        download.requestModifier = context.requestModifier
-        download.responseModifier = context.responseModifier
-        download.decryptor = context.decryptor
+        var download = DownloadOptions(options: options, context: context)
         // Progressive previews decode the bytes so far; a decryptor's input is not an image.
         download.wantsPartialData = options.contains(.progressiveLoad) && context.decryptor == nil
         if let cached, let metadata = cached.metadata {

@@ -1,8 +1,8 @@
-/// Hexadecimal digits, for the decoders that read them byte by byte (percent escapes,
+/// Hexadecimal digits, for decoders that read them byte by byte (percent escapes,
 /// signing keys).
-package enum HexDigit {
+public enum HexDigit {
     /// The value of one hex digit (`0`–`9`, `a`–`f`, `A`–`F`); `nil` for any other byte.
-    package static func value(_ byte: UInt8) -> UInt8? {
+    public static func value(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10

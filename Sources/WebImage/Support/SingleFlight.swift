@@ -30,6 +30,16 @@ package final class SingleFlight<Value: Sendable>: Sendable {
         key: String,
         work: @escaping @Sendable () async throws(ImageError) -> Value
     ) async throws(ImageError) -> Value {
+        try await join(key: key, work: work).value
+    }
+
+    /// The result of `work` for `key`, and whether this call joined work another call had
+    /// started (`true`) rather than starting it.
+    package func join(
+        key: String,
+        work: @escaping @Sendable () async throws(ImageError) -> Value
+    ) async throws(ImageError) -> (value: Value, joined: Bool) {
+        var joined = false
         let id = state.withLock { state -> Int in
             defer { state.nextWaiterID += 1 }
             return state.nextWaiterID
@@ -41,6 +51,7 @@ package final class SingleFlight<Value: Sendable>: Sendable {
                     state.flights[key, default: Flight()].waiters[id] = continuation
                     return isFirst
                 }
+                joined = !isFirst
                 if Task.isCancelled {
                     // Cancelled before the handler below could see this waiter.
                     let waiter = state.withLock { $0.flights[key]?.waiters.removeValue(forKey: id) }
@@ -62,6 +73,6 @@ package final class SingleFlight<Value: Sendable>: Sendable {
             let waiter = state.withLock { $0.flights[key]?.waiters.removeValue(forKey: id) }
             waiter?.resume(returning: .failure(.cancelled))
         }
-        return try result.get()
+        return (try result.get(), joined)
     }
 }

@@ -1,10 +1,10 @@
 import WebImage
 
 /// The whole processing of a proxy URL as one ``ImageTransformer``: it plans for the size
-/// of the image it is given and runs that plan's pipeline. Hand it to the ``ImageManager``
-/// (context `transformer`) so the variant is made and cached by the library pipeline,
-/// with ``ProcessingOptions/thumbnailPixelSize`` as the context's thumbnail size for
-/// shrink-on-load.
+/// of the image it is given and runs that plan's pipeline. The proxy hands it to the
+/// ``ImageManager`` in a `VariantRequest`, so the variant is made and cached by the library
+/// pipeline, with ``ProcessingOptions/thumbnailPixelSize`` as the request's thumbnail size
+/// (or ``shrinkOnLoadSize(forSourceSize:)``) for shrink-on-load.
 ///
 /// Key: `proxy-` and the options' ``ProcessingOptions/variantKey`` with `/` written as `,`
 /// and any byte outside `A-Z a-z 0-9 . _ - : ,` percent-encoded (a key must be safe in a
@@ -34,6 +34,19 @@ public struct ProxyTransformer: ImageTransformer {
             }
         }
         return key
+    }
+
+    /// The size a source of `sourceSize` (upright) may be decoded at: the source fitted into
+    /// ``ProcessingOptions/decodeHint(sourceSize:)``'s box, when the plan shrinks it by half
+    /// or more. The plan is made for the decoded size, so it gives the same output.
+    public func shrinkOnLoadSize(forSourceSize sourceSize: PixelSize) -> PixelSize? {
+        guard let box = options.decodeHint(sourceSize: sourceSize) else { return nil }
+        let scale = min(Double(box.width) / Double(sourceSize.width), Double(box.height) / Double(sourceSize.height))
+        guard scale < 1 else { return nil }
+        return PixelSize(
+            width: max(1, Int((Double(sourceSize.width) * scale).rounded())),
+            height: max(1, Int((Double(sourceSize.height) * scale).rounded()))
+        )
     }
 
     /// Plans for `image`'s size and runs the plan's pipeline; returns `image` itself when

@@ -68,7 +68,7 @@ struct ProxyResponder: HTTPResponder {
         case "/health":
             return (Self.text("ok\n", status: .ok), "-")
         case "/metrics":
-            metrics.setQueueDepth(pipeline.limiter.queued)
+            metrics.setQueueDepth(pipeline.limiter?.queued ?? 0)
             var headers = HTTPFields()
             headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
             headers[.cacheControl] = "no-store"
@@ -125,14 +125,14 @@ struct ProxyResponder: HTTPResponder {
         headers.append(Field(name: .contentType, value: variant.format.mimeType))
         headers.append(Field(name: .cacheControl, value: cacheControl))
         headers.append(Field(name: .eTag, value: variant.etag))
-        headers.append(Field(name: .lastModified, value: variant.lastModifiedText))
+        headers.append(Field(name: .lastModified, value: HTTPDate.string(from: variant.createdAt)))
         if outcome.variesWithAccept { headers.append(Field(name: .vary, value: "Accept")) }
         headers.append(Field(name: .contentDisposition, value: "inline; filename=\"\(outcome.fileName).\(variant.format.fileExtension)\""))
         if let ifNoneMatch = request.headers[.ifNoneMatch], Self.matches(ifNoneMatch, etag: variant.etag) {
             return Response(status: .notModified, headers: headers)
         }
-        headers.append(Field(name: .contentLength, value: String(variant.data.count)))
-        let body = request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: variant.buffer)
+        headers.append(Field(name: .contentLength, value: String(variant.count)))
+        let body = request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: variant.bytes)
         return Response(status: .ok, headers: headers, body: body)
     }
 

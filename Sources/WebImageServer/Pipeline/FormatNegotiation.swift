@@ -40,18 +40,22 @@ struct FormatNegotiation: Sendable {
         return .fromSource
     }
 
-    /// The format for `choice` once the source is known.
-    func format(for choice: Choice, sourceFormat: ImageFormat, hasAlpha: Bool, isAnimated: Bool) -> ImageFormat {
+    /// The variant format for `choice`: the named one, or the library's choice from the
+    /// source among the preferred formats, decided once the source's header is read.
+    func variantFormat(for choice: Choice) -> VariantFormat {
         switch choice {
-        case .explicit(let format), .negotiated(let format):
-            return format
-        case .fromSource:
-            if sourceFormat.isWritable, preferredFormats.contains(sourceFormat) { return sourceFormat }
-            let suitable = preferredFormats.first { format in
-                (!hasAlpha || format != .jpeg) && (!isAnimated || format.supportsAnimation)
-            }
-            return suitable ?? (hasAlpha ? .png : .jpeg)
+        case .explicit(let format), .negotiated(let format): .fixed(format)
+        case .fromSource: .matchingSource(preferred: preferredFormats)
         }
+    }
+
+    /// Every choice a URL asking for `requested` (or no format) can get, whatever `Accept` says.
+    func possibleChoices(requested: ImageFormat?) -> [Choice] {
+        if let requested { return [.explicit(requested)] }
+        var choices: [Choice] = [.fromSource]
+        if autoAVIF { choices.append(.negotiated(.avif)) }
+        if autoWebP { choices.append(.negotiated(.webp)) }
+        return choices
     }
 
     /// The media types an `Accept` header lists with a non-zero quality, lower-cased.

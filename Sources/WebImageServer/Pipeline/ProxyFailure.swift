@@ -45,6 +45,8 @@ struct ProxyFailure: Error, Sendable, Equatable {
             self.init(status: 502, message: "source sent an invalid response: \(reason)")
         case .blockedURL:
             self.init(status: 422, message: error.description)
+        case .overloaded:
+            self.init(status: 429, message: "too many requests: every worker is busy and the queue is full; retry later")
         case .cancelled:
             self.init(status: 503, message: "the request was cancelled (the server is shutting down or the request timed out)")
         case .encodingFailed, .cacheFailure, .invalidDownloadOperation, .cacheNotModified, .notInCache:

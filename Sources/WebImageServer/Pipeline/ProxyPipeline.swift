@@ -2,11 +2,11 @@ import Foundation
 import WebImage
 
 /// Everything between a proxy path and the bytes served: parse and check the URL, guard
-/// the source, look the variant up, and on a miss make it — once for all identical
-/// requests running at once (single flight), in a worker slot (``WorkLimiter``).
+/// the source, and ask the ``ImageManager`` for the encoded variant the URL names.
 ///
-/// Originals come through the ``ImageManager`` (its disk cache, downloader coalescing and
-/// limits); variants are cached encoded in the ``VariantStore``. Failures are never cached.
+/// The manager does the rest — the variant's memory and disk caches, the source's cache,
+/// the download, the decode, transform and encode, once for all identical requests running
+/// at once, in a slot of its `WorkLimiter` — so this type keeps no cache and makes no image.
 final class ProxyPipeline: Sendable {
     /// What a successful request produced.
     struct Outcome: Sendable {
@@ -19,40 +19,44 @@ final class ProxyPipeline: Sendable {
         var fileName: String
     }
 
+    /// The variant a path asks for under one format choice, and its cache key.
+    struct Variant: Sendable {
+        var request: VariantRequest
+        /// The manager's key for it (`nil` would mean "not cached"; the proxy sets no key filter).
+        var key: String?
+    }
+
     let parser: ProxyURLParser
     let sourceGuard: SourceGuard
     let negotiation: FormatNegotiation
     let manager: ImageManager
-    let store: VariantStore
-    let limiter: WorkLimiter
-    let renderer: VariantRenderer
     let metrics: ServerMetrics
-    private let flights = SingleFlight<Result<EncodedVariant, ProxyFailure>>()
+    /// The encoder quality of a URL that names none.
+    let defaultQuality: Int
     /// Paths already resolved, so that a repeated path skips parsing and checking.
     private let resolvedPaths = ResolvedPaths()
 
     init(
         parser: ProxyURLParser, sourceGuard: SourceGuard, negotiation: FormatNegotiation, manager: ImageManager,
-        store: VariantStore, limiter: WorkLimiter, renderer: VariantRenderer, metrics: ServerMetrics
+        metrics: ServerMetrics, defaultQuality: Int
     ) {
         self.parser = parser
         self.sourceGuard = sourceGuard
         self.negotiation = negotiation
         self.manager = manager
-        self.store = store
-        self.limiter = limiter
-        self.renderer = renderer
         self.metrics = metrics
+        self.defaultQuality = defaultQuality
     }
+
+    /// The work slots variants are made in (the manager's).
+    var limiter: WorkLimiter? { manager.variantWorkLimiter }
 
     /// A request parsed and checked, its variant named: what a lookup needs.
     struct Resolved: Sendable {
         /// The parsed URL.
         var request: ProxyRequest
-        /// The output format as far as it is known before the source is read.
-        var choice: FormatNegotiation.Choice
-        /// The variant's key in the ``VariantStore`` (source, options, format).
-        var key: String
+        /// The variant to serve.
+        var variant: Variant
         /// Whether the response depends on `Accept` (→ `Vary: Accept`).
         var variesWithAccept: Bool
         /// The file name offered in `Content-Disposition`.
@@ -77,94 +81,81 @@ final class ProxyPipeline: Sendable {
             } catch {
                 return .failure(ProxyFailure(status: error.status, message: error.message))
             }
-            entry = ResolvedPaths.Entry(
-                request: request, keyPrefix: request.source.absoluteString + "|" + request.options.variantKey + "|",
-                fileName: Self.fileName(for: request.source)
-            )
+            var variants: [FormatNegotiation.Choice: Variant] = [:]
+            for choice in negotiation.possibleChoices(requested: request.options.format) {
+                let variantRequest = variantRequest(for: request, choice: choice)
+                variants[choice] = Variant(request: variantRequest, key: manager.variantKey(for: variantRequest))
+            }
+            entry = ResolvedPaths.Entry(request: request, variants: variants, fileName: Self.fileName(for: request.source))
             resolvedPaths.remember(entry, forPath: path)
         }
         let choice = negotiation.choice(requested: entry.request.options.format, accept: accept)
         let varies: Bool
         if case .explicit = choice { varies = false } else { varies = negotiation.variesWithAccept }
-        return .success(Resolved(
-            request: entry.request, choice: choice, key: entry.keyPrefix + choice.keyComponent,
-            variesWithAccept: varies, fileName: entry.fileName
-        ))
+        let variant = entry.variants[choice] ?? {
+            let request = variantRequest(for: entry.request, choice: choice)
+            return Variant(request: request, key: manager.variantKey(for: request))
+        }()
+        return .success(Resolved(request: entry.request, variant: variant, variesWithAccept: varies, fileName: entry.fileName))
+    }
+
+    /// The library request for `request` encoded as `choice` says.
+    private func variantRequest(for request: ProxyRequest, choice: FormatNegotiation.Choice) -> VariantRequest {
+        let options = request.options
+        let background = options.background.map { ImageEncodeOptions.Color(red: Int($0.red), green: Int($0.green), blue: Int($0.blue)) }
+        let encoding = VariantEncoding(
+            format: negotiation.variantFormat(for: choice),
+            quality: options.quality ?? defaultQuality,
+            maxFileSize: options.maxBytes,
+            stripMetadata: options.stripMetadata ?? true,
+            backgroundColor: background ?? .white
+        )
+        return VariantRequest(
+            url: request.source, transformer: ProxyTransformer(options: options),
+            thumbnailPixelSize: options.thumbnailPixelSize, encoding: encoding, passthrough: options.raw
+        )
     }
 
     /// The variant from the memory cache, counted as a `memory` hit; `nil` (and nothing
     /// counted) when it is not there. Synchronous: a hit needs no task, timer or I/O.
     func memoryHit(_ resolved: Resolved) -> Outcome? {
-        guard let variant = store.memoryLookup(resolved.key) else { return nil }
-        metrics.cacheHit(VariantStore.Source.memory.rawValue)
-        return Outcome(variant: variant, cache: VariantStore.Source.memory.rawValue, variesWithAccept: resolved.variesWithAccept, fileName: resolved.fileName)
+        guard let key = resolved.variant.key, let variant = manager.variantFromMemory(forKey: key) else { return nil }
+        metrics.cacheHit("memory")
+        return Outcome(variant: variant, cache: "memory", variesWithAccept: resolved.variesWithAccept, fileName: resolved.fileName)
     }
 
-    /// Serves `resolved` from the variant caches (memory, then disk), or makes it.
+    /// Serves `resolved` through the manager: from its variant caches, or made.
     func serve(_ resolved: Resolved) async -> Result<Outcome, ProxyFailure> {
-        let key = resolved.key
-        let varies = resolved.variesWithAccept
-        let fileName = resolved.fileName
-        if let (variant, source) = await store.lookup(key) {
-            metrics.cacheHit(source.rawValue)
-            return .success(Outcome(variant: variant, cache: source.rawValue, variesWithAccept: varies, fileName: fileName))
-        }
-        metrics.cacheMiss()
-        let request = resolved.request
-        let choice = resolved.choice
-        let result: Result<EncodedVariant, ProxyFailure>
+        let result: VariantResult
         do throws(ImageError) {
-            result = try await flights.run(key: key) { [self] in
-                await make(key: key, source: request.source, options: request.options, choice: choice)
-            }
+            // retryFailed: every request reports the source's real status, never a stale block.
+            result = try await manager.loadVariant(resolved.variant.request, options: [.retryFailed])
         } catch {
-            result = .failure(ProxyFailure(error))
+            return .failure(ProxyFailure(error))
         }
-        return result.map { Outcome(variant: $0, cache: "miss", variesWithAccept: varies, fileName: fileName) }
+        let cache: String
+        switch result.cacheType {
+        case .memory, .disk, .all:
+            cache = result.cacheType.description
+            metrics.cacheHit(cache)
+        case .none:
+            cache = "miss"
+            metrics.cacheMiss()
+            // A request that joined another's work made nothing itself.
+            if !result.joined { count(made: result) }
+        }
+        return .success(Outcome(variant: result.variant, cache: cache, variesWithAccept: resolved.variesWithAccept, fileName: resolved.fileName))
     }
 
-    /// Makes and stores one variant in a worker slot.
-    private func make(
-        key: String, source: URL, options: ProcessingOptions, choice: FormatNegotiation.Choice
-    ) async -> Result<EncodedVariant, ProxyFailure> {
-        do {
-            return try await limiter.run { () async -> Result<EncodedVariant, ProxyFailure> in
-                do throws(ImageError) {
-                    let data = try await original(source)
-                    let renderer = self.renderer
-                    let variant = try await BlockingPools.run(on: BlockingPools.coding) { () throws(ImageError) -> EncodedVariant in
-                        try renderer.render(data, options: options, choice: choice)
-                    }
-                    metrics.variantProcessed()
-                    store.store(variant, forKey: key)
-                    return .success(variant)
-                } catch {
-                    if case .badImageData = error, let originalKey = manager.cacheKey(for: source) {
-                        // The header passed but the pixels did not: keep no trace of these bytes.
-                        await manager.cache.remove(forKey: originalKey)
-                    }
-                    return .failure(ProxyFailure(error))
-                }
-            }
-        } catch is WorkLimiter.QueueFull {
-            return .failure(ProxyFailure(status: 429, message: "too many requests: every worker is busy and the queue is full; retry later"))
-        } catch {
-            return .failure(ProxyFailure(.cancelled))
-        }
-    }
-
-    /// The source's bytes: from the originals' disk cache, else downloaded through the
-    /// manager (limits checked from the header; stored on disk before this returns).
-    private func original(_ url: URL) async throws(ImageError) -> Data {
-        if let key = manager.cacheKey(for: url), let data = await manager.cache.diskData(forKey: key) {
+    /// Counts a variant this request made: a processed variant, and the source's download
+    /// or its `original` cache hit.
+    private func count(made result: VariantResult) {
+        metrics.variantProcessed()
+        if result.sourceCacheType == CacheType.none {
+            metrics.sourceDownloaded(bytes: result.downloadedBytes)
+        } else {
             metrics.cacheHit("original")
-            return data
         }
-        // retryFailed: every request reports the source's real status, never a stale block.
-        let result = try await manager.loadImage(from: url, options: [.avoidDecodeImage, .retryFailed, .waitStoreCache])
-        guard let data = result.data else { throw .badImageData("the source of \(url.absoluteString) has no bytes") }
-        metrics.sourceDownloaded(bytes: data.count)
-        return data
     }
 
     /// The last path component of the source without its extension, reduced to safe

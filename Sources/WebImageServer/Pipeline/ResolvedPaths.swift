@@ -9,12 +9,12 @@ import WebImage
 /// time: paths with `expires` are never remembered. Failures are never remembered either.
 /// Entries cost about their bytes; the least recently used go first.
 struct ResolvedPaths: Sendable {
-    /// One path's resolution, before `Accept` is taken into account.
+    /// One path's resolution, for every format `Accept` can make it ask for.
     struct Entry: Sendable {
         /// The parsed URL.
         var request: ProxyRequest
-        /// The variant key without its format component (source, options, `|`).
-        var keyPrefix: String
+        /// The variant asked for, and its cache key, by format choice.
+        var variants: [FormatNegotiation.Choice: ProxyPipeline.Variant]
         /// The file name offered in `Content-Disposition`.
         var fileName: String
     }
@@ -37,8 +37,9 @@ struct ResolvedPaths: Sendable {
     /// Remembers `entry` for `path` unless its request carries `expires`.
     func remember(_ entry: Entry, forPath path: String) {
         guard entry.request.options.expires == nil else { return }
-        // The path is held twice (key and source URL), the key prefix once.
-        let cost = 2 * path.utf8.count + entry.keyPrefix.utf8.count + Self.entryOverhead
+        // The path is held twice (key and source URL), the variant keys once each.
+        let keys = entry.variants.values.reduce(0) { $0 + ($1.key?.utf8.count ?? 0) }
+        let cost = 2 * path.utf8.count + keys + Self.entryOverhead * entry.variants.count
         entries.setValue(entry, forKey: path, cost: cost)
     }
 }

@@ -1,12 +1,14 @@
 import Foundation
 import Testing
+import WebImage
 @testable import WebImageServer
 
 @Suite("Resolved paths")
 struct ResolvedPathsTests {
     static func entry(_ path: String) throws -> ResolvedPaths.Entry {
         let request = try ProxyURLParser(keys: []).parse(path: path)
-        return ResolvedPaths.Entry(request: request, keyPrefix: request.source.absoluteString + "|", fileName: "a")
+        let variant = ProxyPipeline.Variant(request: VariantRequest(url: request.source), key: request.source.absoluteString + "|")
+        return ResolvedPaths.Entry(request: request, variants: [.fromSource: variant], fileName: "a")
     }
 
     @Test("remembers a resolved path and gives it back")

@@ -1,41 +1,47 @@
 import Synchronization
 
-/// Admission control for the work a cache miss costs: at most `workers` run at once, at
-/// most `queueSize` wait for a slot, and anyone beyond that is turned away at once (the
-/// server answers 429). A waiter whose task is cancelled leaves the queue.
-final class WorkLimiter: Sendable {
-    /// Why admission was refused.
-    struct QueueFull: Error {}
-
+/// Admission control for costly work: at most ``workers`` pieces run at once, at most
+/// ``queueSize`` wait for a slot (first come, first served), and anything beyond that is
+/// turned away at once with ``ImageError/overloaded(_:)`` — a server answers 429 rather
+/// than queueing without bound. A waiter whose task is cancelled leaves the queue.
+///
+/// Give one to ``ImageManager`` (`variantWorkLimiter`) and every encoded variant it makes
+/// (download, decode, transform, encode) runs in a slot; concurrent requests for one
+/// variant share one slot, and cache hits take none.
+public final class WorkLimiter: Sendable {
     private struct State {
         var running = 0
         var waiters: [(id: Int, continuation: CheckedContinuation<Bool, Never>)] = []
         var nextID = 0
     }
 
-    let workers: Int
-    let queueSize: Int
+    /// Work that may run at once (at least 1).
+    public let workers: Int
+    /// Work that may wait for a slot (at least 0).
+    public let queueSize: Int
     private let state = Mutex(State())
 
-    init(workers: Int, queueSize: Int) {
+    /// Creates a limiter of `workers` slots and a queue of `queueSize`.
+    public init(workers: Int, queueSize: Int) {
         self.workers = max(1, workers)
         self.queueSize = max(0, queueSize)
     }
 
     /// Work running now.
-    var running: Int { state.withLock { $0.running } }
+    public var running: Int { state.withLock { $0.running } }
     /// Work waiting for a slot.
-    var queued: Int { state.withLock { $0.waiters.count } }
+    public var queued: Int { state.withLock { $0.waiters.count } }
 
-    /// Runs `body` in a slot, waiting for one if needed.
-    /// Throws ``QueueFull`` when the queue is full, `CancellationError` when cancelled while waiting.
-    func run<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+    /// Runs `body` in a slot, waiting for one if needed. Throws
+    /// ``ImageError/overloaded(_:)`` when the queue is full and ``ImageError/cancelled``
+    /// when the task is cancelled while waiting.
+    public func run<T: Sendable>(_ body: () async throws(ImageError) -> T) async throws(ImageError) -> T {
         try await acquire()
         defer { release() }
         return try await body()
     }
 
-    private func acquire() async throws {
+    private func acquire() async throws(ImageError) {
         enum Admission { case now, wait(Int), full }
         let admission = state.withLock { state -> Admission in
             if state.running < workers {
@@ -47,8 +53,10 @@ final class WorkLimiter: Sendable {
             return .wait(state.nextID)
         }
         switch admission {
-        case .now: return
-        case .full: throw QueueFull()
+        case .now:
+            return
+        case .full:
+            throw .overloaded("all \(workers) workers are busy and \(queueSize) requests are waiting")
         case .wait(let id):
             let admitted = await withTaskCancellationHandler {
                 await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
@@ -66,7 +74,7 @@ final class WorkLimiter: Sendable {
                 }
                 waiter?.resume(returning: false)
             }
-            if !admitted { throw CancellationError() }
+            if !admitted { throw .cancelled }
         }
     }
 

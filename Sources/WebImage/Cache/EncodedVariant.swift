@@ -1,0 +1,78 @@
+import Crypto
+import Foundation
+import NIOCore
+
+/// An image encoded for serving: bytes in a requested format, with what an HTTP response
+/// says about them. ``ImageManager/loadVariant(_:options:context:)`` makes them and caches
+/// them in memory and on disk under the variant's key.
+///
+/// A class of immutable values, so that handing one out (from a memory hit, to many
+/// waiting requests) is one retain; its bytes are held once, in a `ByteBuffer` that a
+/// server can write to a socket without copying.
+public final class EncodedVariant: Sendable {
+    /// The encoded image.
+    public let bytes: ByteBuffer
+    /// The format of ``bytes`` (read from them).
+    public let format: ImageFormat
+    /// The image's pixel size (one frame of an animation).
+    public let pixelSize: PixelSize
+    /// A strong validator of ``bytes``: the first 16 bytes of their SHA-256 as hex, quoted
+    /// (`"3f2a…"`), usable as an HTTP `ETag` as it is.
+    public let etag: String
+    /// When the variant was made (an HTTP server's `Last-Modified`).
+    public let createdAt: Date
+    /// The `ETag` of the source the variant was made from, if the source had one.
+    public let sourceETag: String?
+    /// The `Last-Modified` of the source the variant was made from, if the source had one.
+    public let sourceLastModified: String?
+
+    /// Creates a variant from its bytes; the ETag is computed unless given.
+    public init(
+        data: Data, pixelSize: PixelSize, etag: String? = nil, createdAt: Date = Date(),
+        sourceETag: String? = nil, sourceLastModified: String? = nil
+    ) {
+        self.bytes = ByteBuffer(bytes: data)
+        self.format = ImageFormat(data: data)
+        self.pixelSize = pixelSize
+        self.etag = etag ?? Self.etag(for: data)
+        self.createdAt = createdAt
+        self.sourceETag = sourceETag
+        self.sourceLastModified = sourceLastModified
+    }
+
+    /// The variant stored as `entry` (see ``metadata``); `nil` when the entry does not
+    /// record a variant's pixel size.
+    public convenience init?(entry: DiskCacheEntry) {
+        guard let pixelSize = entry.metadata.pixelSize else { return nil }
+        self.init(
+            data: entry.data, pixelSize: pixelSize, etag: entry.metadata.etag, createdAt: entry.metadata.storedDate,
+            sourceETag: entry.metadata.sourceETag, sourceLastModified: entry.metadata.sourceLastModified
+        )
+    }
+
+    /// The encoded bytes as `Data` (a copy of ``bytes``).
+    public var data: Data { Data(bytes.readableBytesView) }
+
+    /// The number of encoded bytes.
+    public var count: Int { bytes.readableBytes }
+
+    /// What a cache stores beside the bytes so that ``init(entry:)`` gives this variant back.
+    public var metadata: CacheMetadata {
+        CacheMetadata(
+            etag: etag, storedDate: createdAt, pixelSize: pixelSize, sourceETag: sourceETag, sourceLastModified: sourceLastModified
+        )
+    }
+
+    /// `"<first 16 bytes of SHA-256, hex>"`.
+    static func etag(for data: Data) -> String {
+        let digest = SHA256.hash(data: data)
+        let hex: [UInt8] = Array("0123456789abcdef".utf8)
+        var text = [UInt8(ascii: "\"")]
+        for byte in digest.prefix(16) {
+            text.append(hex[Int(byte >> 4)])
+            text.append(hex[Int(byte & 0x0F)])
+        }
+        text.append(UInt8(ascii: "\""))
+        return String(decoding: text, as: UTF8.self)
+    }
+}

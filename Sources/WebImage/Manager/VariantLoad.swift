@@ -1,0 +1,153 @@
+import Foundation
+
+/// One prepared ``ImageManager/loadVariant(_:options:context:)``: its keys, caches, loader
+/// and coder. `run` is the work shared by every request for the variant that runs at once.
+struct VariantLoad: Sendable {
+    let request: VariantRequest
+    let options: ImageOptions
+    let context: ImageContext
+    /// The source's key; `nil` when the key filter says not to cache it.
+    let originalKey: String?
+    /// The variant's key; `nil` when the source is not to be cached.
+    let key: String?
+    let cache: any ImageCaching
+    let originalCache: any ImageCaching
+    let loader: any ImageLoader
+    let coder: any ImageCoder
+    let failedURLs: FailedURLs
+    let policy: ImageCachePolicy
+    /// The slots the making of a variant runs in; `nil`: no limit.
+    let limiter: WorkLimiter?
+
+    /// What concurrent requests for this variant coalesce under (also when it has no cache key).
+    var flightKey: String { key ?? request.url.absoluteString + " " + request.variantKey }
+
+    private var readsCache: Bool { !options.contains(.fromLoaderOnly) }
+
+    /// The source's bytes and where they came from.
+    private struct Source {
+        let data: Data
+        let metadata: CacheMetadata
+        let cacheType: CacheType
+    }
+
+    func run() async throws(ImageError) -> VariantResult {
+        if readsCache, let key, let entry = await cache.entry(forKey: key), let variant = EncodedVariant(entry: entry) {
+            if policy.encodedVariants.includesMemory { cache.storeVariantToMemory(variant, forKey: key) }
+            return VariantResult(variant: variant, cacheType: .disk)
+        }
+        guard let limiter else { return try await makeVariant() }
+        return try await limiter.run { () throws(ImageError) -> VariantResult in try await makeVariant() }
+    }
+
+    /// Makes the variant from the cached source, else from a download.
+    private func makeVariant() async throws(ImageError) -> VariantResult {
+        if readsCache, let cached = await cachedSource() {
+            do throws(ImageError) {
+                return try await make(from: cached)
+            } catch {
+                // A cached source that is no image is removed and fetched afresh.
+                guard case .badImageData = error, let originalKey else { throw error }
+                await originalCache.remove(forKey: originalKey, cacheType: .disk)
+            }
+        }
+        if options.contains(.fromCacheOnly) { throw .notInCache(key ?? request.url.absoluteString) }
+        let downloaded = try await download()
+        do throws(ImageError) {
+            return try await make(from: downloaded)
+        } catch {
+            failedURLs.record(request.url, error: error)
+            throw error
+        }
+    }
+
+    // MARK: Steps
+
+    private func cachedSource() async -> Source? {
+        guard let originalKey, let entry = await originalCache.entry(forKey: originalKey) else { return nil }
+        return Source(data: entry.data, metadata: entry.metadata, cacheType: .disk)
+    }
+
+    private func download() async throws(ImageError) -> Source {
+        if Task.isCancelled { throw .cancelled }
+        guard loader.canLoad(request.url) else { throw .invalidURL(request.url.absoluteString) }
+        let response: DownloadResponse
+        do throws(ImageError) {
+            response = try await loader.load(request.url, options: DownloadOptions(options: options, context: context), progress: nil)
+        } catch {
+            failedURLs.record(request.url, error: error)
+            throw error
+        }
+        if options.contains(.retryFailed) { failedURLs.remove(request.url) }
+        var metadata = CacheMetadata(response: response.head)
+        metadata.sourceURL = request.url
+        return Source(data: response.data, metadata: metadata, cacheType: .none)
+    }
+
+    /// Makes the variant from `source` on the coding pool, then keeps it (and a downloaded
+    /// source) as the policy says. Nothing is stored when making it fails.
+    private func make(from source: Source) async throws(ImageError) -> VariantResult {
+        if Task.isCancelled { throw .cancelled }
+        let request = self.request
+        let coder = self.coder
+        let limits = context.limits
+        let variant = try await BlockingPools.run(on: BlockingPools.coding) { () throws(ImageError) -> EncodedVariant in
+            try Self.encodeVariant(request, from: source.data, metadata: source.metadata, coder: coder, limits: limits)
+        }
+        var writes: [Task<Void, Never>] = []
+        if let key {
+            if policy.encodedVariants.includesMemory { cache.storeVariantToMemory(variant, forKey: key) }
+            if policy.encodedVariants.includesDisk {
+                let cache = self.cache
+                writes.append(Task {
+                    try? await cache.store(nil, data: variant.data, forKey: key, metadata: variant.metadata, cacheType: .disk)
+                })
+            }
+        }
+        if source.cacheType == .none, let originalKey, policy.originals.includesDisk, !options.contains(.cacheMemoryOnly) {
+            let originalCache = self.originalCache
+            writes.append(Task {
+                try? await originalCache.store(nil, data: source.data, forKey: originalKey, metadata: source.metadata, cacheType: .disk)
+            })
+        }
+        if options.contains(.waitStoreCache) {
+            for write in writes { await write.value }
+        }
+        return VariantResult(
+            variant: variant, cacheType: .none, sourceCacheType: source.cacheType,
+            downloadedBytes: source.cacheType == .none ? source.data.count : 0
+        )
+    }
+
+    /// Reads the header of `data` (limits checked before any pixel), decodes it no larger
+    /// than the request needs, transforms and encodes it.
+    static func encodeVariant(
+        _ request: VariantRequest, from data: Data, metadata: CacheMetadata, coder: any ImageCoder, limits: ImageLimits
+    ) throws(ImageError) -> EncodedVariant {
+        let info = try coder.inspect(data, limits: limits)
+        let stored = info.pixelSize
+        // EXIF orientations 5–8 turn the image a quarter: the transformer sees it upright.
+        let upright = info.orientation >= 5 ? PixelSize(width: stored.height, height: stored.width) : stored
+        if request.passthrough {
+            return EncodedVariant(
+                data: data, pixelSize: upright, sourceETag: metadata.etag, sourceLastModified: metadata.lastModified
+            )
+        }
+        let isAnimated = info.frameCount > 1
+        let format = request.encoding.format.resolve(sourceFormat: info.format, hasAlpha: info.hasAlpha, isAnimated: isAnimated)
+        var decodeOptions = ImageDecodeOptions(firstFrameOnly: !format.supportsAnimation, limits: limits)
+        if let box = request.thumbnailPixelSize {
+            decodeOptions.thumbnailPixelSize = box
+        } else if !isAnimated || !format.supportsAnimation, let exact = request.transformer?.shrinkOnLoadSize(forSourceSize: upright) {
+            // The transformer's own scaled size, exactly (its aspect ratio is the source's).
+            decodeOptions.thumbnailPixelSize = exact
+            decodeOptions.preserveAspectRatio = false
+        }
+        let decoded = try coder.decode(data, options: decodeOptions)
+        let output = try request.transformer?.transform(decoded) ?? decoded
+        let encoded = try coder.encode(output, options: request.encoding.encodeOptions(for: format))
+        return EncodedVariant(
+            data: encoded, pixelSize: output.pixelSize, sourceETag: metadata.etag, sourceLastModified: metadata.lastModified
+        )
+    }
+}

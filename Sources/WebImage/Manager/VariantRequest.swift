@@ -1,0 +1,47 @@
+import Foundation
+
+/// What ``ImageManager/loadVariant(_:options:context:)`` makes: the source, the
+/// transformer(s) and the output encoding of one encoded variant.
+public struct VariantRequest: Sendable {
+    /// The source image.
+    public var url: URL
+    /// What is done to the decoded source (a ``TransformerPipeline`` for several steps);
+    /// `nil` re-encodes it as it is. Animations are transformed frame by frame.
+    public var transformer: (any ImageTransformer)?
+    /// Decode the source within this size (aspect ratio kept, never enlarged), with
+    /// shrink-on-load; `nil` lets the transformer say how small the source may be decoded
+    /// (``ImageTransformer/shrinkOnLoadSize(forSourceSize:)``), else decodes full size.
+    public var thumbnailPixelSize: PixelSize?
+    /// The output format and encoder settings.
+    public var encoding: VariantEncoding
+    /// Serve the source's bytes as they are: no decode, no transform, no encode (its
+    /// header is still read and checked against the limits). ``transformer`` and
+    /// ``encoding`` are then ignored.
+    public var passthrough: Bool
+
+    /// Creates a request.
+    public init(
+        url: URL,
+        transformer: (any ImageTransformer)? = nil,
+        thumbnailPixelSize: PixelSize? = nil,
+        encoding: VariantEncoding = VariantEncoding(),
+        passthrough: Bool = false
+    ) {
+        self.url = url
+        self.transformer = transformer
+        self.thumbnailPixelSize = thumbnailPixelSize
+        self.encoding = encoding
+        self.passthrough = passthrough
+    }
+
+    /// What the request asks for, without the source: the part of the variant's cache key
+    /// after the source's key, e.g. `variant(resize-fill-400x300-ce;f:webp,q:80)`.
+    public var variantKey: String {
+        if passthrough { return "variant(passthrough)" }
+        var parts: [String] = []
+        if let thumbnailPixelSize { parts.append("thumbnail:\(thumbnailPixelSize)") }
+        if let transformer { parts.append(transformer.key) }
+        parts.append(encoding.key)
+        return "variant(" + parts.joined(separator: ";") + ")"
+    }
+}

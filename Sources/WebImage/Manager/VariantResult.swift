@@ -1,0 +1,27 @@
+/// What ``ImageManager/loadVariant(_:options:context:)`` returns: the variant and where it
+/// came from.
+public struct VariantResult: Sendable {
+    /// The encoded variant.
+    public var variant: EncodedVariant
+    /// Where the variant was found: ``CacheType/memory``, ``CacheType/disk``, or
+    /// ``CacheType/none`` when it was made for this request (or for a request it joined).
+    public var cacheType: CacheType
+    /// For a variant made now: where its source came from (``CacheType/none`` for a
+    /// download); `nil` for a variant found in a cache.
+    public var sourceCacheType: CacheType?
+    /// For a variant made now from a download: the bytes downloaded.
+    public var downloadedBytes: Int
+    /// Whether this request joined another one that was already making or reading the
+    /// variant, and so cost no lookup, download or encode of its own (count work only for
+    /// results where this is `false`).
+    public var joined: Bool
+
+    /// Creates a result.
+    public init(variant: EncodedVariant, cacheType: CacheType, sourceCacheType: CacheType? = nil, downloadedBytes: Int = 0, joined: Bool = false) {
+        self.variant = variant
+        self.cacheType = cacheType
+        self.sourceCacheType = sourceCacheType
+        self.downloadedBytes = downloadedBytes
+        self.joined = joined
+    }
+}
