@@ -43,7 +43,7 @@ extension ImageManager {
         if !options.contains(.fromLoaderOnly), let key = load.key, let variant = load.cache.variantFromMemory(forKey: key) {
             return VariantResult(variant: variant, cacheType: .memory)
         }
-        var (result, joined) = try await variantFlights.join(key: load.flightKey) { () throws(ImageError) -> VariantResult in
+        var (result, joined) = try await variantFlights.run(load.flightKey) { () throws(ImageError) -> VariantResult in
             try await load.run()
         }
         result.joined = joined

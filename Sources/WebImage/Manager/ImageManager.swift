@@ -38,9 +38,9 @@ public final class ImageManager: Sendable {
     /// ``cache`` and nothing else: no key filter, thumbnail, transformer or cache override.
     private let defaultContextIsPlain: Bool
     /// Identical transformed requests share one decode + transform.
-    let transforms = SingleFlight<VariantImages>()
+    let transforms = SharedWorkPool<String, SharedWork<VariantImages, Never>>()
     /// Identical encoded-variant requests share one decode, transform and encode.
-    let variantFlights = SingleFlight<VariantResult>()
+    let variantFlights = SharedWorkPool<String, SharedWork<VariantResult, Never>>()
 
     /// Creates a manager.
     public init(
@@ -85,10 +85,9 @@ public final class ImageManager: Sendable {
             completion(.success(ImageResult(image: image, data: nil, cacheType: .memory, url: url)))
             return ImageTask(completedLoadOf: url, options: options)
         }
-        let control = ImageTask.Control(completion: completion) { [weak self] control in
-            _ = self?.running.withLock { $0.removeValue(forKey: ObjectIdentifier(control)) }
+        let task = ImageTask(url: url, options: options, completion: completion) { [weak self] work in
+            _ = self?.running.withLock { $0.removeValue(forKey: ObjectIdentifier(work)) }
         }
-        let task = ImageTask(url: url, options: options, control: control)
         let request: LoadRequest
         do throws(ImageError) {
             request = try prepare(url, options: options, context: context)
@@ -100,8 +99,8 @@ public final class ImageManager: Sendable {
             task.deliver(.success(hit))
             return task
         }
-        // The control object is the running load's identity.
-        running.withLock { $0[ObjectIdentifier(control)] = task }
+        // The load's shared work is its identity.
+        if let work = task.work { running.withLock { $0[ObjectIdentifier(work)] = task } }
         task.attach(Task {
             do throws(ImageError) {
                 try await request.run(progress: progress, deliver: task.deliver)

@@ -16,96 +16,69 @@ public struct ImageTask: Sendable {
     /// The options the load runs with.
     public let options: ImageOptions
 
-    /// `nil` for a task that completed before it was returned: it has no state to guard.
-    let control: Control?
+    /// The load as ``SharedWork`` with this caller as its subscriber (intermediate results
+    /// are its progress); `nil` for a task that completed before it was returned.
+    let work: SharedWork<ImageResult, ImageResult>?
+    let subscriberID: Int
 
-    /// The shared state of a running load: its completion, its Swift task, and whether it
-    /// was cancelled.
-    final class Control: Sendable {
-        struct State {
-            var completion: (@Sendable (Result<ImageResult, ImageError>) -> Void)?
-            var task: Task<Void, Never>?
-            var cancelled = false
-        }
-
-        let state: InlineLocked<State>
-        /// Runs once, after the final completion.
-        let onEnd: @Sendable (Control) -> Void
-
-        init(
-            completion: @escaping @Sendable (Result<ImageResult, ImageError>) -> Void,
-            onEnd: @escaping @Sendable (Control) -> Void
-        ) {
-            state = InlineLocked(State(completion: completion))
-            self.onEnd = onEnd
-        }
-    }
-
-    /// A running load, cancelled and completed through `control`.
-    init(url: URL?, options: ImageOptions, control: Control) {
+    /// A running load that completes through `completion`; `onEnd` runs when it finishes or
+    /// is cancelled.
+    init(
+        url: URL?, options: ImageOptions,
+        completion: @escaping @Sendable (Result<ImageResult, ImageError>) -> Void,
+        onEnd: @escaping @Sendable (SharedWork<ImageResult, ImageResult>) -> Void
+    ) {
         self.url = url
         self.options = options
-        self.control = control
+        let work = SharedWork<ImageResult, ImageResult>()
+        // A new work is open: the subscription always succeeds.
+        subscriberID = work.subscribe(progress: { completion(.success($0)) }, completion: completion) ?? 0
+        work.onAbandon { [unowned work] in onEnd(work) }
+        self.work = work
+        self.onEnd = onEnd
     }
+
+    private let onEnd: (@Sendable (SharedWork<ImageResult, ImageResult>) -> Void)?
 
     /// A task that completed before it was returned (a memory hit): nothing to cancel.
     init(completedLoadOf url: URL, options: ImageOptions) {
         self.url = url
         self.options = options
-        self.control = nil
+        self.work = nil
+        self.subscriberID = 0
+        self.onEnd = nil
     }
 
     /// Whether ``cancel()`` was called before the load completed.
-    public var isCancelled: Bool { control?.state.withLock { $0.cancelled } ?? false }
+    public var isCancelled: Bool { work?.isAbandoned ?? false }
 
     /// Whether the final completion has run.
-    public var isFinished: Bool { control?.state.withLock { $0.completion == nil } ?? true }
+    public var isFinished: Bool { !(work?.isOpen ?? false) }
 
     /// Cancels the load: the completion runs with `cancelled` now, and the download, if
     /// this was its last caller, stops.
     public func cancel() {
-        guard let control else { return }
-        let (completion, task) = control.state.withLock { state -> ((@Sendable (Result<ImageResult, ImageError>) -> Void)?, Task<Void, Never>?) in
-            guard let completion = state.completion else { return (nil, nil) }
-            state.completion = nil
-            state.cancelled = true
-            return (completion, state.task)
-        }
-        guard let completion else { return }
-        task?.cancel()
-        completion(.failure(.cancelled))
-        control.onEnd(control)
+        work?.unsubscribe(subscriberID)
     }
 
+    /// Attaches the Swift task running the load (cancelled with the load).
     func attach(_ task: Task<Void, Never>) {
-        guard let control else {
+        guard let work else {
             task.cancel()
             return
         }
-        let alreadyCancelled = control.state.withLock { state -> Bool in
-            state.task = task
-            return state.cancelled
-        }
-        if alreadyCancelled { task.cancel() }
+        work.attach(task)
     }
 
     /// Delivers a result; a final one (or any failure) ends the task.
     func deliver(_ result: Result<ImageResult, ImageError>) {
-        let isFinal: Bool = switch result {
-        case .success(let value): value.isFinal
-        case .failure: true
+        guard let work else { return }
+        if case .success(let value) = result, !value.isFinal {
+            work.deliver(value)
+            return
         }
-        guard let control else { return }
-        let completion = control.state.withLock { state -> (@Sendable (Result<ImageResult, ImageError>) -> Void)? in
-            guard let completion = state.completion else { return nil }
-            if isFinal {
-                state.completion = nil
-                state.task = nil
-            }
-            return completion
-        }
-        guard let completion else { return }
-        completion(result)
-        if isFinal { control.onEnd(control) }
+        let wasOpen = work.isOpen
+        work.finish(result)
+        if wasOpen { onEnd?(work) }
     }
 }

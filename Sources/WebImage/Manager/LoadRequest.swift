@@ -17,8 +17,8 @@ struct LoadRequest: Sendable {
     let loader: any ImageLoader
     let coder: any ImageCoder
     let failedURLs: FailedURLs
-    /// The manager's shared decode + transform flights, keyed by variant key.
-    let transforms: SingleFlight<VariantImages>
+    /// The manager's shared decodes + transforms, keyed by variant key.
+    let transforms: SharedWorkPool<String, SharedWork<VariantImages, Never>>
 
     /// Whether the request asks for a variant of the loaded image: a thumbnail size or a
     /// transformer changes the key.
@@ -228,7 +228,7 @@ struct LoadRequest: Sendable {
             }
         }
         guard isVariant, let key else { return try await work() }
-        return try await transforms.run(key: key, work: work)
+        return try await transforms.run(key, work: work).value
     }
 
     /// The size `transformer` lets a still source be decoded at (shrink-on-load), from the
@@ -266,11 +266,11 @@ struct LoadRequest: Sendable {
         if queryType.includesMemory, context.thumbnailPixelSize == nil, let original = originalCache.imageFromMemory(forKey: originalKey) {
             let transformer = context.transformer
             let options = self.options
-            images = try await transforms.run(key: key) { () throws(ImageError) -> VariantImages in
+            images = try await transforms.run(key) { () throws(ImageError) -> VariantImages in
                 try await BlockingPools.run(on: BlockingPools.coding) { () throws(ImageError) -> VariantImages in
                     VariantImages(decoded: original, result: try Self.transform(original, with: transformer, options: options))
                 }
-            }
+            }.value
             source = .memory
         } else if queryType.includesDisk, let entry = await originalCache.entry(forKey: originalKey) {
             do throws(ImageError) {

@@ -1,0 +1,207 @@
+import Foundation
+
+/// Work that several subscribers share — the library's one join-and-cancel mechanism
+/// (Nuke's `AsyncTask` is the model), behind the downloader's coalescing, the manager's
+/// loads, transforms and encoded variants, and the prefetcher (usually through a
+/// ``SharedWorkPool``, which joins by key).
+///
+/// - Each subscriber joins with its own progress handler and completion.
+/// - A subscriber that leaves (``unsubscribe(_:)``) completes at once with
+///   ``ImageError/cancelled``; the others are not affected.
+/// - When the last subscriber leaves before the end, the work is abandoned: its task is
+///   cancelled and its abandon handler runs (a queued transfer is taken out of its queue).
+/// - Every subscriber completes exactly once, in the order it joined; nobody can join
+///   work that ended, so a late caller starts new work.
+///
+/// Progress goes to every subscriber with a handler, at most once per `progressInterval`
+/// each, except the first report and the last.
+final class SharedWork<Value: Sendable, Progress: Sendable>: Sendable {
+    typealias Completion = @Sendable (Result<Value, ImageError>) -> Void
+    typealias ProgressHandler = @Sendable (Progress) -> Void
+
+    private struct Subscriber {
+        let id: Int
+        let progress: ProgressHandler?
+        let completion: Completion
+        var lastReport: ContinuousClock.Instant?
+        var lastPosition = -1
+    }
+
+    private enum Phase {
+        case open, abandoned, finished
+    }
+
+    private struct State {
+        /// In the order they joined (ids increase); an array, as most work has one subscriber.
+        var subscribers: [Subscriber] = []
+        var nextID = 0
+        var phase = Phase.open
+        var task: Task<Void, Never>?
+        /// Run once when the work is abandoned; dropped when the work ends, so that they
+        /// can refer to the work's owner without keeping it.
+        var onAbandoned: [@Sendable () -> Void] = []
+
+        /// Where subscriber `id` is, found by bisection (ids increase).
+        func index(of id: Int) -> Int? {
+            var low = 0, high = subscribers.count
+            while low < high {
+                let middle = (low + high) / 2
+                if subscribers[middle].id < id { low = middle + 1 } else { high = middle }
+            }
+            return low < subscribers.count && subscribers[low].id == id ? low : nil
+        }
+    }
+
+    private let state: InlineLocked<State>
+    /// The shortest time between two progress reports to one subscriber.
+    let progressInterval: Duration
+
+    /// Creates open work without subscribers.
+    init(progressInterval: Duration = .zero) {
+        self.progressInterval = progressInterval
+        state = InlineLocked(State())
+    }
+
+    /// Adds what abandoning the work does besides cancelling its task; it runs at once if
+    /// the work was already abandoned, and never if the work finishes.
+    func onAbandon(_ handler: @escaping @Sendable () -> Void) {
+        let runNow = state.withLock { state -> Bool in
+            switch state.phase {
+            case .open:
+                state.onAbandoned.append(handler)
+                return false
+            case .abandoned: return true
+            case .finished: return false
+            }
+        }
+        if runNow { handler() }
+    }
+
+    /// Whether subscribers can still join (the work has neither finished nor been abandoned).
+    var isOpen: Bool { state.withLock { $0.phase == .open } }
+
+    /// Whether every subscriber left before the work ended.
+    var isAbandoned: Bool { state.withLock { $0.phase == .abandoned } }
+
+    /// Subscribers waiting for the result.
+    var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+
+    /// Adds a subscriber and returns its id; `nil` when the work already ended.
+    func subscribe(progress: ProgressHandler?, completion: @escaping Completion) -> Int? {
+        state.withLock { state in
+            guard state.phase == .open else { return nil }
+            state.nextID += 1
+            state.subscribers.append(Subscriber(id: state.nextID, progress: progress, completion: completion))
+            return state.nextID
+        }
+    }
+
+    /// Attaches the task doing the work, which is cancelled if the work is abandoned (at
+    /// once, when it already was). Returns whether the work is still open.
+    @discardableResult
+    func attach(_ task: Task<Void, Never>) -> Bool {
+        let open = state.withLock { state -> Bool in
+            guard state.phase == .open else { return false }
+            state.task = task
+            return true
+        }
+        if !open { task.cancel() }
+        return open
+    }
+
+    /// Takes subscriber `id` out: it completes with ``ImageError/cancelled`` now; if it was
+    /// the last, the work is abandoned.
+    func unsubscribe(_ id: Int) {
+        let (subscriber, abandon) = state.withLock { state -> (Subscriber?, (task: Task<Void, Never>?, handlers: [@Sendable () -> Void])?) in
+            guard let index = state.index(of: id) else { return (nil, nil) }
+            let subscriber = state.subscribers.remove(at: index)
+            guard state.subscribers.isEmpty, state.phase == .open else { return (subscriber, nil) }
+            return (subscriber, Self.abandon(&state))
+        }
+        guard let subscriber else { return }
+        subscriber.completion(.failure(.cancelled))
+        if let abandon {
+            abandon.task?.cancel()
+            for handler in abandon.handlers { handler() }
+        }
+    }
+
+    /// Completes every subscriber with ``ImageError/cancelled`` (in join order) and
+    /// abandons the work.
+    func cancelAll() {
+        let (subscribers, abandon) = state.withLock { state -> ([Subscriber], (task: Task<Void, Never>?, handlers: [@Sendable () -> Void])?) in
+            guard state.phase == .open else { return ([], nil) }
+            defer { state.subscribers = [] }
+            return (state.subscribers, Self.abandon(&state))
+        }
+        for subscriber in subscribers { subscriber.completion(.failure(.cancelled)) }
+        if let abandon {
+            abandon.task?.cancel()
+            for handler in abandon.handlers { handler() }
+        }
+    }
+
+    private static func abandon(_ state: inout State) -> (task: Task<Void, Never>?, handlers: [@Sendable () -> Void]) {
+        state.phase = .abandoned
+        defer {
+            state.task = nil
+            state.onAbandoned = []
+        }
+        return (state.task, state.onAbandoned)
+    }
+
+    /// Passes progress to subscribers with a handler, at most once per ``progressInterval``
+    /// each (the first report and the last always go); `position` (bytes received, say)
+    /// keeps one position from being reported twice to one subscriber. `progress` is made
+    /// only when some subscriber is due.
+    func report(_ progress: @autoclosure () -> Progress, position: Int, isLast: Bool) {
+        let due = state.withLock { state -> [ProgressHandler] in
+            var due: [ProgressHandler] = []
+            // The clock is read only when some subscriber wants progress (most have no handler).
+            var now: ContinuousClock.Instant?
+            for index in state.subscribers.indices {
+                guard let handler = state.subscribers[index].progress, state.subscribers[index].lastPosition != position else { continue }
+                let current = now ?? ContinuousClock.now
+                now = current
+                if let last = state.subscribers[index].lastReport, !isLast, current - last < progressInterval { continue }
+                state.subscribers[index].lastReport = current
+                state.subscribers[index].lastPosition = position
+                due.append(handler)
+            }
+            return due
+        }
+        guard !due.isEmpty else { return }
+        let report = progress()
+        for handler in due { handler(report) }
+    }
+
+    /// Passes `value` to every subscriber's progress handler, unthrottled (an intermediate
+    /// result: a progressive preview, a cached image about to be refreshed).
+    func deliver(_ value: Progress) {
+        let handlers = state.withLock { state in state.subscribers.compactMap(\.progress) }
+        for handler in handlers { handler(value) }
+    }
+
+    /// Ends the work: every remaining subscriber completes with `result`, in join order,
+    /// after `finalProgress` (when given) reaches the subscribers that have not seen
+    /// `finalPosition` yet.
+    func finish(_ result: Result<Value, ImageError>, finalProgress: (() -> Progress)? = nil, finalPosition: Int = 0) {
+        if let finalProgress {
+            let pending = state.withLock { state in
+                state.subscribers.compactMap { $0.lastPosition == finalPosition ? nil : $0.progress }
+            }
+            if !pending.isEmpty {
+                let report = finalProgress()
+                for handler in pending { handler(report) }
+            }
+        }
+        let subscribers = state.withLock { state -> [Subscriber] in
+            if state.phase == .open { state.phase = .finished }
+            state.task = nil
+            state.onAbandoned = []
+            defer { state.subscribers = [] }
+            return state.subscribers
+        }
+        for subscriber in subscribers { subscriber.completion(result) }
+    }
+}

@@ -1,0 +1,116 @@
+/// Something that holds a ``SharedWork``: the work itself, or an owner that carries more
+/// (a download's URL and queue position).
+protocol SharedWorkHolder: AnyObject, Sendable {
+    associatedtype Value: Sendable
+    associatedtype Progress: Sendable
+    /// The shared work.
+    var sharedWork: SharedWork<Value, Progress> { get }
+}
+
+extension SharedWork: SharedWorkHolder {
+    var sharedWork: SharedWork<Value, Progress> { self }
+}
+
+/// Keyed single flight: callers that join under one key share one ``SharedWork`` while it
+/// is open; the first caller's join makes it, and the work leaves the pool when it ends
+/// (finished or abandoned), so a later caller starts anew.
+final class SharedWorkPool<Key: Hashable & Sendable, Holder: SharedWorkHolder>: Sendable {
+    private let works = Locked<[Key: Holder]>([:])
+
+    /// Creates an empty pool.
+    init() {}
+
+    /// One caller's place in shared work.
+    struct Subscription: Sendable {
+        /// The work joined.
+        let holder: Holder
+        /// The caller's id in it (for ``SharedWork/unsubscribe(_:)``).
+        let id: Int
+        /// Whether this call made the work (so the caller starts it).
+        let isNew: Bool
+
+        /// Leaves the work: the caller completes with ``ImageError/cancelled``; the last
+        /// one out abandons it.
+        func cancel() { holder.sharedWork.unsubscribe(id) }
+    }
+
+    /// Joins the open work under `key`, or registers new work made by `make` (the caller
+    /// then starts it: ``Subscription/isNew``).
+    func join(
+        _ key: Key,
+        progress: SharedWork<Holder.Value, Holder.Progress>.ProgressHandler?,
+        completion: @escaping SharedWork<Holder.Value, Holder.Progress>.Completion,
+        make: () -> Holder
+    ) -> Subscription {
+        while true {
+            var created: Holder?
+            let holder = works.withLock { works -> Holder in
+                if let existing = works[key] { return existing }
+                let made = make()
+                works[key] = made
+                created = made
+                return made
+            }
+            if let created {
+                // Abandoned work leaves the pool at once (finished work is retired by its runner).
+                created.sharedWork.onAbandon { [weak self, unowned created] in self?.retire(key, created) }
+            }
+            if let id = holder.sharedWork.subscribe(progress: progress, completion: completion) {
+                return Subscription(holder: holder, id: id, isNew: created != nil)
+            }
+            // It ended between the lookup and the subscription: retire it and try again.
+            retire(key, holder)
+        }
+    }
+
+    /// Forgets `holder` under `key` (if it is still the one there), so that the next
+    /// caller starts new work.
+    func retire(_ key: Key, _ holder: Holder) {
+        works.withLock { works in
+            if works[key] === holder { works.removeValue(forKey: key) }
+        }
+    }
+
+    /// Work open now.
+    var count: Int { works.withLock { $0.count } }
+
+    /// Every open work.
+    var all: [Holder] { works.withLock { Array($0.values) } }
+}
+
+extension SharedWorkPool {
+    /// The result of `work` for `key`, run in a task of its own by the first caller and
+    /// joined by the callers that ask while it runs; `joined` says whether this call
+    /// joined. Cancelling a caller's task makes it leave with ``ImageError/cancelled``;
+    /// when the last caller leaves, the work's task is cancelled.
+    func run<Value: Sendable>(
+        _ key: Key,
+        work: @escaping @Sendable () async throws(ImageError) -> Value
+    ) async throws(ImageError) -> (value: Value, joined: Bool) where Holder == SharedWork<Value, Never> {
+        let link = CancellationLink<Subscription>()
+        var joined = false
+        let result = await withTaskCancellationHandler {
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<Result<Value, ImageError>, Never>) in
+                let subscription = join(key, progress: nil, completion: { continuation.resume(returning: $0) }, make: { SharedWork<Value, Never>() })
+                joined = !subscription.isNew
+                if subscription.isNew {
+                    let holder = subscription.holder
+                    holder.attach(Task { [weak self] in
+                        let result: Result<Value, ImageError>
+                        do throws(ImageError) {
+                            result = .success(try await work())
+                        } catch {
+                            result = .failure(error)
+                        }
+                        self?.retire(key, holder)
+                        holder.finish(result)
+                    })
+                }
+                link.attach(subscription) { $0.cancel() }
+            }
+        } onCancel: {
+            link.cancel { $0.cancel() }
+        }
+        return (try result.get(), joined)
+    }
+}
