@@ -6,11 +6,10 @@ import Foundation
 public struct DownloadToken: Sendable {
     /// The URL being downloaded.
     public let url: URL
-    let callerID: Int
-    let operation: DownloadOperation
+    let subscription: SharedWorkPool<String, DownloadOperation>.Subscription
 
     /// Detaches this caller. Does nothing when it already completed.
     public func cancel() {
-        operation.cancel(callerID: callerID)
+        subscription.cancel()
     }
 }

@@ -22,11 +22,10 @@ public final class ImageDownloader: ImageLoader, Sendable {
     private let client: HTTPClient
     /// The client, the settings and what else a transfer needs; replaced when a setting changes.
     private let environment: Locked<TransferEnvironment>
-    private let inFlight = Locked<[String: DownloadOperation]>([:])
+    /// The transfers callers can join, by coalescing key.
+    private let inFlight = SharedWorkPool<String, DownloadOperation>()
     private let queue: DownloadQueue
     private let box: Box
-    /// Told when an operation's last caller left; one closure for every operation.
-    private let onAbandoned: @Sendable (DownloadOperation) -> Void
 
     /// Breaks the init-order cycle between the queue (which starts operations) and self.
     private final class Box: Sendable {
@@ -56,9 +55,6 @@ public final class ImageDownloader: ImageLoader, Sendable {
         self.box = box
         self.queue = DownloadQueue(maxConcurrent: config.maxConcurrentDownloads, order: config.executionOrder) { operation in
             box.downloader.withLock { $0 }?.start(operation)
-        }
-        self.onAbandoned = { operation in
-            box.downloader.withLock { $0 }?.abandoned(operation)
         }
         box.downloader.withLock { $0 = self }
     }
@@ -148,25 +144,17 @@ public final class ImageDownloader: ImageLoader, Sendable {
         }
         let key = options.coalescingKey(for: url)
         let progressInterval = environment.withLock { $0 }.config.minimumProgressInterval
-        while true {
-            var created: DownloadOperation?
-            let operation = inFlight.withLock { operations in
-                if let existing = operations[key] { return existing }
-                let operation = DownloadOperation(
-                    url: url, key: key, options: options, progressInterval: progressInterval, onAbandoned: onAbandoned
-                )
-                operations[key] = operation
-                created = operation
-                return operation
-            }
-            guard let callerID = operation.addCaller(priority: options.priority, progress: progress, completion: completion) else {
-                // It finished or was abandoned between the lookup and now: retire it and retry.
-                retire(operation)
-                continue
-            }
-            if let created { queue.submit(created) }
-            return DownloadToken(url: url, callerID: callerID, operation: operation)
+        let subscription = inFlight.join(key, progress: progress, completion: completion) {
+            DownloadOperation(url: url, key: key, options: options, progressInterval: progressInterval)
         }
+        if subscription.isNew {
+            let operation = subscription.holder
+            // Abandoned while queued: it must never start.
+            let queue = self.queue
+            operation.sharedWork.onAbandon { [unowned operation] in queue.removePending(operation) }
+            queue.submit(operation)
+        }
+        return DownloadToken(url: url, subscription: subscription)
     }
 
     /// Downloads `url`. Cancelling the calling task cancels this caller only.
@@ -191,8 +179,7 @@ public final class ImageDownloader: ImageLoader, Sendable {
 
     /// Cancels every download: each caller completes with `cancelled`.
     public func cancelAllDownloads() {
-        let operations = inFlight.withLock { Array($0.values) }
-        for operation in operations { operation.cancelAll() }
+        for operation in inFlight.all { operation.sharedWork.cancelAll() }
     }
 
     // MARK: Operation lifecycle
@@ -207,26 +194,14 @@ public final class ImageDownloader: ImageLoader, Sendable {
             } catch {
                 result = .failure(error)
             }
-            retire(operation)
+            // The next caller for the URL starts a fresh transfer.
+            inFlight.retire(operation.key, operation)
             // The slot is free once the network is: callers' completions (which run user
             // code) must not hold up the next download.
             queue.runningOperationEnded()
             operation.finish(result)
         }
-        _ = operation.markRunning(task)
-    }
-
-    private func abandoned(_ operation: DownloadOperation) {
-        retire(operation)
-        if queue.removePending(operation) {
-            operation.finish(.failure(.cancelled))
-        }
-    }
-
-    /// Forgets `operation` so the next caller for its URL starts a fresh transfer.
-    private func retire(_ operation: DownloadOperation) {
-        inFlight.withLock { operations in
-            if operations[operation.key] === operation { operations.removeValue(forKey: operation.key) }
-        }
+        // Abandoned between the queue and here: the task is cancelled at once.
+        operation.sharedWork.attach(task)
     }
 }
