@@ -41,6 +41,11 @@ public final class ImagePrefetcher: Sendable {
     }
 
     private let state: Locked<State>
+    /// The loads running, by URL: prefetches that want one URL at once share its load.
+    private let loads = SharedWorkPool<String, SharedWork<CacheType, Never>>()
+
+    /// A prefetch's place in a shared load.
+    typealias LoadSubscription = SharedWorkPool<String, SharedWork<CacheType, Never>>.Subscription
 
     /// Creates a prefetcher loading through `manager`, at most `maxConcurrentPrefetchCount`
     /// images at a time (default 3, as in SDWebImage), with `options` and `context` on
@@ -165,16 +170,28 @@ public final class ImagePrefetcher: Sendable {
         }
         guard claimed else { return }
         while let (token, index, url) = nextLoad() {
-            let task = manager.loadImage(with: url, options: options, context: context) { [weak self] result in
-                if case .success(let value) = result, !value.isFinal { return }
+            let key = url.absoluteString
+            let subscription = loads.join(key, progress: nil, completion: { [weak self] outcome in
                 // The slot is freed before the token hears of the end: a prefetch that
                 // completes with this load must not find it still counted in flight.
                 self?.releaseSlot()
-                token.finish(index: index, outcome: result.map(\.cacheType))
+                token.finish(index: index, outcome: outcome)
                 self?.startLoads()
-            }
-            token.track(task, index: index)
+            }, make: { SharedWork<CacheType, Never>() })
+            if subscription.isNew { startLoad(of: url, key: key, for: subscription.holder) }
+            token.track(subscription, index: index)
         }
+    }
+
+    /// Loads `url` through the manager for the prefetches sharing `work`; the load is
+    /// cancelled when every one of them has left.
+    private func startLoad(of url: URL, key: String, for work: SharedWork<CacheType, Never>) {
+        let task = manager.loadImage(with: url, options: options, context: context) { [weak self] result in
+            if case .success(let value) = result, !value.isFinal { return }
+            self?.loads.retire(key, work)
+            work.finish(result.map(\.cacheType))
+        }
+        work.onAbandon { task.cancel() }
     }
 
     /// The next URL to load when a slot is free, taking the slot; otherwise `nil`, and the

@@ -17,8 +17,8 @@ public final class PrefetchToken: Sendable {
         var next = 0
         var finished = 0
         var skipped = 0
-        /// Loads started and not finished, by URL index.
-        var running: [Int: ImageTask] = [:]
+        /// This prefetch's places in loads started and not finished, by URL index.
+        var running: [Int: ImagePrefetcher.LoadSubscription] = [:]
         var ended = false
         var cancelled = false
         /// Reports not delivered yet, oldest first, and whether a thread is delivering them.
@@ -56,21 +56,22 @@ public final class PrefetchToken: Sendable {
     /// progress report already under way). Nothing is counted after it. Does nothing once
     /// the prefetch ended.
     public func cancel() {
-        let tasks = state.withLock { state -> [ImageTask]? in
+        let subscriptions = state.withLock { state -> [ImagePrefetcher.LoadSubscription]? in
             guard !state.ended else { return nil }
             state.ended = true
             state.cancelled = true
             state.next = urls.count
-            let tasks = Array(state.running.values)
+            let subscriptions = Array(state.running.values)
             state.running.removeAll()
             state.outbox.append(.completion(
                 PrefetchResult(finishedCount: state.finished, skippedCount: state.skipped, totalCount: urls.count, isCancelled: true)
             ))
-            return tasks
+            return subscriptions
         }
-        guard let tasks else { return }
-        // Each cancelled load completes at once with `cancelled`, which frees its slot.
-        for task in tasks { task.cancel() }
+        guard let subscriptions else { return }
+        // Each place left completes at once with `cancelled`, which frees its slot; a load
+        // no other prefetch waits for stops.
+        for subscription in subscriptions { subscription.cancel() }
         deliver()
     }
 
@@ -111,21 +112,21 @@ public final class PrefetchToken: Sendable {
         }
     }
 
-    /// Remembers the load of URL `index` so that ``cancel()`` can stop it. A load that
-    /// already finished (a memory hit completes before it is returned) is not kept, and one
-    /// started just after a cancel is cancelled at once.
-    func track(_ task: ImageTask, index: Int) {
+    /// Remembers this prefetch's place in the load of URL `index` so that ``cancel()`` can
+    /// leave it. A load that already finished (a memory hit completes before it is
+    /// returned) is not kept, and a place taken just after a cancel is left at once.
+    func track(_ subscription: ImagePrefetcher.LoadSubscription, index: Int) {
         let cancelNow = state.withLock { state -> Bool in
             if state.ended { return true }
-            state.running[index] = task
+            state.running[index] = subscription
             return false
         }
         if cancelNow {
-            task.cancel()
+            subscription.cancel()
             return
         }
         // The completion may have run between the load's start and the insertion above.
-        if task.isFinished { _ = state.withLock { $0.running.removeValue(forKey: index) } }
+        if !subscription.holder.sharedWork.isOpen { _ = state.withLock { $0.running.removeValue(forKey: index) } }
     }
 
     /// Counts the end of URL `index`'s load, reports progress, and completes the prefetch
