@@ -34,6 +34,13 @@ struct LoadRequest: Sendable {
         )
     }
 
+    /// What identical decodes and transforms running at once share: everything that changes
+    /// the result — the variant's key, the decode options (first frame, scale-down, limits)
+    /// and whether animations are transformed.
+    var transformFlightKey: String {
+        "\(key ?? url.absoluteString) \(decodeOptions) \(options.contains(.transformAnimatedImage))"
+    }
+
     var storeCacheType: CacheType {
         guard options.contains(.cacheMemoryOnly) else { return context.storeCacheType }
         return context.storeCacheType.includesMemory ? .memory : .none
@@ -205,8 +212,8 @@ struct LoadRequest: Sendable {
         return try await decodeAndTransform(data)
     }
 
-    /// Decodes `data` with the request's decode options and applies its transformer. For a
-    /// variant, identical requests running at once share one decode and one transform.
+    /// Decodes `data` with the request's decode options and applies its transformer.
+    /// Identical requests running at once share one decode and one transform.
     private func decodeAndTransform(_ data: Data) async throws(ImageError) -> VariantImages {
         let coder = self.coder
         let decodeOptions = self.decodeOptions
@@ -227,8 +234,7 @@ struct LoadRequest: Sendable {
                 return VariantImages(decoded: shrunk == nil ? decoded : nil, result: result)
             }
         }
-        guard isVariant, let key else { return try await work() }
-        return try await transforms.run(key, work: work).value
+        return try await transforms.run(transformFlightKey, work: work).value
     }
 
     /// The size `transformer` lets a still source be decoded at (shrink-on-load), from the
@@ -258,7 +264,7 @@ struct LoadRequest: Sendable {
     /// it is. `nil` when the original is not cached (or its bytes are not an image, in
     /// which case they are removed and the image is loaded afresh).
     private func variantFromOriginal() async throws(ImageError) -> ImageResult? {
-        guard isVariant, let originalKey, let key, !options.contains(.avoidDecodeImage) else { return nil }
+        guard isVariant, let originalKey, !options.contains(.avoidDecodeImage) else { return nil }
         let queryType = context.originalQueryCacheType
         let source: CacheType
         let images: VariantImages
@@ -266,7 +272,7 @@ struct LoadRequest: Sendable {
         if queryType.includesMemory, context.thumbnailPixelSize == nil, let original = originalCache.imageFromMemory(forKey: originalKey) {
             let transformer = context.transformer
             let options = self.options
-            images = try await transforms.run(key) { () throws(ImageError) -> VariantImages in
+            images = try await transforms.run(transformFlightKey) { () throws(ImageError) -> VariantImages in
                 try await BlockingPools.run(on: BlockingPools.coding) { () throws(ImageError) -> VariantImages in
                     VariantImages(decoded: original, result: try Self.transform(original, with: transformer, options: options))
                 }
