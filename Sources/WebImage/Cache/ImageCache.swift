@@ -163,7 +163,12 @@ public final class ImageCache: ImageCaching {
 
     /// `image`, or its first frame when `decodeOptions` asks for the first frame only.
     static func applyingFirstFrameOnly(_ image: Image, _ decodeOptions: ImageDecodeOptions) -> Image {
-        guard decodeOptions.firstFrameOnly, image.isAnimated else { return image }
+        decodeOptions.firstFrameOnly ? firstFrame(of: image) : image
+    }
+
+    /// The first frame of an animation; a still image as it is.
+    static func firstFrame(of image: Image) -> Image {
+        guard image.isAnimated else { return image }
         // Extracting a frame from pixels in memory fails only on an allocation failure.
         return (try? image.frame(at: 0)) ?? image
     }

@@ -29,18 +29,19 @@ extension ImageManager {
     ///
     /// Options that apply: ``ImageOptions/retryFailed``, ``ImageOptions/fromCacheOnly``
     /// (a variant not in the cache and not makeable from a cached source fails with
-    /// ``ImageError/notInCache(_:)``), ``ImageOptions/fromLoaderOnly`` (neither the variant
-    /// nor the source is read from the cache), ``ImageOptions/waitStoreCache``, the
-    /// priorities, ``ImageOptions/handleCookies`` and
-    /// ``ImageOptions/allowInvalidSSLCertificates``. From the context: the cache, original
-    /// cache, loader, coder, key filter, limits, and the request's modifiers and decryptor.
+    /// ``ImageError/notInCache(_:)``), ``ImageOptions/fromLoaderOnly`` and
+    /// ``ImageOptions/cacheMemoryOnly``, ``ImageOptions/waitStoreCache``, the priorities,
+    /// ``ImageOptions/handleCookies`` and ``ImageOptions/allowInvalidSSLCertificates``.
+    /// From the context: the cache and original cache with their query and store cache
+    /// types (within what ``cachePolicy`` keeps), the loader, coder, key filter, limits,
+    /// and the request's modifiers and decryptor.
     public func loadVariant(
         _ request: VariantRequest,
         options: ImageOptions = [],
         context: ImageContext? = nil
     ) async throws(ImageError) -> VariantResult {
         let load = try prepareVariant(request, options: options, context: context)
-        if !options.contains(.fromLoaderOnly), let key = load.key, let variant = load.cache.variantFromMemory(forKey: key) {
+        if load.context.queryCacheType.includesMemory, let key = load.key, let variant = load.cache.variantFromMemory(forKey: key) {
             return VariantResult(variant: variant, cacheType: .memory)
         }
         var (result, joined) = try await variantFlights.run(load.flightKey) { () throws(ImageError) -> VariantResult in
@@ -60,6 +61,7 @@ extension ImageManager {
             }
             (options, context) = processed
         }
+        context = context.applying(options)
         if !options.contains(.retryFailed), failedURLs.isBlocked(request.url) { throw .blockedURL(request.url) }
         let originalKey = originalCacheKey(for: request.url, context: context)
         let key = originalKey.map { CacheKey.transformedKey($0, transformerKey: request.variantKey) }

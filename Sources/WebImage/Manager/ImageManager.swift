@@ -235,11 +235,20 @@ public final class ImageManager: Sendable {
     // MARK: Preparing a request
 
     /// Options under which a memory hit is more than the image in memory (bytes from disk,
-    /// a revalidation, no cache at all, the first frame of an animation…): such requests
-    /// take the full path.
+    /// a revalidation, no cache at all…): such requests take the full path.
     private static let optionsBeyondMemoryHit: ImageOptions = [
-        .refreshCached, .queryMemoryData, .queryMemoryDataSync, .avoidDecodeImage, .fromLoaderOnly, .decodeFirstFrameOnly,
+        .refreshCached, .queryMemoryData, .queryMemoryDataSync, .avoidDecodeImage, .fromLoaderOnly,
     ]
+
+    /// The memory-hit rule, for the fast path and the full one alike: with a context that
+    /// queries memory and options that want nothing beyond the image, the image in memory
+    /// under `key` — or its first frame, with ``ImageOptions/decodeFirstFrameOnly``.
+    static func memoryHit(forKey key: String, options: ImageOptions, queryCacheType: CacheType, in cache: any ImageCaching) -> Image? {
+        guard queryCacheType.includesMemory, options.isDisjoint(with: optionsBeyondMemoryHit),
+              let image = cache.imageFromMemory(forKey: key)
+        else { return nil }
+        return options.contains(.decodeFirstFrameOnly) ? ImageCache.firstFrame(of: image) : image
+    }
 
     /// The memory hit of a request that needs nothing else, found without building a
     /// ``LoadRequest``: the hot path of a warm cache (a server's or a list's), which must
@@ -250,17 +259,17 @@ public final class ImageManager: Sendable {
     // returns the image alone, so that the result is built once, where it is returned.
     @inline(never)
     private func plainMemoryHit(_ url: URL, options: ImageOptions, context: ImageContext?) -> Image? {
-        guard optionsProcessor == nil, options.isDisjoint(with: Self.optionsBeyondMemoryHit) else { return nil }
+        guard optionsProcessor == nil else { return nil }
         // Branches instead of `context ?? defaultContext`, which would copy the context.
         if let context { return plainMemoryHit(url, options: options, in: context) }
         guard defaultContextIsPlain else { return plainMemoryHit(url, options: options, in: defaultContext) }
         let key = url.absoluteString
         guard !key.isEmpty, options.contains(.retryFailed) || !failedURLs.isBlocked(url) else { return nil }
-        return cache.imageFromMemory(forKey: key)
+        return Self.memoryHit(forKey: key, options: options, queryCacheType: .all, in: cache)
     }
 
     private func plainMemoryHit(_ url: URL, options: ImageOptions, in context: ImageContext) -> Image? {
-        guard context.queryCacheType.includesMemory else { return nil }
+        guard context.queryCacheType.includesMemory, options.isDisjoint(with: Self.optionsBeyondMemoryHit) else { return nil }
         let string = url.absoluteString
         guard !string.isEmpty else { return nil }
         if !options.contains(.retryFailed), failedURLs.isBlocked(url) { return nil }
@@ -274,7 +283,7 @@ public final class ImageManager: Sendable {
         if context.thumbnailPixelSize != nil || context.transformer != nil {
             key = Self.variantKey(key, context: context)
         }
-        return (context.cache ?? cache).imageFromMemory(forKey: key)
+        return Self.memoryHit(forKey: key, options: options, queryCacheType: context.queryCacheType, in: context.cache ?? cache)
     }
 
     private func prepare(_ url: URL?, options: ImageOptions, context: ImageContext?) throws(ImageError) -> LoadRequest {
@@ -287,6 +296,7 @@ public final class ImageManager: Sendable {
             }
             (options, context) = processed
         }
+        context = context.applying(options)
         if options.contains(.avoidDecodeImage), let transformer = context.transformer {
             throw .invalidDownloadOperation(
                 "avoidDecodeImage cannot be combined with the transformer \(transformer.key): a transformer needs decoded pixels; drop one of them"

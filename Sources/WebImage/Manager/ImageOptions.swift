@@ -33,19 +33,18 @@ public struct ImageOptions: OptionSet, Sendable, Hashable {
     public static let queryDiskDataSync = ImageOptions(rawValue: 1 << 11)
     /// Never touch the network: a cache miss fails with ``ImageError/notInCache(_:)``.
     public static let fromCacheOnly = ImageOptions(rawValue: 1 << 12)
-    /// Never read the cache: always load (the result is still stored).
+    /// Never read the cache: always load (the result is still stored). Shorthand for
+    /// ``ImageContext/queryCacheType`` and ``ImageContext/originalQueryCacheType`` `.none`.
     public static let fromLoaderOnly = ImageOptions(rawValue: 1 << 13)
     /// Decode only the first frame of an animation.
     public static let decodeFirstFrameOnly = ImageOptions(rawValue: 1 << 14)
-    /// Decode every frame of an animation up front (the default on Linux, where frames
-    /// are always decoded together; kept for SDWebImage parity).
-    public static let preloadAllFrames = ImageOptions(rawValue: 1 << 15)
     /// Complete only after the disk cache holds the result.
     public static let waitStoreCache = ImageOptions(rawValue: 1 << 16)
     /// Do not decode: check the bytes' format and header limits, cache and return the
     /// bytes only (``ImageResult/image`` is `nil`).
     public static let avoidDecodeImage = ImageOptions(rawValue: 1 << 17)
-    /// Store in memory only, never on disk.
+    /// Store in memory only, never on disk. Shorthand for ``ImageContext/storeCacheType``
+    /// without disk and ``ImageContext/originalStoreCacheType`` `.none`.
     public static let cacheMemoryOnly = ImageOptions(rawValue: 1 << 18)
     /// Transform animated images frame by frame; without it they are left untransformed.
     public static let transformAnimatedImage = ImageOptions(rawValue: 1 << 19)

@@ -41,13 +41,8 @@ struct LoadRequest: Sendable {
         "\(key ?? url.absoluteString) \(decodeOptions) \(options.contains(.transformAnimatedImage))"
     }
 
-    var storeCacheType: CacheType {
-        guard options.contains(.cacheMemoryOnly) else { return context.storeCacheType }
-        return context.storeCacheType.includesMemory ? .memory : .none
-    }
-
     private var queriesCache: Bool {
-        !options.contains(.fromLoaderOnly) && context.queryCacheType != .none && key != nil
+        context.queryCacheType != .none && key != nil
     }
 
     /// A cache hit that completes the load at once, when the request allows one: a
@@ -57,7 +52,7 @@ struct LoadRequest: Sendable {
         guard queriesCache, !options.contains(.refreshCached), !options.contains(.avoidDecodeImage), let key else {
             return nil
         }
-        if context.queryCacheType.includesMemory, let hit = memoryHit(key: key) { return hit }
+        if let hit = memoryHit(key: key) { return hit }
         guard options.contains(.queryDiskDataSync), context.queryCacheType.includesDisk,
               let entry = cache.entrySync(forKey: key)
         else { return nil }
@@ -75,12 +70,16 @@ struct LoadRequest: Sendable {
     }
 
     private func memoryHit(key: String) -> ImageResult? {
-        guard let cached = cache.imageFromMemory(forKey: key) else { return nil }
-        let image = ImageCache.applyingFirstFrameOnly(cached, decodeOptions)
         // queryMemoryData wants the bytes too: synchronously only when asked to be.
         if options.contains(.queryMemoryData) {
-            guard options.contains(.queryMemoryDataSync) else { return nil }
+            guard options.contains(.queryMemoryDataSync), context.queryCacheType.includesMemory,
+                  let image = ImageManager.memoryHit(forKey: key, options: options.subtracting([.queryMemoryData, .queryMemoryDataSync]),
+                                                     queryCacheType: context.queryCacheType, in: cache)
+            else { return nil }
             return ImageResult(image: image, data: cache.entrySync(forKey: key)?.data, cacheType: .memory, url: url)
+        }
+        guard let image = ImageManager.memoryHit(forKey: key, options: options, queryCacheType: context.queryCacheType, in: cache) else {
+            return nil
         }
         return ImageResult(image: image, data: nil, cacheType: .memory, url: url)
     }
@@ -306,7 +305,7 @@ struct LoadRequest: Sendable {
             writes.append(write)
         }
         // A variant's original is kept too, so that other variants need no download.
-        if isVariant, let originalKey, !options.contains(.cacheMemoryOnly) {
+        if isVariant, let originalKey {
             let originalType = context.originalStoreCacheType
             if originalType.includesMemory, context.thumbnailPixelSize == nil, let decoded = images?.decoded,
                ImageCache.memoryKey(forKey: originalKey, decodeOptions: decodeOptions, data: response.data) != nil {
@@ -325,14 +324,14 @@ struct LoadRequest: Sendable {
         }
     }
 
-    /// Stores the result under the request's key as ``storeCacheType`` says: the image in
+    /// Stores the result under the request's key as the context's store cache type says: the image in
     /// memory, and on disk the serializer's bytes, else the downloaded bytes for a plain
     /// load, else the image encoded anew (a variant is not the downloaded file). With
     /// `wait` and ``ImageOptions/waitStoreCache`` it returns after the disk write;
     /// otherwise it returns the write's task.
     @discardableResult
     private func storeVariant(_ image: Image?, data downloaded: Data?, metadata: CacheMetadata, wait: Bool = true) async -> Task<Void, Never>? {
-        let storeType = storeCacheType
+        let storeType = context.storeCacheType
         guard let key, storeType != .none else { return nil }
         // A first-frame decode of an animation is not what the key stands for.
         if storeType.includesMemory, let image,

@@ -22,7 +22,11 @@ struct VariantLoad: Sendable {
     /// What concurrent requests for this variant coalesce under (also when it has no cache key).
     var flightKey: String { key ?? request.url.absoluteString + " " + request.variantKey }
 
-    private var readsCache: Bool { !options.contains(.fromLoaderOnly) }
+    /// Where the variant is looked up and kept: the context's cache types within what the
+    /// policy keeps.
+    private var variantQuery: CacheType { context.queryCacheType }
+    private var variantStore: CacheType { context.storeCacheType.intersection(policy.encodedVariants) }
+    private var originalStore: CacheType { context.originalStoreCacheType.intersection(policy.originals) }
 
     /// The source's bytes and where they came from.
     private struct Source {
@@ -32,8 +36,8 @@ struct VariantLoad: Sendable {
     }
 
     func run() async throws(ImageError) -> VariantResult {
-        if readsCache, let key, let entry = await cache.entry(forKey: key), let variant = EncodedVariant(entry: entry) {
-            if policy.encodedVariants.includesMemory { cache.storeVariantToMemory(variant, forKey: key) }
+        if variantQuery.includesDisk, let key, let entry = await cache.entry(forKey: key), let variant = EncodedVariant(entry: entry) {
+            if variantStore.includesMemory { cache.storeVariantToMemory(variant, forKey: key) }
             return VariantResult(variant: variant, cacheType: .disk)
         }
         guard let limiter else { return try await makeVariant() }
@@ -42,7 +46,7 @@ struct VariantLoad: Sendable {
 
     /// Makes the variant from the cached source, else from a download.
     private func makeVariant() async throws(ImageError) -> VariantResult {
-        if readsCache, let cached = await cachedSource() {
+        if context.originalQueryCacheType.includesDisk, let cached = await cachedSource() {
             do throws(ImageError) {
                 return try await make(from: cached)
             } catch {
@@ -96,15 +100,15 @@ struct VariantLoad: Sendable {
         }
         var writes: [Task<Void, Never>] = []
         if let key {
-            if policy.encodedVariants.includesMemory { cache.storeVariantToMemory(variant, forKey: key) }
-            if policy.encodedVariants.includesDisk {
+            if variantStore.includesMemory { cache.storeVariantToMemory(variant, forKey: key) }
+            if variantStore.includesDisk {
                 let cache = self.cache
                 writes.append(Task {
                     try? await cache.store(nil, data: variant.data, forKey: key, metadata: variant.metadata, cacheType: .disk)
                 })
             }
         }
-        if source.cacheType == .none, let originalKey, policy.originals.includesDisk, !options.contains(.cacheMemoryOnly) {
+        if source.cacheType == .none, let originalKey, originalStore.includesDisk {
             let originalCache = self.originalCache
             writes.append(Task {
                 try? await originalCache.store(nil, data: source.data, forKey: originalKey, metadata: source.metadata, cacheType: .disk)

@@ -223,6 +223,30 @@ struct ImageManagerVariantTests {
         }
     }
 
+    @Test("fromLoaderOnly and cacheMemoryOnly are the context's cache types: the same knobs for variants as for images")
+    func optionsAreContextKnobs() async throws {
+        try await Self.withVariantManager { origin, manager, coder in
+            origin.register("/m.jpg", .image(Self.jpeg, contentType: "image/jpeg"))
+            let request = Self.thumbnail(origin.url("/m.jpg"))
+            _ = try await manager.loadVariant(request, options: [.cacheMemoryOnly, .waitStoreCache])
+            #expect(await manager.imageCache.diskCount() == 0, "neither the variant nor the original on disk")
+            #expect(try await manager.loadVariant(request).cacheType == .memory)
+            let fresh = try await manager.loadVariant(request, options: .fromLoaderOnly)
+            #expect(fresh.cacheType == CacheType.none && fresh.sourceCacheType == CacheType.none)
+            #expect(origin.requestCount("/m.jpg") == 2 && coder.encodeCount == 2)
+
+            // fromLoaderOnly still stores: the variant and the original.
+            #expect(await manager.imageCache.diskCount() == 2)
+            var memoryOnly = ImageContext()
+            memoryOnly.storeCacheType = .memory
+            memoryOnly.originalStoreCacheType = .none
+            _ = try await manager.loadVariant(Self.thumbnail(origin.url("/m.jpg?2")), options: .waitStoreCache, context: memoryOnly)
+            #expect(await manager.imageCache.diskCount() == 2)
+            #expect(ImageContext().applying(.fromLoaderOnly).queryCacheType == CacheType.none)
+            #expect(ImageContext().applying(.cacheMemoryOnly).storeCacheType == .memory)
+        }
+    }
+
     @Test("an encoded variant's metadata round-trips through a disk entry")
     func entryRoundTrip() throws {
         let variant = EncodedVariant(
