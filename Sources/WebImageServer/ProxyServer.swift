@@ -85,7 +85,8 @@ public final class ProxyServer: Sendable {
 
     /// The Hummingbird application; `onRunning` gets the port it listens on.
     func makeApplication(onRunning: @escaping @Sendable (Int) async -> Void) -> some ApplicationProtocol {
-        let responder = ProxyResponder(pipeline: pipeline, metrics: metrics, ttl: config.ttl, requestTimeout: config.requestTimeout)
+        let proxy = ProxyResponder(pipeline: pipeline, metrics: metrics, ttl: config.ttl, requestTimeout: config.requestTimeout)
+        let responder = RequestMetricsMiddleware(metrics: metrics).wrapping(RequestLogMiddleware().wrapping(proxy))
         // Hummingbird sets a request ID on a copy of this logger per request: defer its rendering.
         let handler = logger.handler
         let logger = Logger(label: logger.label) { _ in DeferredMetadataLogHandler(wrapping: handler) }

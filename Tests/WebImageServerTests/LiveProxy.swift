@@ -40,7 +40,8 @@ final class LiveProxy: Sendable {
     /// Starts a server; `configure` changes the test defaults (loopback allowed, 2 workers).
     static func start(
         configure: (inout ServerConfig) -> Void = { _ in },
-        resolve: (@Sendable (String) async throws(ImageError) -> [IPAddress])? = nil
+        resolve: (@Sendable (String) async throws(ImageError) -> [IPAddress])? = nil,
+        logger: Logger? = nil
     ) async throws -> LiveProxy {
         var config = ServerConfig()
         config.port = 0
@@ -49,8 +50,11 @@ final class LiveProxy: Sendable {
         config.cacheDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-proxy-\(UUID().uuidString)").path
         config.downloadTimeout = .seconds(5)
         configure(&config)
-        var logger = Logger(label: "webimage.test")
-        logger.logLevel = .critical
+        let logger = logger ?? {
+            var quiet = Logger(label: "webimage.test")
+            quiet.logLevel = .critical
+            return quiet
+        }()
         let server: ProxyServer
         if let resolve {
             server = try ProxyServer(config: config, logger: logger, resolve: resolve)
@@ -70,10 +74,11 @@ final class LiveProxy: Sendable {
     static func with(
         configure: (inout ServerConfig) -> Void = { _ in },
         resolve: (@Sendable (String) async throws(ImageError) -> [IPAddress])? = nil,
+        logger: Logger? = nil,
         _ body: (TestOrigin, LiveProxy) async throws -> Void
     ) async throws {
         let origin = try await TestOrigin.start()
-        let proxy = try await start(configure: configure, resolve: resolve)
+        let proxy = try await start(configure: configure, resolve: resolve, logger: logger)
         do {
             try await body(origin, proxy)
         } catch {

@@ -33,16 +33,16 @@ struct ProxyStatusTests {
 
     @Test("S4 too many frames → 422; every pipeline error maps to its documented status")
     func errorMapping() {
-        #expect(ProxyFailure(.tooManyFrames(frames: 500, limit: 100)).status == 422)
-        #expect(ProxyFailure(.imageTooLarge(pixels: 10, limit: 1)).status == 422)
-        #expect(ProxyFailure(.bodyTooLarge(limit: 1)).status == 422)
-        #expect(ProxyFailure(.badImageData("x")).status == 422)
-        #expect(ProxyFailure(.invalidStatusCode(404)).status == 404)
-        #expect(ProxyFailure(.invalidStatusCode(410)).status == 404)
-        #expect(ProxyFailure(.invalidStatusCode(500)).status == 502)
-        #expect(ProxyFailure(.network("refused")).status == 502)
-        #expect(ProxyFailure(.timedOut("slow")).status == 504)
-        #expect(ProxyFailure(.forbiddenSource("loopback")).status == 403)
+        #expect(ProxyError(.tooManyFrames(frames: 500, limit: 100)).status == 422)
+        #expect(ProxyError(.imageTooLarge(pixels: 10, limit: 1)).status == 422)
+        #expect(ProxyError(.bodyTooLarge(limit: 1)).status == 422)
+        #expect(ProxyError(.badImageData("x")).status == 422)
+        #expect(ProxyError(.invalidStatusCode(404)).status == 404)
+        #expect(ProxyError(.invalidStatusCode(410)).status == 404)
+        #expect(ProxyError(.invalidStatusCode(500)).status == 502)
+        #expect(ProxyError(.network("refused")).status == 502)
+        #expect(ProxyError(.timedOut("slow")).status == 504)
+        #expect(ProxyError(.forbiddenSource("loopback")).status == 403)
     }
 
     @Test("S4 source 404 → 404; source 500 → 502")

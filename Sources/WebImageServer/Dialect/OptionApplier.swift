@@ -13,7 +13,7 @@ struct OptionApplier: Sendable {
     static let maxBytesLimit = 1 << 30
 
     /// Applies one `name:args…` segment.
-    func apply(_ text: Substring, to options: inout ProcessingOptions, presetDepth: Int = 0) throws(ProxyURLError) {
+    func apply(_ text: Substring, to options: inout ProcessingOptions, presetDepth: Int = 0) throws(ProxyError) {
         let segment = OptionSegment(text)
         guard let option = ProcessingOptionName.byName[segment.name] else {
             throw .badRequest("unknown option '\(segment.name.prefix(64))' in segment '\(text.prefix(100))'; see imgproxy's processing options (e.g. rs, w, h, g, q, f)")
@@ -108,7 +108,7 @@ struct OptionApplier: Sendable {
     }
 
     /// Expands a preset in place: its options apply where the `preset` option stands.
-    func applyPreset(_ name: String, to options: inout ProcessingOptions, depth: Int) throws(ProxyURLError) {
+    func applyPreset(_ name: String, to options: inout ProcessingOptions, depth: Int) throws(ProxyError) {
         guard let definition = presets[name] else {
             throw .badRequest("unknown preset '\(name.prefix(64))'; use one of the configured presets\(presets.isEmpty ? " (none are configured)" : ": " + presets.keys.sorted().joined(separator: ", "))")
         }
@@ -116,17 +116,17 @@ struct OptionApplier: Sendable {
             throw .badRequest("preset '\(name.prefix(64))' nests presets more than \(Self.maxPresetDepth) deep; presets must not refer to each other in a cycle")
         }
         for part in Substring(definition).fields(separatedBy: "/") where !part.isEmpty {
-            do throws(ProxyURLError) {
+            do throws(ProxyError) {
                 try apply(part, to: &options, presetDepth: depth)
             } catch {
                 // Say which preset holds the bad option: the URL itself looks fine.
-                throw ProxyURLError(status: error.status, message: "in preset '\(name.prefix(64))': \(error.message)")
+                throw ProxyError(status: error.status, message: "in preset '\(name.prefix(64))': \(error.message)")
             }
         }
     }
 
     /// A writable output format named by an extension or `format` argument.
-    static func outputFormat(_ name: Substring, usage: String, segment: OptionSegment?) throws(ProxyURLError) -> ImageFormat {
+    static func outputFormat(_ name: Substring, usage: String, segment: OptionSegment?) throws(ProxyError) -> ImageFormat {
         guard let format = ImageFormat(name: String(name)), format.isWritable else {
             let problem = "unsupported output format '\(name.prefix(32))'"
             if let segment { throw segment.error(problem, usage: usage) }
@@ -137,7 +137,7 @@ struct OptionApplier: Sendable {
 
     // MARK: - Arguments shared by several options
 
-    private func resizingType(_ text: Substring, in segment: OptionSegment, usage: String) throws(ProxyURLError) -> ResizingType {
+    private func resizingType(_ text: Substring, in segment: OptionSegment, usage: String) throws(ProxyError) -> ResizingType {
         guard let type = ResizingType(rawValue: String(text)) else {
             throw segment.error("unknown resizing type '\(text.prefix(32))'", usage: usage)
         }
@@ -146,7 +146,7 @@ struct OptionApplier: Sendable {
 
     /// `width:height:enlarge:extend[:gravity…]` starting at `first`; empty arguments keep
     /// the current value.
-    private func applySize(_ segment: OptionSegment, from first: Int, to options: inout ProcessingOptions, usage: String) throws(ProxyURLError) {
+    private func applySize(_ segment: OptionSegment, from first: Int, to options: inout ProcessingOptions, usage: String) throws(ProxyError) {
         if segment.optional(first) != nil {
             options.width = try segment.integer(first, "width", in: 0...maxDimension, usage: usage)
         }
@@ -162,7 +162,7 @@ struct OptionApplier: Sendable {
     }
 
     /// `extend[:gravity[:x:y]]` starting at `first`.
-    private func applyExtend(_ segment: OptionSegment, from first: Int, to options: inout ProcessingOptions, usage: String) throws(ProxyURLError) {
+    private func applyExtend(_ segment: OptionSegment, from first: Int, to options: inout ProcessingOptions, usage: String) throws(ProxyError) {
         options.extend = try segment.boolean(first, "extend", usage: usage)
         options.extendGravity = segment.arguments.count > first + 1
             ? try gravity(segment, from: first + 1, allowSmart: false, usage: usage)
@@ -170,7 +170,7 @@ struct OptionApplier: Sendable {
     }
 
     /// A gravity whose type is at `first`; every argument after it belongs to the gravity.
-    private func gravity(_ segment: OptionSegment, from first: Int, allowSmart: Bool, usage: String) throws(ProxyURLError) -> ProxyGravity {
+    private func gravity(_ segment: OptionSegment, from first: Int, allowSmart: Bool, usage: String) throws(ProxyError) -> ProxyGravity {
         let type = segment.arguments[first]
         let extra = segment.arguments.count - first - 1
         switch type {
@@ -200,7 +200,7 @@ struct OptionApplier: Sendable {
 
     /// CSS shorthand: a missing right copies the top, a missing bottom the top, a missing
     /// left the right; all zero is no padding.
-    private func padding(_ segment: OptionSegment, usage: String) throws(ProxyURLError) -> ImagePadding? {
+    private func padding(_ segment: OptionSegment, usage: String) throws(ProxyError) -> ImagePadding? {
         var sides = [0, 0, 0, 0]
         for (index, name) in ["top", "right", "bottom", "left"].enumerated() where segment.optional(index) != nil {
             let value = try segment.integer(index, "\(name) padding", in: 0...maxDimension, usage: usage)
@@ -214,7 +214,7 @@ struct OptionApplier: Sendable {
         return ImagePadding(top: sides[0], right: sides[1], bottom: sides[2], left: sides[3])
     }
 
-    private func background(_ segment: OptionSegment, usage: String) throws(ProxyURLError) -> ImageColor? {
+    private func background(_ segment: OptionSegment, usage: String) throws(ProxyError) -> ImageColor? {
         switch segment.arguments.count {
         case 0:
             return nil

@@ -16,12 +16,12 @@ struct OptionSegment {
     }
 
     /// Builds a 400 whose message starts with the quoted segment.
-    func error(_ problem: String, usage: String) -> ProxyURLError {
+    func error(_ problem: String, usage: String) -> ProxyError {
         .badRequest("option '\(text.prefix(100))': \(problem); use \(usage)")
     }
 
     /// Requires between `range.lowerBound` and `range.upperBound` arguments.
-    func requireCount(_ range: ClosedRange<Int>, usage: String) throws(ProxyURLError) {
+    func requireCount(_ range: ClosedRange<Int>, usage: String) throws(ProxyError) {
         guard range.contains(arguments.count) else {
             let expected = range.lowerBound == range.upperBound
                 ? "\(range.lowerBound)"
@@ -37,7 +37,7 @@ struct OptionSegment {
     }
 
     /// A whole number in `range`; digits only, with an optional leading `-`.
-    func integer(_ index: Int, _ what: String, in range: ClosedRange<Int>, usage: String) throws(ProxyURLError) -> Int {
+    func integer(_ index: Int, _ what: String, in range: ClosedRange<Int>, usage: String) throws(ProxyError) -> Int {
         let text = index < arguments.count ? arguments[index] : ""
         guard Self.isInteger(text), let value = Int(text) else {
             throw error("\(what) '\(text.prefix(32))' is not a whole number", usage: usage)
@@ -50,7 +50,7 @@ struct OptionSegment {
 
     /// A finite decimal number in `range` (`1`, `0.5`, `.5`, `-2.25`; no exponent, no `inf`/`nan`),
     /// rounded to six decimals.
-    func decimal(_ index: Int, _ what: String, in range: ClosedRange<Double>, usage: String) throws(ProxyURLError) -> Double {
+    func decimal(_ index: Int, _ what: String, in range: ClosedRange<Double>, usage: String) throws(ProxyError) -> Double {
         let text = index < arguments.count ? arguments[index] : ""
         guard Self.isDecimal(text), let parsed = Double(text), parsed.isFinite else {
             throw error("\(what) '\(text.prefix(32))' is not a number", usage: usage)
@@ -65,7 +65,7 @@ struct OptionSegment {
     }
 
     /// `1`/`t`/`true` or `0`/`f`/`false`, in any letter case.
-    func boolean(_ index: Int, _ what: String, usage: String) throws(ProxyURLError) -> Bool {
+    func boolean(_ index: Int, _ what: String, usage: String) throws(ProxyError) -> Bool {
         let text = index < arguments.count ? arguments[index] : ""
         switch text.lowercased() {
         case "1", "t", "true": return true

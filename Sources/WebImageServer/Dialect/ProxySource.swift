@@ -8,7 +8,7 @@ enum ProxySource {
     static let usage = "a URL-safe base64 source (optionally split by '/', then .<ext>) or plain/<percent-encoded URL>[@<ext>]"
 
     /// Decodes `segments` (everything after the options) into a URL and an optional extension.
-    static func decode(_ segments: ArraySlice<Substring>) throws(ProxyURLError) -> (url: URL, extension: ImageFormat?) {
+    static func decode(_ segments: ArraySlice<Substring>) throws(ProxyError) -> (url: URL, extension: ImageFormat?) {
         guard let first = segments.first, segments.contains(where: { !$0.isEmpty }) else {
             throw .badRequest("missing source URL after the processing options; give \(usage)")
         }
@@ -21,7 +21,7 @@ enum ProxySource {
         return try base64(segments.joined())
     }
 
-    private static func plain(_ text: String) throws(ProxyURLError) -> (url: URL, extension: ImageFormat?) {
+    private static func plain(_ text: String) throws(ProxyError) -> (url: URL, extension: ImageFormat?) {
         var encoded = Substring(text)
         var format: ImageFormat?
         // `@` inside the URL must be escaped as %40, so the last `@` starts the extension,
@@ -36,7 +36,7 @@ enum ProxySource {
         return (try url(decoded, shown: encoded), format)
     }
 
-    private static func base64(_ text: String) throws(ProxyURLError) -> (url: URL, extension: ImageFormat?) {
+    private static func base64(_ text: String) throws(ProxyError) -> (url: URL, extension: ImageFormat?) {
         var encoded = Substring(text)
         var format: ImageFormat?
         if let dot = encoded.lastIndex(of: ".") {
@@ -53,7 +53,7 @@ enum ProxySource {
     }
 
     /// Checks the decoded text and makes a URL of it; `shown` is what the client sent.
-    private static func url(_ decoded: String, shown: Substring) throws(ProxyURLError) -> URL {
+    private static func url(_ decoded: String, shown: Substring) throws(ProxyError) -> URL {
         guard !decoded.isEmpty else {
             throw .badRequest("missing source URL: the source decodes to an empty string; give \(usage)")
         }
@@ -76,7 +76,7 @@ enum ProxySource {
 private enum AnyExtension {
     static let usage = "jpg, png, webp, avif, gif, tiff or heic"
 
-    static func format(_ text: Substring) throws(ProxyURLError) -> ImageFormat? {
+    static func format(_ text: Substring) throws(ProxyError) -> ImageFormat? {
         guard !text.isEmpty else {
             throw .badRequest("empty extension at the end of the source; remove the trailing separator or name a format: \(usage)")
         }

@@ -41,9 +41,9 @@ public struct ProxyURLParser: Sendable {
     /// - Parameters:
     ///   - path: the path as received, beginning with `/`.
     ///   - now: the time `expires` is compared with.
-    /// - Throws: ``ProxyURLError``: 400 for a malformed URL, 403 for a bad signature,
+    /// - Throws: ``ProxyError``: 400 for a malformed URL, 403 for a bad signature,
     ///   404 for an expired URL.
-    public func parse(path: String, now: Date = Date()) throws(ProxyURLError) -> ProxyRequest {
+    public func parse(path: String, now: Date = Date()) throws(ProxyError) -> ProxyRequest {
         guard path.utf8.count <= Self.maxPathLength else {
             throw .badRequest("the path is \(path.utf8.count) bytes long; the limit is \(Self.maxPathLength): shorten the source URL or move options into a preset")
         }
@@ -79,13 +79,13 @@ public struct ProxyURLParser: Sendable {
         let source = try ProxySource.decode(segments[index...])
         if let format = source.extension { options.format = format }
         if let expires = options.expires, Double(expires) <= now.timeIntervalSince1970 {
-            throw ProxyURLError(status: 404, message: "URL expired: its expires option (\(expires)) is in the past; ask for a freshly signed URL")
+            throw ProxyError(status: 404, message: "URL expired: its expires option (\(expires)) is in the past; ask for a freshly signed URL")
         }
         return ProxyRequest(source: source.url, options: options, extensionFormat: source.extension)
     }
 
     /// The requested size times `dpr` must stay within ``maxDimension`` too.
-    private func checkScaledSize(_ options: ProcessingOptions) throws(ProxyURLError) {
+    private func checkScaledSize(_ options: ProcessingOptions) throws(ProxyError) {
         for (name, value) in [("width", options.width), ("height", options.height)] {
             let scaled = (Double(value) * options.dpr).rounded()
             if scaled > Double(maxDimension) {
@@ -96,7 +96,7 @@ public struct ProxyURLParser: Sendable {
 
     /// Checks that every configured preset parses, so a bad preset fails at startup rather
     /// than on the first request that uses it.
-    public func validatePresets() throws(ProxyURLError) {
+    public func validatePresets() throws(ProxyError) {
         let applier = OptionApplier(maxDimension: maxDimension, presets: presets)
         for name in presets.keys.sorted() {
             var options = ProcessingOptions()

@@ -18,17 +18,17 @@ public struct SigningKey: Sendable, Hashable {
 
     /// Creates a pair from hex strings, as imgproxy configures them.
     ///
-    /// - Throws: ``ProxyURLError`` with status 500 when the key is empty, or either string
+    /// - Throws: ``ProxyError`` with status 500 when the key is empty, or either string
     ///   is not an even number of hex digits.
-    public init(hexKey: String, hexSalt: String) throws(ProxyURLError) {
+    public init(hexKey: String, hexSalt: String) throws(ProxyError) {
         guard let key = Self.bytes(fromHex: hexKey), !key.isEmpty else {
-            throw ProxyURLError(
+            throw ProxyError(
                 status: 500,
                 message: "signing key is not valid hex: give the key as an even number of hex digits, e.g. the output of `xxd -g 0 -l 64 -p /dev/random`"
             )
         }
         guard let salt = Self.bytes(fromHex: hexSalt) else {
-            throw ProxyURLError(
+            throw ProxyError(
                 status: 500,
                 message: "signing salt is not valid hex: give the salt as an even number of hex digits (or an empty string)"
             )

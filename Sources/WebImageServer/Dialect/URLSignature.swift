@@ -21,7 +21,7 @@ struct URLSignature: Sendable {
 
     /// Checks `signature` against every key pair. Each comparison runs in constant time
     /// and every pair is tried, so the timing does not reveal which pair (if any) matched.
-    func verify(signature: Substring, path: Substring) throws(ProxyURLError) {
+    func verify(signature: Substring, path: Substring) throws(ProxyError) {
         guard !keys.isEmpty else { return }
         guard !signature.isEmpty else {
             throw .forbidden("missing signature: the first path segment must be the URL's signature")

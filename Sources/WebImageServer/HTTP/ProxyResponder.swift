@@ -10,8 +10,12 @@ import NIOCore
 /// or could have been negotiated, `Content-Disposition: inline` with a file name, a
 /// sandboxing `Content-Security-Policy` and `X-Content-Type-Options: nosniff`; a matching
 /// `If-None-Match` gets 304. Errors are plain text with `Cache-Control: no-store`.
+///
+/// Logging and request metrics are the middleware's (``RequestLogMiddleware``,
+/// ``RequestMetricsMiddleware``); this type tells them where an image came from through
+/// ``ProxyRequestContext/outcome``.
 struct ProxyResponder: HTTPResponder {
-    typealias Context = BasicRequestContext
+    typealias Context = ProxyRequestContext
 
     let pipeline: ProxyPipeline
     let metrics: ServerMetrics
@@ -40,27 +44,14 @@ struct ProxyResponder: HTTPResponder {
     }
 
     func respond(to request: Request, context: Context) async throws -> Response {
-        let started = ContinuousClock.now
-        metrics.requestStarted()
-        defer { metrics.requestEnded() }
-        let path = request.uri.path
-        let (response, cache) = await route(request, path: path)
-        let elapsed = ContinuousClock.now - started
-        metrics.requestFinished(status: Int(response.status.code), duration: elapsed)
-        context.logger.info("request", metadata: [
-            "method": "\(request.method)",
-            "path": "\(path.prefix(300))",
-            "status": "\(response.status.code)",
-            "cache": "\(cache)",
-            "bytes": "\(response.headers[.contentLength] ?? "0")",
-            "duration_ms": "\(Double(elapsed.components.attoseconds / 1_000_000_000_000) / 1000 + Double(elapsed.components.seconds) * 1000)",
-        ])
+        let (response, cache) = await route(request, path: request.uri.path)
+        if cache != "-" { context.outcome.cache = cache }
         return response
     }
 
     private func route(_ request: Request, path: String) async -> (Response, String) {
         guard request.method == .get || request.method == .head else {
-            var response = Self.error(ProxyFailure(status: 405, message: "only GET and HEAD are served"))
+            var response = Self.error(ProxyError(status: 405, message: "only GET and HEAD are served"))
             response.headers[.allow] = "GET, HEAD"
             return (response, "-")
         }
@@ -74,7 +65,7 @@ struct ProxyResponder: HTTPResponder {
             headers[.cacheControl] = "no-store"
             return (Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.render()))), "-")
         case "/", "/favicon.ico":
-            return (Self.error(ProxyFailure(status: 404, message: "not found: ask for /<signature>/<options>/<source>")), "-")
+            return (Self.error(ProxyError(status: 404, message: "not found: ask for /<signature>/<options>/<source>")), "-")
         default:
             break
         }
@@ -99,21 +90,21 @@ struct ProxyResponder: HTTPResponder {
     /// Runs `body`, answering 504 when it takes longer than the request timeout. The work
     /// it started goes on (a variant being made is still cached for the next request).
     private func withTimeout(
-        _ body: @escaping @Sendable () async -> Result<ProxyPipeline.Outcome, ProxyFailure>
-    ) async -> Result<ProxyPipeline.Outcome, ProxyFailure> {
+        _ body: @escaping @Sendable () async -> Result<ProxyPipeline.Outcome, ProxyError>
+    ) async -> Result<ProxyPipeline.Outcome, ProxyError> {
         let timeout = requestTimeout
-        return await withTaskGroup(of: Result<ProxyPipeline.Outcome, ProxyFailure>?.self) { group in
+        return await withTaskGroup(of: Result<ProxyPipeline.Outcome, ProxyError>?.self) { group in
             group.addTask { await body() }
             group.addTask {
                 try? await Task.sleep(for: timeout)
-                return Task.isCancelled ? nil : .failure(ProxyFailure(status: 504, message: "request timed out after \(timeout)"))
+                return Task.isCancelled ? nil : .failure(ProxyError(status: 504, message: "request timed out after \(timeout)"))
             }
-            var outcome: Result<ProxyPipeline.Outcome, ProxyFailure>?
+            var outcome: Result<ProxyPipeline.Outcome, ProxyError>?
             while outcome == nil, let next = await group.next() {
                 outcome = next
             }
             group.cancelAll()
-            return outcome ?? .failure(ProxyFailure(status: 504, message: "request timed out after \(timeout)"))
+            return outcome ?? .failure(ProxyError(status: 504, message: "request timed out after \(timeout)"))
         }
     }
 
@@ -145,7 +136,7 @@ struct ProxyResponder: HTTPResponder {
         }
     }
 
-    static func error(_ failure: ProxyFailure) -> Response {
+    static func error(_ failure: ProxyError) -> Response {
         text(failure.message + "\n", status: HTTPResponse.Status(code: failure.status))
     }
 

@@ -65,7 +65,7 @@ final class ProxyPipeline: Sendable {
 
     /// Parses and checks `path` (still percent-encoded, without its query) and names the
     /// variant it asks for. Synchronous and cheap: no I/O.
-    func resolve(path: String, accept: String?) -> Result<Resolved, ProxyFailure> {
+    func resolve(path: String, accept: String?) -> Result<Resolved, ProxyError> {
         let entry: ResolvedPaths.Entry
         if let known = resolvedPaths.entry(forPath: path) {
             entry = known
@@ -74,12 +74,12 @@ final class ProxyPipeline: Sendable {
             do {
                 request = try parser.parse(path: path)
             } catch {
-                return .failure(ProxyFailure(status: error.status, message: error.message))
+                return .failure(error)
             }
             do {
                 try sourceGuard.checkPolicy(request.source)
             } catch {
-                return .failure(ProxyFailure(status: error.status, message: error.message))
+                return .failure(ProxyError(status: error.status, message: error.message))
             }
             var variants: [FormatNegotiation.Choice: Variant] = [:]
             for choice in negotiation.possibleChoices(requested: request.options.format) {
@@ -125,13 +125,13 @@ final class ProxyPipeline: Sendable {
     }
 
     /// Serves `resolved` through the manager: from its variant caches, or made.
-    func serve(_ resolved: Resolved) async -> Result<Outcome, ProxyFailure> {
+    func serve(_ resolved: Resolved) async -> Result<Outcome, ProxyError> {
         let result: VariantResult
         do throws(ImageError) {
             // retryFailed: every request reports the source's real status, never a stale block.
             result = try await manager.loadVariant(resolved.variant.request, options: [.retryFailed])
         } catch {
-            return .failure(ProxyFailure(error))
+            return .failure(ProxyError(error))
         }
         let cache: String
         switch result.cacheType {

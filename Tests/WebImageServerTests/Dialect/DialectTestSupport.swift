@@ -10,7 +10,7 @@ func base64URL(_ text: String) -> String {
 }
 
 /// Parses `path` with an unsigned parser, returning the error instead of throwing it.
-func parseError(_ path: String, parser: ProxyURLParser = ProxyURLParser(keys: [])) -> ProxyURLError? {
+func parseError(_ path: String, parser: ProxyURLParser = ProxyURLParser(keys: [])) -> ProxyError? {
     do {
         _ = try parser.parse(path: path)
         return nil

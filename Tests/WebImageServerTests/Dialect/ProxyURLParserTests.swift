@@ -164,7 +164,7 @@ struct ProxyURLParserTests {
             "sharp": "sh:0.7",
             "loop": "pr:loop",
         ])
-        #expect(throws: ProxyURLError.self) { try parser.validatePresets() }
+        #expect(throws: ProxyError.self) { try parser.validatePresets() }
         let options = try parser.parse(path: "/_/preset:thumb/w:200/plain/\(source)").options
         #expect(options.quality == 70 && options.stripMetadata == true)
         #expect(options.resizingType == .fill && options.width == 200 && options.height == 150)
@@ -184,7 +184,7 @@ struct ProxyURLParserTests {
     func badPreset() throws {
         try ProxyURLParser(keys: [], presets: ["ok": "rs:fit:10:10/q:50"]).validatePresets()
         let parser = ProxyURLParser(keys: [], presets: ["broken": "w:abc"])
-        #expect(throws: ProxyURLError.self) { try parser.validatePresets() }
+        #expect(throws: ProxyError.self) { try parser.validatePresets() }
         let error = parseError("/_/pr:broken/plain/\(source)", parser: parser)
         #expect(error?.status == 400)
         #expect(error?.message.contains("in preset 'broken'") == true)

@@ -96,7 +96,7 @@ struct URLSignatureTests {
     func keyValidation() throws {
         #expect(try SigningKey(hexKey: "0aFF", hexSalt: "").key == [0x0A, 0xFF])
         for (key, salt) in [("", "00"), ("abc", "00"), ("zz", "00"), ("00", "0"), ("00", "xy")] {
-            #expect(throws: ProxyURLError.self, "\(key)/\(salt)") { try SigningKey(hexKey: key, hexSalt: salt) }
+            #expect(throws: ProxyError.self, "\(key)/\(salt)") { try SigningKey(hexKey: key, hexSalt: salt) }
         }
     }
 }

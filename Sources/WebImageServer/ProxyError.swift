@@ -1,19 +1,40 @@
 import WebImage
 
-/// A request that cannot be served: the status and a message for the response body.
+/// Why the proxy cannot serve a request: the HTTP status to answer with and a message
+/// that says what was wrong and how to fix it — the server's one error type, from the URL
+/// parser, the source guard and the pipeline alike.
 ///
-/// Statuses (SPEC S4, S3): 400 malformed URL; 403 bad signature or a source address that is
-/// not allowed; 404 a source outside the allowlist or a non-http(s) scheme, an expired
-/// URL, a source answering 404/410; 422 a source too large (bytes or pixels), with too
-/// many frames, or not an image; 429 queue full; 502 source unreachable or answering an
-/// error; 504 source or request timed out; 500 anything else.
-struct ProxyFailure: Error, Sendable, Equatable {
-    var status: Int
-    var message: String
+/// Statuses (SPEC S1–S4): 400 a malformed URL (bad base64, unknown option, wrong argument
+/// count, out-of-range value, unsupported extension…); 403 a missing or wrong signature,
+/// or a source address that is not allowed; 404 a source outside the allowlist or a
+/// non-http(s) scheme, a URL past its `expires` time (as imgproxy answers), a source
+/// answering 404/410; 422 a source too large (bytes or pixels), with too many frames, or
+/// not an image; 429 every worker busy and the queue full; 502 a source unreachable or
+/// answering an error; 504 a source or request that timed out; 500 a server configuration
+/// error (a signing key that is not hex) or anything else.
+public struct ProxyError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The HTTP status code the server answers with.
+    public var status: Int
+    /// A human-readable explanation, safe to show to the client.
+    public var message: String
 
-    init(status: Int, message: String) {
+    /// Creates an error with an HTTP status and a message.
+    public init(status: Int, message: String) {
         self.status = status
         self.message = message
+    }
+
+    /// `"<status>: <message>"`.
+    public var description: String { "\(status): \(message)" }
+
+    /// A malformed URL (400).
+    static func badRequest(_ message: String) -> ProxyError {
+        ProxyError(status: 400, message: message)
+    }
+
+    /// A missing or wrong signature (403).
+    static func forbidden(_ message: String) -> ProxyError {
+        ProxyError(status: 403, message: message)
     }
 
     /// The status and message for a pipeline error.
