@@ -4,8 +4,8 @@ import Foundation
 /// A decoded image: an immutable, `Sendable` value that owns its libvips pixels.
 ///
 /// An animated image holds all its frames (unless it was decoded first-frame-only);
-/// `pixelSize` is the size of one frame. Images come from ``VipsCoder`` or from raw
-/// pixels with ``init(pixels:width:height:channels:)``.
+/// `pixelSize` is the size of one frame. Images come from a coder (``VipsCoder``,
+/// ``QOICoder``) or from raw pixels with ``init(pixels:width:height:channels:)``.
 public struct Image: Sendable {
     /// Every property in one reference: copying an `Image` (into a result, a cache entry,
     /// a completion) is one retain instead of a dozen words with three references, which
@@ -81,6 +81,12 @@ public struct Image: Sendable {
     /// Makes an image from 8-bit pixels, row by row, `channels` bytes a pixel
     /// (1 grey, 2 grey + alpha, 3 RGB, 4 RGBA).
     public init(pixels: [UInt8], width: Int, height: Int, channels: Int) throws(ImageError) {
+        try self.init(pixels: pixels, width: width, height: height, channels: channels, format: .unknown)
+    }
+
+    /// Makes an image from 8-bit pixels, as ``init(pixels:width:height:channels:)`` does,
+    /// labelled as decoded from `format`: for coders that decode into a pixel buffer.
+    init(pixels: [UInt8], width: Int, height: Int, channels: Int, format: ImageFormat) throws(ImageError) {
         try Vips.start()
         guard width > 0, height > 0, (1...4).contains(channels), pixels.count == width * height * channels else {
             throw .badImageData("pixel buffer of \(pixels.count) bytes does not match \(width)×\(height)×\(channels)")
@@ -91,7 +97,7 @@ public struct Image: Sendable {
         guard let pointer else { throw .badImageData("cannot make an image from pixels: \(Vips.takeError())") }
         let size = PixelSize(width: width, height: height)
         self.init(
-            handle: VipsImageHandle(pointer), format: .unknown, frameCount: 1,
+            handle: VipsImageHandle(pointer), format: format, frameCount: 1,
             frameDurations: [], loopCount: 0, sourceOrientation: 1, loadedPixelSize: size, sourcePixelSize: size
         )
     }

@@ -2,8 +2,14 @@ import Foundation
 
 /// An image container format, recognised from the file's first bytes (never from a
 /// URL's extension or a server's `Content-Type`, which can lie).
+///
+/// Recognising a format does not mean ``VipsCoder`` reads it: libvips has no QOI loader,
+/// so ``qoi`` bytes decode only through ``QOICoder`` (on its own, or added to an
+/// ``ImageCodersManager``).
 public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
     case jpeg, png, gif, webp, heic, heif, avif, tiff, bmp, ico, jxl, pdf, svg
+    /// The "Quite OK Image" format (qoiformat.org), read and written by ``QOICoder``.
+    case qoi
     /// Not an image format WebImage recognises (text, HTML, empty data…).
     case unknown
 
@@ -33,6 +39,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
         case .jxl: "image/jxl"
         case .pdf: "application/pdf"
         case .svg: "image/svg+xml"
+        case .qoi: "image/qoi"
         case .unknown: "application/octet-stream"
         }
     }
@@ -46,7 +53,8 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
         }
     }
 
-    /// Formats `VipsCoder` can encode to.
+    /// Formats ``VipsCoder`` can encode to. ``qoi`` is not among them: ``QOICoder`` writes it
+    /// (ask a coder's ``ImageCoder/canEncode(_:)`` when the coder is not ``VipsCoder``).
     public var isWritable: Bool {
         switch self {
         case .jpeg, .png, .webp, .avif, .heic, .gif, .tiff: true
@@ -75,6 +83,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
         case "jxl": self = .jxl
         case "pdf", "application/pdf": self = .pdf
         case "svg", "svg+xml": self = .svg
+        case "qoi", "x-qoi": self = .qoi
         default: return nil
         }
     }
@@ -93,6 +102,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
         if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) { return .tiff }
         if starts([0xFF, 0x0A]) || starts([0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) { return .jxl }
         if starts(Array("%PDF-".utf8)) { return .pdf }
+        if starts(Array("qoif".utf8)) && b.count >= QOIHeader.size { return .qoi }
         if starts(Array("BM".utf8)) && b.count >= 26 { return .bmp }
         if starts([0x00, 0x00, 0x01, 0x00]) && b.count >= 22 && b[4] | b[5] != 0 { return .ico }
         if isSVG(b) { return .svg }

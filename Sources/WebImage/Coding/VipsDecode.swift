@@ -61,7 +61,7 @@ struct VipsDecode {
 
         let loaded: VipsImageHandle
         var result: VipsImageHandle
-        if let box = targetBox(upright: upright, frames: frames) {
+        if let box = options.targetBox(for: upright, frames: frames) {
             let shrink = shrinkOnLoad(upright: upright, box: box)
             // Sequential access streams the pixels through the thumbnail without a
             // full-size intermediate copy (libvips' own thumbnail does the same).
@@ -81,7 +81,7 @@ struct VipsDecode {
                 result = try Vips.run("autorotate") { wi_autorot(loaded.pointer, $0) }
             }
         }
-        result = try normalise(result)
+        result = try Self.normalise(result)
         guard let memory = vips_image_copy_memory(result.pointer) else {
             throw .badImageData("cannot decode \(format.rawValue): \(Vips.takeError())")
         }
@@ -97,31 +97,6 @@ struct VipsDecode {
             loadedPixelSize: PixelSize(width: loaded.width, height: loadedPage),
             sourcePixelSize: upright
         )
-    }
-
-    /// The box the image must fit in, from the thumbnail size and the byte limit; `nil`
-    /// when the image is decoded at full size.
-    private func targetBox(upright: PixelSize, frames: Int) -> PixelSize? {
-        var box: PixelSize?
-        // A thumbnail never enlarges: an image that already fits decodes at full size.
-        if let thumbnail = options.thumbnailPixelSize, thumbnail.width > 0, thumbnail.height > 0,
-           upright.width > thumbnail.width || upright.height > thumbnail.height {
-            box = thumbnail
-        }
-        if let limit = options.scaleDownLimitBytes, limit > 0 {
-            let bytes = Double(upright.area) * 4 * Double(frames)
-            if bytes > Double(limit) {
-                let scale = (Double(limit) / bytes).squareRoot()
-                let width = max(1, Int((Double(upright.width) * scale).rounded(.down)))
-                let height = max(1, Int((Double(upright.height) * scale).rounded(.down)))
-                if let current = box {
-                    box = PixelSize(width: min(current.width, width), height: min(current.height, height))
-                } else {
-                    box = PixelSize(width: width, height: height)
-                }
-            }
-        }
-        return box
     }
 
     /// The loader option that decodes at a reduced size (JPEG DCT scaling, WebP scaled
@@ -144,7 +119,7 @@ struct VipsDecode {
 
     /// Brings the pixels to 8-bit sRGB (or 8-bit grey), the form every encoder and
     /// transformer expects.
-    private func normalise(_ image: VipsImageHandle) throws(ImageError) -> VipsImageHandle {
+    static func normalise(_ image: VipsImageHandle) throws(ImageError) -> VipsImageHandle {
         let interpretation = wi_interpretation(image.pointer)
         let isEightBit = wi_band_format(image.pointer) == Int32(VIPS_FORMAT_UCHAR.rawValue)
         let isDisplayable = interpretation == Int32(VIPS_INTERPRETATION_sRGB.rawValue)

@@ -1,9 +1,12 @@
 import Foundation
 
-/// Something that happened to a download, as SDWebImage's download notifications report.
+/// Something that happened to a download, as SDWebImage's download notifications report,
+/// or a variant the manager made.
 ///
 /// For one transfer the order is: ``started``, ``receivedResponse``, ``stopped``, then
 /// ``finished`` when it succeeded. A failed or cancelled transfer stops without finishing.
+/// ``variantMade`` comes from ``ImageManager/events``, once per variant made (however
+/// many requests shared it, and also when every one of them had left).
 public enum ImageEvent: Sendable, Equatable {
     /// A request for `url` was sent (once per transfer; redirects do not repeat it).
     case started(url: URL)
@@ -13,11 +16,16 @@ public enum ImageEvent: Sendable, Equatable {
     case stopped(url: URL)
     /// The transfer succeeded with `bytes` bytes of body.
     case finished(url: URL, bytes: Int)
+    /// An encoded variant of `url` was made (decoded, transformed, encoded), `bytes` long,
+    /// from a source that came from `sourceCacheType` (``CacheType/none``: downloaded,
+    /// `downloadedBytes` long).
+    case variantMade(url: URL, bytes: Int, sourceCacheType: CacheType, downloadedBytes: Int)
 
     /// The URL the event is about.
     public var url: URL {
         switch self {
-        case .started(let url), .receivedResponse(let url, _, _), .stopped(let url), .finished(let url, _): url
+        case .started(let url), .receivedResponse(let url, _, _), .stopped(let url), .finished(let url, _),
+             .variantMade(let url, _, _, _): url
         }
     }
 }

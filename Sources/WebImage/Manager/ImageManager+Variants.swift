@@ -27,6 +27,10 @@ extension ImageManager {
     /// disk for other variants of it. Nothing is cached when making the variant fails: a
     /// cached source that is not an image is removed.
     ///
+    /// Cancelling the calling task makes it stop waiting with ``ImageError/cancelled``; the
+    /// work stops when every request waiting for it has left, unless the request that
+    /// started it has ``ImageOptions/continueInBackground``: then it is finished and cached.
+    ///
     /// Options that apply: ``ImageOptions/retryFailed``, ``ImageOptions/fromCacheOnly``
     /// (a variant not in the cache and not makeable from a cached source fails with
     /// ``ImageError/notInCache(_:)``), ``ImageOptions/fromLoaderOnly`` and
@@ -44,7 +48,8 @@ extension ImageManager {
         if load.context.queryCacheType.includesMemory, let key = load.key, let variant = load.cache.variantFromMemory(forKey: key) {
             return VariantResult(variant: variant, cacheType: .memory)
         }
-        var (result, joined) = try await variantFlights.run(load.flightKey) { () throws(ImageError) -> VariantResult in
+        let keepRunning = options.contains(.continueInBackground)
+        var (result, joined) = try await variantFlights.run(load.flightKey, keepRunning: keepRunning) { () throws(ImageError) -> VariantResult in
             try await load.run()
         }
         result.joined = joined
@@ -69,7 +74,8 @@ extension ImageManager {
         return VariantLoad(
             request: request, options: options, context: context, originalKey: originalKey, key: key,
             cache: cache, originalCache: context.originalCache ?? cache, loader: context.loader ?? loader,
-            coder: context.coder ?? coder, failedURLs: failedURLs, policy: cachePolicy, limiter: variantWorkLimiter
+            coder: context.coder ?? coder, failedURLs: failedURLs, policy: cachePolicy, limiter: variantWorkLimiter,
+            events: events
         )
     }
 }

@@ -29,6 +29,9 @@ public final class ImageManager: Sendable {
     public let optionsProcessor: OptionsProcessor?
     /// What the cache tiers keep when the manager makes encoded variants.
     public let cachePolicy: ImageCachePolicy
+    /// What the manager reports: a ``ImageEvent/variantMade(url:bytes:sourceCacheType:downloadedBytes:)``
+    /// per encoded variant it makes.
+    public let events: ImageEvents
     /// The slots in which encoded variants are made (``loadVariant(_:options:context:)``);
     /// `nil`: no limit beyond the coding pool's threads.
     public let variantWorkLimiter: WorkLimiter?
@@ -51,7 +54,8 @@ public final class ImageManager: Sendable {
         defaultContext: ImageContext = ImageContext(),
         optionsProcessor: OptionsProcessor? = nil,
         cachePolicy: ImageCachePolicy = .default,
-        variantWorkLimiter: WorkLimiter? = nil
+        variantWorkLimiter: WorkLimiter? = nil,
+        events: ImageEvents = ImageEvents()
     ) {
         self.cache = cache
         self.loader = loader
@@ -61,6 +65,7 @@ public final class ImageManager: Sendable {
         self.optionsProcessor = optionsProcessor
         self.cachePolicy = cachePolicy
         self.variantWorkLimiter = variantWorkLimiter
+        self.events = events
         self.defaultContextIsPlain = defaultContext.cacheKeyFilter == nil && defaultContext.thumbnailPixelSize == nil
             && defaultContext.transformer == nil && defaultContext.cache == nil && defaultContext.queryCacheType.includesMemory
             && defaultContext.originalCache == nil

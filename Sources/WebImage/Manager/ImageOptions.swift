@@ -17,7 +17,8 @@ public struct ImageOptions: OptionSet, Sendable, Hashable {
     /// Revalidate a cached image with its stored HTTP validators; a changed image is
     /// delivered after the cached one.
     public static let refreshCached = ImageOptions(rawValue: 1 << 4)
-    /// Let the load finish during a graceful shutdown instead of being cancelled.
+    /// Let the load finish during a graceful shutdown instead of being cancelled; for an
+    /// encoded variant, finish and cache it even when every request for it has left.
     public static let continueInBackground = ImageOptions(rawValue: 1 << 5)
     /// Send and store cookies for the image's host.
     public static let handleCookies = ImageOptions(rawValue: 1 << 6)

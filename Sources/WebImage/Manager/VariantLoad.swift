@@ -18,6 +18,8 @@ struct VariantLoad: Sendable {
     let policy: ImageCachePolicy
     /// The slots the making of a variant runs in; `nil`: no limit.
     let limiter: WorkLimiter?
+    /// Told of every variant made.
+    let events: ImageEvents
 
     /// What concurrent requests for this variant coalesce under (also when it has no cache key).
     var flightKey: String { key ?? request.url.absoluteString + " " + request.variantKey }
@@ -98,6 +100,8 @@ struct VariantLoad: Sendable {
         let variant = try await BlockingPools.run(on: BlockingPools.coding) { () throws(ImageError) -> EncodedVariant in
             try Self.encodeVariant(request, from: source.data, metadata: source.metadata, coder: coder, limits: limits)
         }
+        let downloadedBytes = source.cacheType == .none ? source.data.count : 0
+        events.emit(.variantMade(url: request.url, bytes: variant.count, sourceCacheType: source.cacheType, downloadedBytes: downloadedBytes))
         var writes: [Task<Void, Never>] = []
         if let key {
             if variantStore.includesMemory { cache.storeVariantToMemory(variant, forKey: key) }
@@ -117,10 +121,7 @@ struct VariantLoad: Sendable {
         if options.contains(.waitStoreCache) {
             for write in writes { await write.value }
         }
-        return VariantResult(
-            variant: variant, cacheType: .none, sourceCacheType: source.cacheType,
-            downloadedBytes: source.cacheType == .none ? source.data.count : 0
-        )
+        return VariantResult(variant: variant, cacheType: .none, sourceCacheType: source.cacheType, downloadedBytes: downloadedBytes)
     }
 
     /// Reads the header of `data` (limits checked before any pixel), decodes it no larger

@@ -9,7 +9,9 @@ import Foundation
 /// - A subscriber that leaves (``unsubscribe(_:)``) completes at once with
 ///   ``ImageError/cancelled``; the others are not affected.
 /// - When the last subscriber leaves before the end, the work is abandoned: its task is
-///   cancelled and its abandon handler runs (a queued transfer is taken out of its queue).
+///   cancelled and its abandon handler runs (a queued transfer is taken out of its queue) —
+///   unless it was made to keep running without subscribers, to finish and cache a result
+///   nobody waits for any more.
 /// - Every subscriber completes exactly once, in the order it joined; nobody can join
 ///   work that ended, so a late caller starts new work.
 ///
@@ -55,10 +57,14 @@ final class SharedWork<Value: Sendable, Progress: Sendable>: Sendable {
     private let state: InlineLocked<State>
     /// The shortest time between two progress reports to one subscriber.
     let progressInterval: Duration
+    /// Whether the work goes on to its end when every subscriber has left (it stays open,
+    /// so a new caller joins it) instead of being abandoned.
+    let keepsRunningWithoutSubscribers: Bool
 
     /// Creates open work without subscribers.
-    init(progressInterval: Duration = .zero) {
+    init(progressInterval: Duration = .zero, keepsRunningWithoutSubscribers: Bool = false) {
         self.progressInterval = progressInterval
+        self.keepsRunningWithoutSubscribers = keepsRunningWithoutSubscribers
         state = InlineLocked(State())
     }
 
@@ -115,7 +121,7 @@ final class SharedWork<Value: Sendable, Progress: Sendable>: Sendable {
         let (subscriber, abandon) = state.withLock { state -> (Subscriber?, (task: Task<Void, Never>?, handlers: [@Sendable () -> Void])?) in
             guard let index = state.index(of: id) else { return (nil, nil) }
             let subscriber = state.subscribers.remove(at: index)
-            guard state.subscribers.isEmpty, state.phase == .open else { return (subscriber, nil) }
+            guard state.subscribers.isEmpty, state.phase == .open, !keepsRunningWithoutSubscribers else { return (subscriber, nil) }
             return (subscriber, Self.abandon(&state))
         }
         guard let subscriber else { return }

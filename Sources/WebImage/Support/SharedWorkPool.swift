@@ -82,16 +82,18 @@ extension SharedWorkPool {
     /// The result of `work` for `key`, run in a task of its own by the first caller and
     /// joined by the callers that ask while it runs; `joined` says whether this call
     /// joined. Cancelling a caller's task makes it leave with ``ImageError/cancelled``;
-    /// when the last caller leaves, the work's task is cancelled.
+    /// when the last caller leaves, the work's task is cancelled — unless the caller that
+    /// started it asked it to `keepRunning`, and then it runs to its end.
     func run<Value: Sendable>(
         _ key: Key,
+        keepRunning: Bool = false,
         work: @escaping @Sendable () async throws(ImageError) -> Value
     ) async throws(ImageError) -> (value: Value, joined: Bool) where Holder == SharedWork<Value, Never> {
         let link = CancellationLink<Subscription>()
         var joined = false
         let result = await withTaskCancellationHandler {
             await withUnsafeContinuation { (continuation: UnsafeContinuation<Result<Value, ImageError>, Never>) in
-                let subscription = join(key, progress: nil, completion: { continuation.resume(returning: $0) }, make: { SharedWork<Value, Never>() })
+                let subscription = join(key, progress: nil, completion: { continuation.resume(returning: $0) }, make: { SharedWork<Value, Never>(keepsRunningWithoutSubscribers: keepRunning) })
                 joined = !subscription.isNew
                 if subscription.isNew {
                     let holder = subscription.holder

@@ -46,6 +46,17 @@ final class ProxyPipeline: Sendable {
         self.manager = manager
         self.metrics = metrics
         self.defaultQuality = defaultQuality
+        // Variants made are counted where they are made, once each, also those finished
+        // after every request for them had left.
+        manager.events.observe { event in
+            guard case .variantMade(_, _, let sourceCacheType, let downloadedBytes) = event else { return }
+            metrics.variantProcessed()
+            if sourceCacheType == CacheType.none {
+                metrics.sourceDownloaded(bytes: downloadedBytes)
+            } else {
+                metrics.cacheHit("original")
+            }
+        }
     }
 
     /// The work slots variants are made in (the manager's).
@@ -125,11 +136,15 @@ final class ProxyPipeline: Sendable {
     }
 
     /// Serves `resolved` through the manager: from its variant caches, or made.
+    ///
+    /// A request that is cancelled (it timed out, its client hung up) stops waiting at once,
+    /// but the variant it started is finished and cached for the next request
+    /// (``ImageOptions/continueInBackground``) rather than thrown away.
     func serve(_ resolved: Resolved) async -> Result<Outcome, ProxyError> {
         let result: VariantResult
         do throws(ImageError) {
             // retryFailed: every request reports the source's real status, never a stale block.
-            result = try await manager.loadVariant(resolved.variant.request, options: [.retryFailed])
+            result = try await manager.loadVariant(resolved.variant.request, options: [.retryFailed, .continueInBackground])
         } catch {
             return .failure(ProxyError(error))
         }
@@ -141,21 +156,8 @@ final class ProxyPipeline: Sendable {
         case .none:
             cache = "miss"
             metrics.cacheMiss()
-            // A request that joined another's work made nothing itself.
-            if !result.joined { count(made: result) }
         }
         return .success(Outcome(variant: result.variant, cache: cache, variesWithAccept: resolved.variesWithAccept, fileName: resolved.fileName))
-    }
-
-    /// Counts a variant this request made: a processed variant, and the source's download
-    /// or its `original` cache hit.
-    private func count(made result: VariantResult) {
-        metrics.variantProcessed()
-        if result.sourceCacheType == CacheType.none {
-            metrics.sourceDownloaded(bytes: result.downloadedBytes)
-        } else {
-            metrics.cacheHit("original")
-        }
     }
 
     /// The last path component of the source without its extension, reduced to safe

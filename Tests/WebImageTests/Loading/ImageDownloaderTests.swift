@@ -561,6 +561,7 @@ struct ImageDownloaderTests {
         case .receivedResponse: "response"
         case .stopped: "stopped"
         case .finished: "finished"
+        case .variantMade: "variantMade"
         }
     }
 }

@@ -247,6 +247,36 @@ struct ImageManagerVariantTests {
         }
     }
 
+    @Test("a variant nobody waits for any more is stopped; with continueInBackground it is finished, cached and reported once")
+    func abandonedVariants() async throws {
+        try await Self.withVariantManager { origin, manager, coder in
+            let made = Recorder<Int>()
+            manager.events.observe { event in
+                if case .variantMade(_, let bytes, _, _) = event { made.append(bytes) }
+            }
+            origin.register("/stop.jpg", .stall(afterBodyBytes: 100, of: .image(Self.jpeg, contentType: "image/jpeg")))
+            let stopped = Task { try await manager.loadVariant(Self.thumbnail(origin.url("/stop.jpg"))) }
+            #expect(await origin.waitForRequests("/stop.jpg"))
+            stopped.cancel()
+            await #expect(throws: ImageError.cancelled) { try await stopped.value }
+            #expect(await origin.waitForAbort("/stop.jpg"), "the download stopped with its last caller")
+
+            let gate = TestOriginGate()
+            origin.register("/keep.jpg", .gated(gate, then: .image(Self.jpeg, contentType: "image/jpeg")))
+            let request = Self.thumbnail(origin.url("/keep.jpg"))
+            let kept = Task { try await manager.loadVariant(request, options: .continueInBackground) }
+            #expect(await gate.waitForArrivals(1))
+            kept.cancel()
+            await #expect(throws: ImageError.cancelled) { try await kept.value }
+            gate.open()
+            #expect(await made.wait(for: 1))
+            let key = try #require(manager.variantKey(for: request))
+            #expect(await eventually { manager.variantFromMemory(forKey: key) != nil })
+            #expect(coder.encodeCount == 1)
+            #expect(made.count == 1)
+        }
+    }
+
     @Test("an encoded variant's metadata round-trips through a disk entry")
     func entryRoundTrip() throws {
         let variant = EncodedVariant(
