@@ -50,19 +50,19 @@ public final class ProxyServer: Sendable {
         downloaderConfig.hopAddress = { url in try await sourceGuard.address(for: url) }
         downloader = ImageDownloader(config: downloaderConfig)
 
-        var originals = CacheConfig()
-        originals.rootDirectory = config.cacheDirectory
-        originals.namespace = "proxy-originals"
-        originals.maxDiskSize = config.cacheMaxDiskSize / 2
-        originals.maxDiskAge = config.cacheMaxAge
-        // Originals are kept as bytes only: the variants are what is served from memory.
-        originals.shouldCacheImagesInMemory = false
-        var variants = CacheConfig()
-        variants.rootDirectory = config.cacheDirectory
-        variants.namespace = "proxy-variants"
-        variants.maxDiskSize = config.cacheMaxDiskSize / 2
-        variants.maxDiskAge = config.cacheMaxAge
-        variants.shouldCacheImagesInMemory = false
+        // Originals and variants each get half the disk and no decoded images in memory:
+        // encoded variants are what is served from memory.
+        func halfOfTheCache(_ namespace: String) -> CacheConfig {
+            var cache = CacheConfig()
+            cache.rootDirectory = config.cacheDirectory
+            cache.namespace = namespace
+            cache.maxDiskSize = config.cacheMaxDiskSize / 2
+            cache.maxDiskAge = config.cacheMaxAge
+            cache.shouldCacheImagesInMemory = false
+            return cache
+        }
+        let originals = halfOfTheCache("proxy-originals")
+        var variants = halfOfTheCache("proxy-variants")
         variants.maxVariantMemoryCost = max(1, config.cacheMaxMemory)
         var context = ImageContext()
         context.limits = ImageLimits(maxPixels: config.maxSourceResolution, maxFrames: config.maxAnimationFrames)
