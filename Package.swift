@@ -110,7 +110,9 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
-            ]
+            ],
+            // Binary inputs the tests read through #filePath (Fixtures/README.md).
+            exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "WebImageServerTests",

@@ -138,4 +138,26 @@ enum ReadmeCallShapes {
         let token: PrefetchToken = prefetcher.prefetch(urls)
         token.cancel()
     }
+
+    static func extending(manager: ImageManager, url: URL, originalsConfig: CacheConfig) async throws {
+        ImageCodersManager.shared.addCoder(QOICoder())
+        let qoi = try await ImageManager.shared.loadImage(from: URL(string: "https://example.com/a.qoi")!)
+        let bytes = try ImageCodersManager.shared.encode(qoi.image!, options: ImageEncodeOptions(format: .qoi))
+        print(bytes.count)
+
+        var local = CacheConfig()
+        local.rootDirectory = "/var/cache/images"
+        var shared = CacheConfig()
+        shared.rootDirectory = "/mnt/nfs/images"
+        shared.shouldCacheImagesInMemory = false
+        let caches = ImageCachesManager(caches: [ImageCache(config: shared), ImageCache(config: local)])
+        let chained = ImageManager(cache: caches)
+        print(chained.runningCount)
+
+        var context = ImageContext()
+        context.transformer = ResizeTransformer(size: PixelSize(width: 400, height: 300), mode: .fill)
+        context.originalCache = ImageCache(config: originalsConfig)
+        let variant = try await manager.loadImage(from: url, context: context)
+        print(variant.cacheType)
+    }
 }

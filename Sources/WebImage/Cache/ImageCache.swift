@@ -27,7 +27,7 @@ public final class ImageCache: ImageCaching {
     public let coder: any ImageCoder
 
     /// Creates a cache with `config`, decoding with `coder`.
-    public init(config: CacheConfig = CacheConfig(), coder: any ImageCoder = VipsCoder.shared) {
+    public init(config: CacheConfig = CacheConfig(), coder: any ImageCoder = ImageCodersManager.shared) {
         self.config = config
         self.memoryCache = MemoryCache(
             totalCostLimit: config.maxMemoryCost,
@@ -46,7 +46,7 @@ public final class ImageCache: ImageCaching {
     /// The memory store happens before this method first suspends, so the image is visible
     /// to ``imageFromMemory(forKey:)`` as soon as the call has started; the method returns
     /// once the disk entry is written. Without `data`, the image is encoded for the disk
-    /// (``diskFormat(for:)``: its own format when it can be written, an animation as an
+    /// (``diskFormat(for:coder:)``: its own format when the coder writes it, an animation as an
     /// animation). Without `image`, memory is left alone.
     public func store(
         _ image: Image?,
@@ -64,7 +64,7 @@ public final class ImageCache: ImageCaching {
         } else if let image {
             let coder = self.coder
             let encoded = try await BlockingPools.run(on: BlockingPools.coding) { () throws(ImageError) -> Data in
-                try coder.encode(image, options: ImageEncodeOptions(format: Self.diskFormat(for: image)))
+                try coder.encode(image, options: ImageEncodeOptions(format: Self.diskFormat(for: image, coder: coder)))
             }
             try await diskCache.store(encoded, forKey: key, metadata: metadata)
         }
@@ -90,14 +90,14 @@ public final class ImageCache: ImageCaching {
     }
 
     /// The format an image stored without its bytes is encoded in (SDWebImage's rule):
-    /// its own format when libvips can write it — for an animation, one that keeps the
+    /// its own format when `coder` can write it — for an animation, one that keeps the
     /// frames (GIF or WebP); else GIF for an animation, PNG for a still image with alpha
     /// and JPEG without. An animation is never flattened into one still image.
-    public static func diskFormat(for image: Image) -> ImageFormat {
+    public static func diskFormat(for image: Image, coder: any ImageCoder = ImageCodersManager.shared) -> ImageFormat {
         if image.isAnimated {
-            return image.format.supportsAnimation && image.format.isWritable ? image.format : .gif
+            return image.format.supportsAnimation && coder.canEncode(image.format) ? image.format : .gif
         }
-        if image.format.isWritable { return image.format }
+        if image.format != .unknown, coder.canEncode(image.format) { return image.format }
         return image.hasAlpha ? .png : .jpeg
     }
 

@@ -2,8 +2,9 @@ import Foundation
 
 /// Turns bytes into ``Image`` values and back.
 ///
-/// ``VipsCoder`` implements it on libvips for every format WebImage knows. Calls block
-/// and use CPU: run them off event loops.
+/// ``VipsCoder`` implements it on libvips for every format libvips reads; ``QOICoder``
+/// reads and writes QOI in Swift; ``ImageCodersManager`` hands each call to one of several
+/// coders, the one added last first. Calls block and use CPU: run them off event loops.
 public protocol ImageCoder: Sendable {
     /// Whether this coder can decode `data` (judged from its first bytes).
     func canDecode(_ data: Data) -> Bool

@@ -11,7 +11,8 @@ enum QOIDecoder {
     /// small file declaring a large image fails here, before its pixels are allocated.
     static func checkLength(_ byteCount: Int, header: QOIHeader) throws(ImageError) {
         let available = byteCount - QOIHeader.size - QOIHeader.endMarker.count
-        let needed = (header.pixelCount + QOIPixel.maxRun - 1) / QOIPixel.maxRun
+        let pixels = header.pixelCount
+        let needed = pixels / QOIPixel.maxRun + (pixels % QOIPixel.maxRun == 0 ? 0 : 1)
         if available < needed {
             throw .badImageData(
                 "the QOI data is truncated: a \(header.width)×\(header.height) image needs at least \(needed) bytes of op codes and the 8-byte end marker after the 14-byte header, but the data is \(byteCount) bytes"
@@ -20,7 +21,8 @@ enum QOIDecoder {
     }
 
     /// The pixels of the QOI data in `bytes`, whose header is `header`: row by row,
-    /// `header.channels` bytes a pixel.
+    /// `header.channels` bytes a pixel. Call ``checkLength(_:header:)`` first: it bounds
+    /// the buffer this allocates by the data's length.
     static func pixels(of bytes: UnsafeRawBufferPointer, header: QOIHeader) throws(ImageError) -> [UInt8] {
         let count = header.pixelCount * header.channels
         var failure: ImageError?

@@ -19,8 +19,12 @@ struct QOIHeader: Equatable {
     let channels: Int
     let colorspace: UInt8
 
-    /// Pixels in the image (width × height); the header fields are 32-bit, so this never overflows `Int`.
-    var pixelCount: Int { width * height }
+    /// Pixels in the image (width × height), `Int.max` when that overflows: two 32-bit
+    /// fields can declare more than 2⁶³ pixels.
+    var pixelCount: Int {
+        let product = width.multipliedReportingOverflow(by: height)
+        return product.overflow ? .max : product.partialValue
+    }
 
     var pixelSize: PixelSize { PixelSize(width: width, height: height) }
 

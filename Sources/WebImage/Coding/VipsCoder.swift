@@ -4,6 +4,10 @@ import Foundation
 /// The ``ImageCoder`` on libvips: decodes JPEG, PNG, GIF, WebP, HEIC/HEIF, AVIF, TIFF,
 /// JPEG XL and SVG; encodes JPEG, PNG, WebP, AVIF, HEIC, GIF and TIFF.
 ///
+/// libvips has no QOI loader: QOI bytes are refused (``canDecode(_:)`` is `false`, and
+/// decoding them throws a message pointing to ``QOICoder``). An ``ImageCodersManager``
+/// holding both coders reads every format.
+///
 /// Every decode reads the header first and checks ``ImageLimits`` before any pixel is
 /// allocated, applies EXIF orientation, converts to 8-bit sRGB (or grey), and finishes
 /// in memory so that errors in the data surface here, as ``ImageError/badImageData(_:)``,
@@ -20,6 +24,9 @@ public struct VipsCoder: ImageCoder {
     /// Formats libvips reads only through loaders it marks untrusted (ImageMagick, PDF).
     static let untrustedLoaders: [ImageFormat: String] = [.pdf: "pdfload", .bmp: "magickload", .ico: "magickload"]
 
+    /// Formats libvips has no loader or saver for, with the WebImage coder that handles them.
+    static let otherCoders: [ImageFormat: String] = [.qoi: "QOICoder"]
+
     /// Allows or blocks libvips' untrusted loaders (ImageMagick for BMP/ICO, PDF) for the
     /// whole process. Blocked by default: enable only when every input is trusted.
     public static func setUntrustedLoadersAllowed(_ allowed: Bool) throws(ImageError) {
@@ -35,7 +42,7 @@ public struct VipsCoder: ImageCoder {
 
     public func canDecode(_ data: Data) -> Bool {
         let format = ImageFormat(data: data)
-        guard format != .unknown else { return false }
+        guard format != .unknown, Self.otherCoders[format] == nil else { return false }
         return Self.untrustedLoaders[format] == nil || Self.untrustedLoadersAllowed
     }
 
@@ -70,7 +77,8 @@ public struct VipsCoder: ImageCoder {
     public func decodePartial(_ data: Data, options: ImageDecodeOptions = .init()) throws(ImageError) -> Image? {
         try Vips.start()
         let format = ImageFormat(data: data)
-        guard format != .unknown, Self.untrustedLoaders[format] == nil || Self.untrustedLoadersAllowed else {
+        guard format != .unknown, Self.otherCoders[format] == nil,
+              Self.untrustedLoaders[format] == nil || Self.untrustedLoadersAllowed else {
             return nil
         }
         var lenient = options
@@ -95,6 +103,11 @@ public struct VipsCoder: ImageCoder {
         guard format != .unknown else {
             throw .badImageData("the \(data.count) bytes are not a known image format (\(Self.describeStart(of: data)))")
         }
+        if let coder = otherCoders[format] {
+            throw .badImageData(
+                "libvips has no loader for \(format.rawValue); decode it with \(coder), or add \(coder)() to an ImageCodersManager (addCoder(_:)) and use that manager as the coder"
+            )
+        }
         if let loader = untrustedLoaders[format], !untrustedLoadersAllowed {
             throw .untrustedFormat(loader)
         }
@@ -102,7 +115,7 @@ public struct VipsCoder: ImageCoder {
     }
 
     /// Says what unknown bytes look like, so an HTML error page is recognisable in a log.
-    private static func describeStart(of data: Data) -> String {
+    static func describeStart(of data: Data) -> String {
         let head = data.prefix(64)
         let text = String(decoding: head, as: UTF8.self)
         let lowered = text.lowercased()
@@ -118,6 +131,11 @@ public struct VipsCoder: ImageCoder {
     public func encode(_ image: Image, options: ImageEncodeOptions) throws(ImageError) -> Data {
         try Vips.start()
         guard options.format.isWritable else {
+            if let coder = Self.otherCoders[options.format] {
+                throw .encodingFailed(
+                    "libvips cannot write \(options.format.rawValue); encode it with \(coder), or with an ImageCodersManager holding \(coder)()"
+                )
+            }
             throw .encodingFailed("\(options.format.rawValue) cannot be written; use jpeg, png, webp, avif, heic, gif or tiff")
         }
         let prepared = try VipsEncode.prepare(image, for: options)

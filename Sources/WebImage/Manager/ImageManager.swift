@@ -19,7 +19,8 @@ public final class ImageManager: Sendable {
     public let cache: any ImageCaching
     /// The loader used unless a request's context names another.
     public let loader: any ImageLoader
-    /// The coder used unless a request's context names another.
+    /// The coder used unless a request's context names another: ``ImageCodersManager/shared``
+    /// by default, so a coder added there (``QOICoder``, one of your own) serves every load.
     public let coder: any ImageCoder
     /// URLs blocked after permanent failures.
     public let failedURLs: FailedURLs
@@ -49,7 +50,7 @@ public final class ImageManager: Sendable {
     public init(
         cache: any ImageCaching = ImageCache.shared,
         loader: any ImageLoader = ImageLoaders([ImageDownloader.shared, FileLoader(), DataURLLoader()]),
-        coder: any ImageCoder = VipsCoder.shared,
+        coder: any ImageCoder = ImageCodersManager.shared,
         failedURLs: FailedURLs = FailedURLs(),
         defaultContext: ImageContext = ImageContext(),
         optionsProcessor: OptionsProcessor? = nil,

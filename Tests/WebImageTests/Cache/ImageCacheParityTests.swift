@@ -46,6 +46,22 @@ struct ImageCacheParityTests {
         }
     }
 
+    @Test("test42 (coders): an image stored without its bytes keeps its format when the cache's coder writes it")
+    func test42_storeWithoutDataUsesTheCachesCoder() async throws {
+        try await withTemporaryDirectory { directory in
+            let coders = ImageCodersManager()
+            coders.addCoder(QOICoder())
+            let qoi = try coders.decode(try coders.encode(try TestImages.gradient(width: 24, height: 16), options: ImageEncodeOptions(format: .qoi)))
+            #expect(qoi.format == .qoi)
+            let withQOI = ImageCache(config: testConfig(directory, namespace: "qoi"), coder: coders)
+            try await withQOI.store(qoi, data: nil, forKey: "q", cacheType: .disk)
+            #expect(ImageFormat(data: try #require(await withQOI.diskData(forKey: "q"))) == .qoi)
+            let libvipsOnly = ImageCache(config: testConfig(directory, namespace: "vips"), coder: VipsCoder.shared)
+            try await libvipsOnly.store(qoi, data: nil, forKey: "q", cacheType: .disk)
+            #expect(ImageFormat(data: try #require(await libvipsOnly.diskData(forKey: "q"))) == .jpeg)
+        }
+    }
+
     // SDImageCacheTests.m test14QueryCacheFirstFrameOnlyHitMemoryCache
     @Test("test14: a first-frame-only query of an animation in memory gets a still image")
     func test14_firstFrameOnlyMemoryHit() async throws {

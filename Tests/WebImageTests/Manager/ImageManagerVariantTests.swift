@@ -231,7 +231,7 @@ struct ImageManagerVariantTests {
             _ = try await manager.loadVariant(request, options: [.cacheMemoryOnly, .waitStoreCache])
             #expect(await manager.imageCache.diskCount() == 0, "neither the variant nor the original on disk")
             #expect(try await manager.loadVariant(request).cacheType == .memory)
-            let fresh = try await manager.loadVariant(request, options: .fromLoaderOnly)
+            let fresh = try await manager.loadVariant(request, options: [.fromLoaderOnly, .waitStoreCache])
             #expect(fresh.cacheType == CacheType.none && fresh.sourceCacheType == CacheType.none)
             #expect(origin.requestCount("/m.jpg") == 2 && coder.encodeCount == 2)
 
