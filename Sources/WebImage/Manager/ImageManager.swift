@@ -249,6 +249,7 @@ public final class ImageManager: Sendable {
     /// The memory-hit rule, for the fast path and the full one alike: with a context that
     /// queries memory and options that want nothing beyond the image, the image in memory
     /// under `key` — or its first frame, with ``ImageOptions/decodeFirstFrameOnly``.
+    @inline(__always)
     static func memoryHit(forKey key: String, options: ImageOptions, queryCacheType: CacheType, in cache: any ImageCaching) -> Image? {
         guard queryCacheType.includesMemory, options.isDisjoint(with: optionsBeyondMemoryHit),
               let image = cache.imageFromMemory(forKey: key)

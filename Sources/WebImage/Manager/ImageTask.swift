@@ -33,12 +33,9 @@ public struct ImageTask: Sendable {
         let work = SharedWork<ImageResult, ImageResult>()
         // A new work is open: the subscription always succeeds.
         subscriberID = work.subscribe(progress: { completion(.success($0)) }, completion: completion) ?? 0
-        work.onAbandon { [unowned work] in onEnd(work) }
+        work.setOnEnd { [unowned work] in onEnd(work) }
         self.work = work
-        self.onEnd = onEnd
     }
-
-    private let onEnd: (@Sendable (SharedWork<ImageResult, ImageResult>) -> Void)?
 
     /// A task that completed before it was returned (a memory hit): nothing to cancel.
     init(completedLoadOf url: URL, options: ImageOptions) {
@@ -46,7 +43,6 @@ public struct ImageTask: Sendable {
         self.options = options
         self.work = nil
         self.subscriberID = 0
-        self.onEnd = nil
     }
 
     /// Whether ``cancel()`` was called before the load completed.
@@ -77,8 +73,6 @@ public struct ImageTask: Sendable {
             work.deliver(value)
             return
         }
-        let wasOpen = work.isOpen
         work.finish(result)
-        if wasOpen { onEnd?(work) }
     }
 }

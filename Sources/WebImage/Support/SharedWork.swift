@@ -42,6 +42,8 @@ final class SharedWork<Value: Sendable, Progress: Sendable>: Sendable {
         /// Run once when the work is abandoned; dropped when the work ends, so that they
         /// can refer to the work's owner without keeping it.
         var onAbandoned: [@Sendable () -> Void] = []
+        /// Run once when the work ends, finished or abandoned.
+        var onEnd: (@Sendable () -> Void)?
 
         /// Where subscriber `id` is, found by bisection (ids increase).
         func index(of id: Int) -> Int? {
@@ -66,6 +68,12 @@ final class SharedWork<Value: Sendable, Progress: Sendable>: Sendable {
         self.progressInterval = progressInterval
         self.keepsRunningWithoutSubscribers = keepsRunningWithoutSubscribers
         state = InlineLocked(State())
+    }
+
+    /// Sets what runs once when the work ends, finished or abandoned (after the
+    /// subscribers' completions); the work must still be open.
+    func setOnEnd(_ handler: @escaping @Sendable () -> Void) {
+        state.withLock { $0.onEnd = handler }
     }
 
     /// Adds what abandoning the work does besides cancelling its task; it runs at once if
@@ -152,8 +160,9 @@ final class SharedWork<Value: Sendable, Progress: Sendable>: Sendable {
         defer {
             state.task = nil
             state.onAbandoned = []
+            state.onEnd = nil
         }
-        return (state.task, state.onAbandoned)
+        return (state.task, state.onEnd.map { state.onAbandoned + [$0] } ?? state.onAbandoned)
     }
 
     /// Passes progress to subscribers with a handler, at most once per ``progressInterval``
@@ -201,13 +210,17 @@ final class SharedWork<Value: Sendable, Progress: Sendable>: Sendable {
                 for handler in pending { handler(report) }
             }
         }
-        let subscribers = state.withLock { state -> [Subscriber] in
+        let (subscribers, onEnd) = state.withLock { state -> ([Subscriber], (@Sendable () -> Void)?) in
             if state.phase == .open { state.phase = .finished }
             state.task = nil
             state.onAbandoned = []
-            defer { state.subscribers = [] }
-            return state.subscribers
+            defer {
+                state.subscribers = []
+                state.onEnd = nil
+            }
+            return (state.subscribers, state.onEnd)
         }
         for subscriber in subscribers { subscriber.completion(result) }
+        onEnd?()
     }
 }
