@@ -51,6 +51,13 @@ enum Arguments {
         return Int(value * unit)
     }
 
+    /// Throws unless `value`, given as `--option`, is within `range`.
+    static func check(_ value: Int, in range: ClosedRange<Int>, option: String) throws(ValidationError) {
+        guard range.contains(value) else {
+            throw ValidationError("--\(option) \(value) is out of range: pass a number from \(range.lowerBound) to \(range.upperBound)")
+        }
+    }
+
     /// The schemes the pipeline's loaders handle.
     static let schemes: Set<String> = ["http", "https", "file", "data"]
 

@@ -16,7 +16,8 @@ struct CacheCommand: AsyncParsableCommand {
     )
 }
 
-/// The limits `cache info` reports and `cache clean` applies.
+/// `--max-age` and `--max-size`, the limits `cache info` reports and `cache clean` applies,
+/// with the cache's location.
 struct CacheLimitOptions: ParsableArguments {
     @Option(
         name: .customLong("max-age"),
@@ -32,9 +33,14 @@ struct CacheLimitOptions: ParsableArguments {
     )
     var maxSize: Int?
 
-    func apply(to config: inout CacheConfig) {
+    @OptionGroup var location: CacheLocationOptions
+
+    /// The cache configuration at `--cache-dir`, with these limits where given.
+    func cacheConfig() -> CacheConfig {
+        var config = location.cacheConfig()
         if let maxAge { config.maxDiskAge = maxAge }
         if let maxSize { config.maxDiskSize = maxSize }
+        return config
     }
 }
 
@@ -53,12 +59,10 @@ struct CacheInfoCommand: AsyncParsableCommand {
     @Flag(help: "Print one JSON object instead of text.")
     var json = false
 
-    @OptionGroup var limits: CacheLimitOptions
-    @OptionGroup var cache: CacheLocationOptions
+    @OptionGroup var cache: CacheLimitOptions
 
     func run() async throws {
-        var config = cache.cacheConfig()
-        limits.apply(to: &config)
+        let config = cache.cacheConfig()
         let disk = DiskCache(config: config)
         let entries = await disk.entries()
         let dates = entries.map(\.accessDate)
@@ -110,13 +114,10 @@ struct CacheCleanCommand: AsyncParsableCommand {
     @Flag(help: "Print one JSON object instead of text.")
     var json = false
 
-    @OptionGroup var limits: CacheLimitOptions
-    @OptionGroup var cache: CacheLocationOptions
+    @OptionGroup var cache: CacheLimitOptions
 
     func run() async throws {
-        var config = cache.cacheConfig()
-        limits.apply(to: &config)
-        let result = await DiskCache(config: config).clean()
+        let result = await DiskCache(config: cache.cacheConfig()).clean()
         if json {
             Console.out(JSONLines.line(CacheCleanRecord(
                 expired: result.expiredCount, trimmed: result.trimmedCount, removedBytes: result.removedBytes,

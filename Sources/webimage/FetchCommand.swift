@@ -67,9 +67,7 @@ struct FetchCommand: AsyncParsableCommand {
     func validate() throws {
         guard !urls.isEmpty else { throw ValidationError("no URL given: pass one or more image URLs") }
         for url in urls { _ = try Arguments.url(url) }
-        guard (1...100).contains(quality) else {
-            throw ValidationError("--quality \(quality) is out of range: pass a number from 1 to 100")
-        }
+        try Arguments.check(quality, in: 1...100, option: "quality")
         if output == "-", urls.count > 1 {
             throw ValidationError("'-o -' writes one image to standard output, but \(urls.count) URLs were given: pass one URL or an output directory")
         }

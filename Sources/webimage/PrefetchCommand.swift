@@ -32,9 +32,7 @@ struct PrefetchCommand: AsyncParsableCommand {
     @OptionGroup var cache: CacheLocationOptions
 
     func validate() throws {
-        guard (1...64).contains(concurrency) else {
-            throw ValidationError("--concurrency \(concurrency) is out of range: pass a number from 1 to 64")
-        }
+        try Arguments.check(concurrency, in: 1...64, option: "concurrency")
         if file != "-", !FileManager.default.isReadableFile(atPath: file) {
             throw ValidationError("cannot read the URL list '\(file)': pass an existing file with one URL a line, or '-' for standard input")
         }

@@ -37,9 +37,7 @@ struct RefreshCommand: AsyncParsableCommand {
     @OptionGroup var cache: CacheLocationOptions
 
     func validate() throws {
-        guard (1...64).contains(concurrency) else {
-            throw ValidationError("--concurrency \(concurrency) is out of range: pass a number from 1 to 64")
-        }
+        try Arguments.check(concurrency, in: 1...64, option: "concurrency")
     }
 
     func run() async throws {

@@ -1,19 +1,21 @@
 // Runs one coding benchmark case in a loop, without the benchmark harness or its malloc
-// interposer, for profilers. For example, instruction counts of the measured loop only:
+// interposer, for profilers. For example, instructions a decode: libvips computes on its
+// worker threads, so collect everything and subtract a 1-iteration run from a 3-iteration
+// one (README.md, Profiling, has the whole recipe):
 //
 //   swift build -c release --product CodingProfile
-//   valgrind --tool=callgrind --toggle-collect='*measuredLoop*' \
-//       .build/release/CodingProfile thumbnail-webimage 5
+//   objcopy --strip-debug .build/release/CodingProfile /tmp/CodingProfile   # for valgrind 3.19
+//   valgrind --tool=callgrind /tmp/CodingProfile thumbnail-webimage 3
 //
 // Cases: thumbnail-webimage, thumbnail-direct, png-webimage, png-direct, png-direct-sequential,
 // and the transform cases (TransformCase): resize-fill-webimage, resize-fill-direct,
-// resize-fill-full-decode-webimage, resize-memory-webimage, resize-memory-direct,
-// blur-webimage, blur-direct.
+// resize-fill-transformer-only-webimage, resize-fill-full-decode-webimage,
+// resize-memory-webimage, resize-memory-direct, blur-webimage, blur-direct.
 //
-// `CodingProfile compare thumbnail|png|resize-fill|resize-memory|blur [rounds]` instead
-// alternates WebImage and the direct libvips call, round after round, and prints the
-// median ratio of their wall and process CPU times: on a busy machine, interleaving keeps
-// the load the same for both.
+// `CodingProfile compare thumbnail|png|png-sequential|resize-fill|resize-fill-transformer-only|
+// resize-fill-full-decode|resize-memory|blur [rounds]` instead alternates WebImage and the
+// direct libvips call, round after round, and prints the median ratio of their wall and
+// process CPU times: on a busy machine, interleaving keeps the load the same for both.
 import BenchmarkSupport
 import Foundation
 import WebImage

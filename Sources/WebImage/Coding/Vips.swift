@@ -25,16 +25,33 @@ enum Vips {
         return text.isEmpty ? "unknown libvips error" : text.replacingOccurrences(of: "\n", with: "; ")
     }
 
-    /// Runs a libvips operation with one output image and wraps the result.
+    /// Runs a libvips operation with one output image and wraps the result; a failure
+    /// throws `failure`'s error, naming `what` and libvips' reason.
     static func run(
         _ what: String,
+        failure: Failure = .badImageData,
         _ operation: (UnsafeMutablePointer<UnsafeMutablePointer<VipsImage>?>) -> Int32
     ) throws(ImageError) -> VipsImageHandle {
         var out: UnsafeMutablePointer<VipsImage>?
         guard operation(&out) == 0, let out else {
-            throw .badImageData("\(what): \(takeError())")
+            throw failure.error(what, reason: takeError())
         }
         return VipsImageHandle(out)
+    }
+
+    /// The ``ImageError`` a failed ``run(_:failure:_:)`` throws.
+    enum Failure {
+        /// ``ImageError/badImageData(_:)``, "what: reason": decoding and encoding.
+        case badImageData
+        /// ``ImageError/invalidTransform(_:)``, "what failed in libvips: reason": transformers.
+        case invalidTransform
+
+        func error(_ what: String, reason: String) -> ImageError {
+            switch self {
+            case .badImageData: .badImageData("\(what): \(reason)")
+            case .invalidTransform: .invalidTransform("\(what) failed in libvips: \(reason)")
+            }
+        }
     }
 }
 

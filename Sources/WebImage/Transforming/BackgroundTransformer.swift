@@ -24,12 +24,12 @@ public struct BackgroundTransformer: ImageTransformer {
             let prepared = try VipsTransform.prepare(strip, for: color, addAlpha: false)
             if color.isOpaque {
                 let values = VipsTransform.colourValues(of: color, for: prepared)
-                return try VipsTransform.run("flattening onto \(color)") { out in
+                return try Vips.run("flattening onto \(color)", failure: .invalidTransform) { out in
                     values.withUnsafeBufferPointer { wi_flatten_background(prepared.pointer, out, $0.baseAddress, Int32($0.count)) }
                 }
             }
             let base = try VipsTransform.constant(like: prepared, values: VipsTransform.values(of: color, for: prepared))
-            return try VipsTransform.run("compositing onto \(color)") { wi_composite_over(base.pointer, prepared.pointer, $0) }
+            return try Vips.run("compositing onto \(color)", failure: .invalidTransform) { wi_composite_over(base.pointer, prepared.pointer, $0) }
         }
     }
 }

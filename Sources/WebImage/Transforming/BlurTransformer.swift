@@ -23,7 +23,7 @@ public struct BlurTransformer: ImageTransformer {
         let sigma = self.sigma
         return try image.transformingFrames { frame throws(ImageError) in
             try VipsTransform.premultiplied(frame) { pixels throws(ImageError) in
-                try VipsTransform.run("blurring") { wi_gaussblur(pixels.pointer, $0, sigma) }
+                try Vips.run("blurring", failure: .invalidTransform) { wi_gaussblur(pixels.pointer, $0, sigma) }
             }
         }
     }

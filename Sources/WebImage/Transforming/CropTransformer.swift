@@ -65,7 +65,7 @@ public struct CropTransformer: ImageTransformer {
             if kept == bounds { return image }
             if gravity == .smart, !image.isAnimated {
                 return try image.transformingFrames { frame throws(ImageError) in
-                    try VipsTransform.run("smart crop to \(kept)") {
+                    try Vips.run("smart crop to \(kept)", failure: .invalidTransform) {
                         wi_smartcrop(frame.pointer, $0, Int32(kept.width), Int32(kept.height), Int32(VIPS_INTERESTING_ATTENTION.rawValue))
                     }
                 }

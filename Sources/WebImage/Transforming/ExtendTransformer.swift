@@ -41,7 +41,7 @@ public struct ExtendTransformer: ImageTransformer {
         return try image.transformingFrames { frame throws(ImageError) in
             let prepared = try VipsTransform.prepare(frame, for: background, addAlpha: !background.isOpaque)
             let values = VipsTransform.values(of: background, for: prepared)
-            return try VipsTransform.run("extending to \(canvas)") { out in
+            return try Vips.run("extending to \(canvas)", failure: .invalidTransform) { out in
                 values.withUnsafeBufferPointer {
                     wi_embed_background(
                         prepared.pointer, out, Int32(position.x), Int32(position.y),

@@ -29,10 +29,10 @@ public struct FlipTransformer: ImageTransformer {
         if !horizontal, !vertical { return image }
         return try image.transformingFrames { frame throws(ImageError) in
             if horizontal, vertical {
-                return try VipsTransform.run("turning 180°") { wi_rot(frame.pointer, $0, Int32(VIPS_ANGLE_D180.rawValue)) }
+                return try Vips.run("turning 180°", failure: .invalidTransform) { wi_rot(frame.pointer, $0, Int32(VIPS_ANGLE_D180.rawValue)) }
             }
             let direction = horizontal ? VIPS_DIRECTION_HORIZONTAL : VIPS_DIRECTION_VERTICAL
-            return try VipsTransform.run("flipping") { wi_flip(frame.pointer, $0, Int32(direction.rawValue)) }
+            return try Vips.run("flipping", failure: .invalidTransform) { wi_flip(frame.pointer, $0, Int32(direction.rawValue)) }
         }
     }
 }

@@ -13,7 +13,7 @@ public struct GrayscaleTransformer: ImageTransformer {
     public func transform(_ image: Image) throws(ImageError) -> Image {
         if VipsTransform.isGrey(image.handle) { return image }
         return try image.transformingPixels { strip throws(ImageError) in
-            try VipsTransform.run("converting to grey") { wi_colourspace(strip.pointer, $0, Int32(VIPS_INTERPRETATION_B_W.rawValue)) }
+            try Vips.run("converting to grey", failure: .invalidTransform) { wi_colourspace(strip.pointer, $0, Int32(VIPS_INTERPRETATION_B_W.rawValue)) }
         }
     }
 }

@@ -26,7 +26,7 @@ extension Image {
             throw .invalidTransform("the frames of the \(frameCount)-frame animation came out in different sizes; use a transform whose result does not depend on the frame's content")
         }
         var pointers: [UnsafeMutablePointer<VipsImage>?] = frames.map { $0.pointer }
-        let joined = try VipsTransform.run("joining \(frameCount) frames") { out in
+        let joined = try Vips.run("joining \(frameCount) frames", failure: .invalidTransform) { out in
             pointers.withUnsafeMutableBufferPointer { wi_arrayjoin_vertical($0.baseAddress, Int32($0.count), out) }
         }
         return try finishing(joined)
@@ -54,7 +54,7 @@ extension Image {
         // header fields are only ever set on an image of our own.
         if memory == normalised.pointer {
             let shared = owned
-            owned = try VipsTransform.run("copying") { wi_copy(shared.pointer, $0) }
+            owned = try Vips.run("copying", failure: .invalidTransform) { wi_copy(shared.pointer, $0) }
         }
         if frameCount > 1 {
             wi_set_int(owned.pointer, "page-height", Int32(owned.height / frameCount))

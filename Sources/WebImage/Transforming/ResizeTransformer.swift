@@ -131,7 +131,7 @@ public struct ResizeTransformer: ImageTransformer {
         if plan.crop != plan.resized, gravity == .center || gravity == .smart {
             let interesting = gravity == .smart ? VIPS_INTERESTING_ATTENTION : VIPS_INTERESTING_CENTRE
             let size = plan.enlarge ? VIPS_SIZE_BOTH : VIPS_SIZE_DOWN
-            return try VipsTransform.run("resizing to fill \(plan.crop)") {
+            return try Vips.run("resizing to fill \(plan.crop)", failure: .invalidTransform) {
                 wi_thumbnail_crop(
                     frame.pointer, $0, Int32(plan.crop.width), Int32(plan.crop.height), Int32(size.rawValue), Int32(interesting.rawValue)
                 )
@@ -139,7 +139,7 @@ public struct ResizeTransformer: ImageTransformer {
         }
         var resized = frame
         if plan.resized != PixelSize(width: frame.width, height: frame.height) {
-            resized = try VipsTransform.run("resizing to \(plan.resized)") {
+            resized = try Vips.run("resizing to \(plan.resized)", failure: .invalidTransform) {
                 wi_thumbnail_crop(
                     frame.pointer, $0, Int32(plan.resized.width), Int32(plan.resized.height), Int32(VIPS_SIZE_FORCE.rawValue), none
                 )

@@ -60,7 +60,7 @@ public struct RotateTransformer: ImageTransformer {
         if let rightAngle {
             if rightAngle == VIPS_ANGLE_D0 { return image }
             return try image.transformingFrames { frame throws(ImageError) in
-                try VipsTransform.run("turning the image") { wi_rot(frame.pointer, $0, Int32(rightAngle.rawValue)) }
+                try Vips.run("turning the image", failure: .invalidTransform) { wi_rot(frame.pointer, $0, Int32(rightAngle.rawValue)) }
             }
         }
         let source = image.pixelSize
@@ -81,7 +81,7 @@ public struct RotateTransformer: ImageTransformer {
                 values = values.dropLast().map { $0 * alpha } + [Double(background.alpha)]
             }
             let rotated = try VipsTransform.premultiplied(prepared) { premultiplied throws(ImageError) in
-                try VipsTransform.run("rotating by \(angle)°") { out in
+                try Vips.run("rotating by \(angle)°", failure: .invalidTransform) { out in
                     values.withUnsafeBufferPointer { wi_rotate(premultiplied.pointer, out, angle, $0.baseAddress, Int32($0.count)) }
                 }
             }

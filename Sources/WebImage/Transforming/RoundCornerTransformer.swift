@@ -45,12 +45,12 @@ public struct RoundCornerTransformer: ImageTransformer {
             if let border {
                 let paint = try VipsTransform.constant(like: framed, values: VipsTransform.values(of: borderColor, for: framed))
                 let unframed = framed
-                framed = try VipsTransform.run("drawing the border") { wi_blend(border.pointer, paint.pointer, unframed.pointer, $0) }
+                framed = try Vips.run("drawing the border", failure: .invalidTransform) { wi_blend(border.pointer, paint.pointer, unframed.pointer, $0) }
             }
             let (colour, alpha) = try VipsTransform.splitAlpha(framed)
             guard let alpha else { return framed }
             let clear = try VipsTransform.constant(like: alpha, values: [0])
-            let rounded = try VipsTransform.run("rounding the corners") { wi_blend(outer.pointer, alpha.pointer, clear.pointer, $0) }
+            let rounded = try Vips.run("rounding the corners", failure: .invalidTransform) { wi_blend(outer.pointer, alpha.pointer, clear.pointer, $0) }
             return try VipsTransform.join(colour, rounded)
         }
     }

@@ -21,7 +21,7 @@ public struct SharpenTransformer: ImageTransformer {
         }
         let sigma = self.sigma
         return try image.transformingFrames { frame throws(ImageError) in
-            try VipsTransform.run("sharpening") { wi_sharpen(frame.pointer, $0, sigma) }
+            try Vips.run("sharpening", failure: .invalidTransform) { wi_sharpen(frame.pointer, $0, sigma) }
         }
     }
 }

@@ -31,7 +31,7 @@ public struct TintTransformer: ImageTransformer {
                 multipliers.append(1)
                 offsets.append(0)
             }
-            return try VipsTransform.run("tinting") { out in
+            return try Vips.run("tinting", failure: .invalidTransform) { out in
                 multipliers.withUnsafeBufferPointer { a in
                     offsets.withUnsafeBufferPointer { b in
                         wi_linear_uchar(prepared.pointer, out, a.baseAddress, b.baseAddress, Int32(a.count))

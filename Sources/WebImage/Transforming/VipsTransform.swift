@@ -10,19 +10,6 @@ enum VipsTransform {
     /// padded, while an accidental `enlarge` to 100 000 × 100 000 fails at once.
     static let maxOutputPixels = 2 * ImageLimits.default.maxPixels
 
-    /// Runs one libvips operation; a failure becomes ``ImageError/invalidTransform(_:)``
-    /// with libvips' reason.
-    static func run(
-        _ what: String,
-        _ operation: (UnsafeMutablePointer<UnsafeMutablePointer<VipsImage>?>) -> Int32
-    ) throws(ImageError) -> VipsImageHandle {
-        var out: UnsafeMutablePointer<VipsImage>?
-        guard operation(&out) == 0, let out else {
-            throw .invalidTransform("\(what) failed in libvips: \(Vips.takeError())")
-        }
-        return VipsImageHandle(out)
-    }
-
     /// Throws when a result of `size` a frame, `frames` frames, would exceed ``maxOutputPixels``.
     static func checkOutput(_ size: PixelSize, frames: Int, by what: String) throws(ImageError) {
         let perFrame = size.width.multipliedReportingOverflow(by: size.height)
@@ -44,11 +31,11 @@ enum VipsTransform {
         var result = image
         if isGrey(result), !colour.isGrey {
             let grey = result
-            result = try run("converting grey to sRGB") { wi_colourspace(grey.pointer, $0, Int32(VIPS_INTERPRETATION_sRGB.rawValue)) }
+            result = try Vips.run("converting grey to sRGB", failure: .invalidTransform) { wi_colourspace(grey.pointer, $0, Int32(VIPS_INTERPRETATION_sRGB.rawValue)) }
         }
         if addAlpha, !result.hasAlpha {
             let opaque = result
-            result = try run("adding an alpha channel") { wi_bandjoin_const1(opaque.pointer, $0, 255) }
+            result = try Vips.run("adding an alpha channel", failure: .invalidTransform) { wi_bandjoin_const1(opaque.pointer, $0, 255) }
         }
         return result
     }
@@ -78,13 +65,13 @@ enum VipsTransform {
     static func splitAlpha(_ image: VipsImageHandle) throws(ImageError) -> (colour: VipsImageHandle, alpha: VipsImageHandle?) {
         guard image.hasAlpha else { return (image, nil) }
         let bands = Int32(image.bands)
-        let colour = try run("extracting the colour bands") { wi_extract_band(image.pointer, $0, 0, bands - 1) }
-        let alpha = try run("extracting the alpha band") { wi_extract_band(image.pointer, $0, bands - 1, 1) }
+        let colour = try Vips.run("extracting the colour bands", failure: .invalidTransform) { wi_extract_band(image.pointer, $0, 0, bands - 1) }
+        let alpha = try Vips.run("extracting the alpha band", failure: .invalidTransform) { wi_extract_band(image.pointer, $0, bands - 1, 1) }
         return (colour, alpha)
     }
 
     static func join(_ first: VipsImageHandle, _ second: VipsImageHandle) throws(ImageError) -> VipsImageHandle {
-        try run("joining bands") { wi_bandjoin2(first.pointer, second.pointer, $0) }
+        try Vips.run("joining bands", failure: .invalidTransform) { wi_bandjoin2(first.pointer, second.pointer, $0) }
     }
 
     /// Runs `body` on premultiplied pixels when the image has alpha, so that resampling
@@ -94,10 +81,10 @@ enum VipsTransform {
         _ body: (VipsImageHandle) throws(ImageError) -> VipsImageHandle
     ) throws(ImageError) -> VipsImageHandle {
         guard image.hasAlpha else { return try body(image) }
-        let premultiplied = try run("premultiplying alpha") { wi_premultiply(image.pointer, $0) }
+        let premultiplied = try Vips.run("premultiplying alpha", failure: .invalidTransform) { wi_premultiply(image.pointer, $0) }
         let processed = try body(premultiplied)
-        let unpremultiplied = try run("unpremultiplying alpha") { wi_unpremultiply(processed.pointer, $0) }
-        return try run("casting to 8 bits") { wi_cast_uchar(unpremultiplied.pointer, $0) }
+        let unpremultiplied = try Vips.run("unpremultiplying alpha", failure: .invalidTransform) { wi_unpremultiply(processed.pointer, $0) }
+        return try Vips.run("casting to 8 bits", failure: .invalidTransform) { wi_cast_uchar(unpremultiplied.pointer, $0) }
     }
 
     /// Brings a result back to what every ``Image`` holds: 8-bit sRGB or 8-bit grey.
@@ -107,11 +94,11 @@ enum VipsTransform {
         if interpretation != Int32(VIPS_INTERPRETATION_sRGB.rawValue), interpretation != Int32(VIPS_INTERPRETATION_B_W.rawValue) {
             let source = result
             let target = isGrey(source) ? VIPS_INTERPRETATION_B_W : VIPS_INTERPRETATION_sRGB
-            result = try run("converting to \(isGrey(source) ? "grey" : "sRGB")") { wi_colourspace(source.pointer, $0, Int32(target.rawValue)) }
+            result = try Vips.run("converting to \(isGrey(source) ? "grey" : "sRGB")", failure: .invalidTransform) { wi_colourspace(source.pointer, $0, Int32(target.rawValue)) }
         }
         if wi_band_format(result.pointer) != Int32(VIPS_FORMAT_UCHAR.rawValue) {
             let source = result
-            result = try run("casting to 8 bits") { wi_cast_uchar(source.pointer, $0) }
+            result = try Vips.run("casting to 8 bits", failure: .invalidTransform) { wi_cast_uchar(source.pointer, $0) }
         }
         return result
     }
@@ -119,7 +106,7 @@ enum VipsTransform {
     /// A region of `image`; lazy, so it costs nothing until the result is computed.
     static func extract(_ image: VipsImageHandle, _ rect: PixelRect) throws(ImageError) -> VipsImageHandle {
         if rect.x == 0, rect.y == 0, rect.width == image.width, rect.height == image.height { return image }
-        return try run("cropping to \(rect)") {
+        return try Vips.run("cropping to \(rect)", failure: .invalidTransform) {
             wi_extract_area(image.pointer, $0, Int32(rect.x), Int32(rect.y), Int32(rect.width), Int32(rect.height))
         }
     }
