@@ -6,8 +6,9 @@ import NIOPosix
 import NIOSSL
 @testable import WebImage
 
-/// An in-process HTTP/1.1 origin on 127.0.0.1 (ephemeral port) for tests: serves registered
-/// routes with scripted behaviours (see `TestOriginResponse`) and counts what it sees.
+/// An in-process HTTP/1.1 origin on 127.0.0.1 (or another loopback address; ephemeral port) for
+/// tests: serves registered routes with scripted behaviours (see `TestOriginResponse`) and counts
+/// what it sees.
 ///
 ///     let origin = try await TestOrigin.start()
 ///     origin.register("/a.png", .image(png))
@@ -31,15 +32,20 @@ import NIOSSL
 ///   behind a stalled or delayed one; `maxConcurrentRequests` counts those too.
 /// - Always `shutdown()` (or use `TestOrigin.with`); a forgotten origin is stopped on deinit.
 package final class TestOrigin: Sendable {
+    /// The listening address (`127.0.0.1` unless ``start(tls:host:port:)`` chose another).
+    package let host: String
     /// The listening port.
     package let port: Int
-    /// Whether the origin speaks HTTPS (``start(tls:)``).
+    /// Whether the origin speaks HTTPS (``start(tls:host:port:)``).
     package let isSecure: Bool
     private let core: TestOriginCore
     private let group: MultiThreadedEventLoopGroup
     private let serverChannel: any Channel
 
-    private init(port: Int, isSecure: Bool, core: TestOriginCore, group: MultiThreadedEventLoopGroup, serverChannel: any Channel) {
+    private init(
+        host: String, port: Int, isSecure: Bool, core: TestOriginCore, group: MultiThreadedEventLoopGroup, serverChannel: any Channel
+    ) {
+        self.host = host
         self.port = port
         self.isSecure = isSecure
         self.core = core
@@ -55,8 +61,9 @@ package final class TestOrigin: Sendable {
         }
     }
 
-    /// Starts an origin on 127.0.0.1 with an ephemeral port; with `tls`, it speaks HTTPS.
-    package static func start(tls: TLSConfiguration? = nil) async throws -> TestOrigin {
+    /// Starts an origin on `host` (an IPv4 loopback address, 127.0.0.1 by default) and `port`
+    /// (0: an ephemeral one); with `tls`, it speaks HTTPS.
+    package static func start(tls: TLSConfiguration? = nil, host: String = "127.0.0.1", port: Int = 0) async throws -> TestOrigin {
         let sslContext = try tls.map { try NIOSSLContext(configuration: $0) }
         let core = TestOriginCore()
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -79,13 +86,13 @@ package final class TestOrigin: Sendable {
                         )
                     }
                 }
-                .bind(host: "127.0.0.1", port: 0)
+                .bind(host: host, port: port)
                 .get()
             guard let port = channel.localAddress?.port else {
                 try? await channel.close()
                 throw TestOriginError.noPort
             }
-            return TestOrigin(port: port, isSecure: sslContext != nil, core: core, group: group, serverChannel: channel)
+            return TestOrigin(host: host, port: port, isSecure: sslContext != nil, core: core, group: group, serverChannel: channel)
         } catch {
             _ = core.beginShutdown()
             try? await group.shutdownGracefully()
@@ -119,9 +126,9 @@ package final class TestOrigin: Sendable {
 
     // MARK: URLs
 
-    /// "http://127.0.0.1:PORT".
+    /// "http://HOST:PORT" (HOST being 127.0.0.1 unless the origin listens elsewhere).
     package var baseURL: URL {
-        URL(string: "\(isSecure ? "https" : "http")://127.0.0.1:\(port)")!
+        URL(string: "\(isSecure ? "https" : "http")://\(host):\(port)")!
     }
 
     /// The URL of `path` on this origin; `path` may carry a query ("/a.png?v=2") and a missing

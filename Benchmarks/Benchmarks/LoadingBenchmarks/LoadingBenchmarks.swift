@@ -4,8 +4,9 @@ import Foundation
 import Synchronization
 import WebImage
 
-// ImageManager's memory-hit path against a bare MemoryCache lookup, and ImageDownloader
-// against AsyncHTTPClient used directly, both fetching from a local NIO server
+// ImageManager's memory-hit path against a bare MemoryCache lookup, ImageDownloader
+// against AsyncHTTPClient used directly, and ImageDownloader fetching by a host name pinned
+// through hopAddress against by IP literal, the downloads from a local NIO server
 // (BenchmarkSupport/HTTPBenchServer) in the same process. Each pair is interleaved A/B:
 // every iteration times both sides in turn (the order alternates) and records each
 // side's rate and the ratio WebImage / baseline (×1000; 1000 = equal).
@@ -75,6 +76,14 @@ let downloadWebImageRate = metric("ImageDownloader.load MB/s", larger: true)
 let downloadDirectRate = metric("AsyncHTTPClient direct MB/s", larger: true)
 let downloadRatioWall = metric("ImageDownloader / AHC, wall ×1000")
 let downloadRatioCPU = metric("ImageDownloader / AHC, CPU ×1000")
+
+// The same server, by host name pinned through hopAddress against by IP literal
+// (BenchmarkSupport/PinnedDownloadPair, shared with LoadingProfile).
+let pinnedPair = PinnedDownloadPair(server: server, transfers: 1_000, concurrency: 6)
+let pinnedRate = metric("localhost, pinned MB/s", larger: true)
+let literalRate = metric("127.0.0.1 literal MB/s", larger: true)
+let pinnedThroughputRatio = metric("pinned / literal MB/s ×1000", larger: true)
+let pinnedRatioCPU = metric("pinned / literal, CPU ×1000")
 
 let originRequests = metric("origin requests")
 let coalescedWall = metric("wall ms, 1,000 loads")
@@ -160,7 +169,37 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    // 3. 1,000 concurrent loads of one URL: one origin request expected.
+    // 3. 1,000 distinct 100 KB bodies, 6 at a time, from `localhost` pinned to 127.0.0.1
+    //    by hopAddress (pooled pinned clients) against from `127.0.0.1` (the shared client).
+    Benchmark(
+        "Download 1,000 × 100 KB, concurrency 6: localhost pinned by hopAddress vs 127.0.0.1",
+        configuration: pairConfiguration(
+            [pinnedRate, literalRate, pinnedThroughputRatio, pinnedRatioCPU],
+            warmup: 1, maxDuration: 30, maxIterations: 24
+        )
+    ) { benchmark in
+        let megabytes = pinnedPair.megabytesPerRound
+        try await pinnedPair.warmUp()
+        for iteration in benchmark.scaledIterations {
+            var bytesA = 0, bytesB = 0
+            let a: TimeSample, b: TimeSample
+            if iteration % 2 == 0 {
+                a = try await Clocks.measureProcess { bytesA = try await pinnedPair.pinnedRound() }
+                b = try await Clocks.measureProcess { bytesB = try await pinnedPair.literalRound() }
+            } else {
+                b = try await Clocks.measureProcess { bytesB = try await pinnedPair.literalRound() }
+                a = try await Clocks.measureProcess { bytesA = try await pinnedPair.pinnedRound() }
+            }
+            precondition(bytesA == pinnedPair.transfers * server.bodySize && bytesA == bytesB, "short: \(bytesA) / \(bytesB)")
+            benchmark.measurement(pinnedRate, Int(megabytes / a.wall))
+            benchmark.measurement(literalRate, Int(megabytes / b.wall))
+            // Throughput ratio: the literal side's time over the pinned side's (1000 = equal).
+            benchmark.measurement(pinnedThroughputRatio, b.permille(over: a).wall)
+            benchmark.measurement(pinnedRatioCPU, a.permille(over: b).cpu)
+        }
+    }
+
+    // 4. 1,000 concurrent loads of one URL: one origin request expected.
     for (label, path) in [("origin answers after 50 ms", "slow"), ("origin answers at once", "fast")] {
         Benchmark(
             "Coalescing: 1,000 concurrent ImageDownloader.load of one URL, \(label)",

@@ -8,6 +8,9 @@
 //   .build/release/LoadingProfile shared 30           # both sides on the downloader's own client (same connections)
 //   .build/release/LoadingProfile webimage 10         # only one side (CPU, page faults), for perf
 //   .build/release/LoadingProfile chunks              # how AsyncHTTPClient splits a 100 KB body
+//   .build/release/LoadingProfile pinned 20           # `localhost` pinned by hopAddress vs `127.0.0.1`
+//                                                      # (BenchmarkSupport/PinnedDownloadPair), interleaved
+//   .build/release/LoadingProfile pinned-only 20      # one side of that pair (pinned-only | literal-only)
 //   perf record -g .build/release/LoadingProfile webimage 20
 //   .build/release/LoadingProfile hits callback 1000   # memory hits through the manager (callback |
 //                                                      # async | lookup), rounds of 1,000 calls, for perf
@@ -126,6 +129,57 @@ if mode == "hits" {
 }
 let rounds = arguments.dropFirst().first.flatMap { Int($0) } ?? 10
 let verbose = arguments.contains("-v")
+if mode == "pinned-only" || mode == "literal-only" {
+    let pinnedPair = PinnedDownloadPair(server: try HTTPBenchServer())
+    let expected = pinnedPair.transfers * pinnedPair.server.bodySize
+    try await pinnedPair.warmUp()
+    let side = mode == "pinned-only" ? pinnedPair.pinnedRound : pinnedPair.literalRound
+    var samples: [TimeSample] = []
+    for _ in 0..<rounds { samples.append(try await timed(side, expected: expected)) }
+    print(String(
+        format: "%@: %d rounds, median %.1f ms wall, %.1f ms CPU", mode, rounds,
+        median(samples.map(\.wall)) * 1000, median(samples.map(\.cpu)) * 1000
+    ))
+    exit(0)
+}
+if mode == "pinned" {
+    // Interleaved rounds of the two sides of the pinned pair; medians.
+    let pinnedPair = PinnedDownloadPair(server: try HTTPBenchServer())
+    let expected = pinnedPair.transfers * pinnedPair.server.bodySize
+    try await pinnedPair.warmUp()
+    var pinned: [TimeSample] = [], literal: [TimeSample] = []
+    var throughputRatios: [Double] = [], cpuRatios: [Double] = []
+    for round in 0..<rounds {
+        let a: TimeSample, b: TimeSample
+        if round.isMultiple(of: 2) {
+            a = try await timed(pinnedPair.pinnedRound, expected: expected)
+            b = try await timed(pinnedPair.literalRound, expected: expected)
+        } else {
+            b = try await timed(pinnedPair.literalRound, expected: expected)
+            a = try await timed(pinnedPair.pinnedRound, expected: expected)
+        }
+        pinned.append(a)
+        literal.append(b)
+        if verbose {
+            print(String(format: "round %2d: pinned %6.1f ms wall %6.1f ms CPU, literal %6.1f ms wall %6.1f ms CPU",
+                         round, a.wall * 1000, a.cpu * 1000, b.wall * 1000, b.cpu * 1000))
+        }
+        throughputRatios.append(b.wall / a.wall)
+        cpuRatios.append(a.cpu / b.cpu)
+    }
+    let mb = pinnedPair.megabytesPerRound
+    for (name, samples) in [("localhost, pinned", pinned), ("127.0.0.1 literal", literal)] {
+        print(String(
+            format: "%@: median %7.1f MB/s wall, %7.1f ms CPU a round",
+            name, mb / median(samples.map(\.wall)), median(samples.map(\.cpu)) * 1000
+        ))
+    }
+    print(String(
+        format: "pinned / literal over %d rounds: throughput %.3f×, CPU %.3f×",
+        rounds, median(throughputRatios), median(cpuRatios)
+    ))
+    exit(0)
+}
 let pair = try DownloadPair()
 let expected = pair.transfers * pair.server.bodySize
 try await pair.warmUp()
@@ -230,6 +284,6 @@ case "chunks":
     }
     print("collected storage capacities:", storage.filter { $0.key < 0 }.sorted { $0.key < $1.key })
 default:
-    FileHandle.standardError.write(Data("usage: LoadingProfile [compare|three|shared|webimage|direct|chunks|hits] [rounds]\n".utf8))
+    FileHandle.standardError.write(Data("usage: LoadingProfile [compare|three|shared|webimage|direct|chunks|hits|pinned|pinned-only|literal-only] [rounds]\n".utf8))
     exit(2)
 }

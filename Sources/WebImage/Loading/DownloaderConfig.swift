@@ -61,13 +61,32 @@ public struct DownloaderConfig: Sendable {
     public var hopGuard: (@Sendable (URL) async throws -> Void)?
     /// Chooses the IP address each hop connects to, after ``hopGuard`` approved it: an
     /// IPv4 or IPv6 address connects there instead of resolving the URL's host; `nil`
-    /// resolves the host as usual; throwing refuses the hop like ``hopGuard``.
+    /// resolves the host as usual; throwing refuses the hop like ``hopGuard``. It is asked
+    /// on every hop (the first request and every redirect) with the URL the request goes
+    /// to, after the request modifier.
     ///
     /// The request still names the URL's host (the `Host` header, the TLS server name and
     /// the certificate check), so a caller that resolved and checked the host itself can
     /// pin the connection to the address it checked: a second DNS answer (DNS rebinding)
-    /// cannot send the request elsewhere. A pinned hop uses a connection of its own.
+    /// cannot send the request elsewhere.
+    ///
+    /// Pinned hops share keep-alive connections by host and address: the downloader keeps
+    /// one client (its own settings, connecting to that address for that host) per host
+    /// and address chosen, and a hop only uses the one for the address chosen for that
+    /// hop. A host whose address changes is fetched over new connections to the new
+    /// address. See ``pinnedClientIdleLifetime`` and ``maxPinnedClients``. An address equal
+    /// to the URL's own IP literal uses the downloader's usual client.
     public var hopAddress: (@Sendable (URL) async throws -> String?)?
+    /// How long the client of a host and address chosen by ``hopAddress``, with its
+    /// keep-alive connections, stays after its last request: the lifetime of a DNS answer's
+    /// connections. A hop after that connects anew, even to the same address, and
+    /// connections to an address no longer chosen close that long after their last use.
+    /// Default 60 s. Read when the downloader is made.
+    public var pinnedClientIdleLifetime: Duration = .seconds(60)
+    /// The most clients of hosts and addresses chosen by ``hopAddress`` kept at once
+    /// (at least 1); a new one pushes out the least recently used, which shuts down once its
+    /// requests end. Default 64. Read when the downloader is made.
+    public var maxPinnedClients: Int = 64
 
     /// Creates the default configuration.
     public init() {}

@@ -36,7 +36,6 @@ struct HTTPTransfer: Sendable {
     private var events: ImageEvents { environment.events }
     private var cookies: CookieJar { environment.cookies }
     private var client: HTTPClient { environment.client }
-    private var clientConfiguration: HTTPClient.Configuration { _read { yield environment.clientConfiguration } }
 
     func run() async throws(ImageError) -> DownloadResponse {
         var started = false
@@ -66,14 +65,6 @@ struct HTTPTransfer: Sendable {
             // The hooks are awaited only when set: an async call costs a frame even when it
             // has nothing to wait for.
             if let hopGuard = config.hopGuard { try await approve(current, by: hopGuard) }
-            let hopClient: HTTPClient?
-            if let hopAddress = config.hopAddress {
-                hopClient = try await pinnedClient(for: current, chosenBy: hopAddress)
-            } else {
-                hopClient = nil
-            }
-            // A pinned hop's own client lives until its response is read (or dropped).
-            defer { if let hopClient { Self.shutDown(hopClient) } }
             var described = describeRequest(for: current, original: original)
             if let modifier = options.requestModifier ?? config.requestModifier {
                 guard let modified = await modifier(described) else {
@@ -82,13 +73,21 @@ struct HTTPTransfer: Sendable {
                 described = modified
             }
             let request = makeRequest(from: described)
+            let pinned: PinnedClientPool.Lease?
+            if let hopAddress = config.hopAddress {
+                pinned = try await pinnedClient(for: described.url, chosenBy: hopAddress)
+            } else {
+                pinned = nil
+            }
+            // A pinned hop holds its client until its response is read (or dropped).
+            defer { pinned?.end() }
             if !started {
                 started = true
                 events.emit(.started(url: original))
             }
             let response: HTTPClientResponse
             do {
-                response = try await (hopClient ?? client).execute(request, deadline: deadline)
+                response = try await (pinned?.client ?? client).execute(request, deadline: deadline)
             } catch {
                 throw Self.map(error, config: config)
             }
@@ -131,12 +130,16 @@ struct HTTPTransfer: Sendable {
         }
     }
 
-    /// A client that connects to the address ``DownloaderConfig/hopAddress`` chose for
-    /// `url` (AsyncHTTPClient's `dnsOverride` keeps the host name for `Host`, SNI and the
-    /// certificate check), or `nil` to use the shared client.
+    /// A lease on the pooled client that connects to the address ``DownloaderConfig/hopAddress``
+    /// chose for `url`, the URL the request goes to (AsyncHTTPClient's `dnsOverride` keeps the
+    /// host name for `Host`, SNI and the certificate check), or `nil` to use the shared client.
+    ///
+    /// The client is keyed by `url.host`, which is also the host AsyncHTTPClient reads from
+    /// the request (it parses `url.absoluteString` and takes its `host`): the host approved,
+    /// the host pinned and the host connected for are one string.
     private func pinnedClient(
         for url: URL, chosenBy hopAddress: @Sendable (URL) async throws -> String?
-    ) async throws(ImageError) -> HTTPClient? {
+    ) async throws(ImageError) -> PinnedClientPool.Lease? {
         guard let host = url.host, !host.isEmpty else { return nil }
         let address: String?
         do {
@@ -149,14 +152,7 @@ struct HTTPTransfer: Sendable {
         // URL.host keeps the brackets of an IPv6 literal; AsyncHTTPClient matches without them.
         let bareHost = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         guard let address, address != bareHost else { return nil }
-        var configuration = clientConfiguration
-        configuration.dnsOverride = [bareHost: address]
-        return HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
-    }
-
-    /// Shuts a one-hop client down without waiting: its only request has ended.
-    private static func shutDown(_ client: HTTPClient) {
-        client.shutdown { _ in }
+        return try environment.pinnedClients.lease(host: bareHost, address: address)
     }
 
     /// The request for `url` as the request modifier sees it: the downloader's and the

@@ -20,6 +20,8 @@ public final class ImageDownloader: ImageLoader, Sendable {
     public let events: ImageEvents
 
     private let client: HTTPClient
+    /// The clients of hops pinned to an address (``DownloaderConfig/hopAddress``).
+    private let pinnedClients: PinnedClientPool
     /// The client, the settings and what else a transfer needs; replaced when a setting changes.
     private let environment: Locked<TransferEnvironment>
     /// The transfers callers can join, by coalescing key.
@@ -48,8 +50,12 @@ public final class ImageDownloader: ImageLoader, Sendable {
         clientConfig.tracing.tracer = Self.tracer()
         let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: clientConfig)
         self.client = client
+        let pinnedClients = PinnedClientPool(
+            configuration: clientConfig, idleLifetime: config.pinnedClientIdleLifetime, maxClients: config.maxPinnedClients
+        )
+        self.pinnedClients = pinnedClients
         self.environment = Locked(TransferEnvironment(
-            client: client, clientConfiguration: clientConfig, config: config, events: events, cookies: CookieJar()
+            client: client, pinnedClients: pinnedClients, config: config, events: events, cookies: CookieJar()
         ))
         let box = Box()
         self.box = box
@@ -69,15 +75,18 @@ public final class ImageDownloader: ImageLoader, Sendable {
     }
 
     deinit {
-        // The client must be shut down before it goes; do it without blocking.
+        // The clients must be shut down before they go; do it without blocking.
         client.shutdown { _ in }
+        pinnedClients.shutDownWithoutWaiting()
     }
 
-    /// Stops every download and shuts the HTTP client down.
+    /// Stops every download and shuts the HTTP clients down: the shared one and those of
+    /// pinned hops (``DownloaderConfig/hopAddress``).
     public func shutdown() async {
         cancelAllDownloads()
         box.downloader.withLock { $0 = nil }
         try? await client.shutdown()
+        await pinnedClients.shutdown()
     }
 
     // MARK: Settings
@@ -122,6 +131,10 @@ public final class ImageDownloader: ImageLoader, Sendable {
     /// The AsyncHTTPClient client the downloader sends its requests with, so that a
     /// benchmark can make the same transfers on the same connections without the downloader.
     @_spi(Benchmarking) public var httpClient: HTTPClient { client }
+
+    /// How many clients for pinned hops the downloader holds and how many are not yet shut
+    /// down (see ``DownloaderConfig/hopAddress``).
+    var pinnedClientCounts: PinnedClientPool.Counts { pinnedClients.counts }
 
     // MARK: Downloading
 

@@ -1,17 +1,17 @@
 import AsyncHTTPClient
 import NIOCore
 
-/// What every transfer of an ``ImageDownloader`` works with: its HTTP client, the client's
-/// configuration, the downloader's settings, its events and its cookies.
+/// What every transfer of an ``ImageDownloader`` works with: its HTTP client, the pool of
+/// clients for pinned hops, the downloader's settings, its events and its cookies.
 ///
 /// One immutable object, replaced as a whole when a setting changes, so that starting a
-/// transfer takes one reference instead of copying the settings and the client
-/// configuration (two structs of some twenty reference-counted fields each).
+/// transfer takes one reference instead of copying the settings (a struct of some twenty
+/// reference-counted fields).
 final class TransferEnvironment: Sendable {
     let client: HTTPClient
-    /// The configuration of `client`, from which a hop pinned to an address
-    /// (``DownloaderConfig/hopAddress``) makes a client of its own.
-    let clientConfiguration: HTTPClient.Configuration
+    /// The clients of hops pinned to an address (``DownloaderConfig/hopAddress``), shared
+    /// by every environment of the downloader.
+    let pinnedClients: PinnedClientPool
     let config: DownloaderConfig
     let events: ImageEvents
     let cookies: CookieJar
@@ -19,11 +19,11 @@ final class TransferEnvironment: Sendable {
     let totalTimeout: TimeAmount
 
     init(
-        client: HTTPClient, clientConfiguration: HTTPClient.Configuration, config: DownloaderConfig,
+        client: HTTPClient, pinnedClients: PinnedClientPool, config: DownloaderConfig,
         events: ImageEvents, cookies: CookieJar
     ) {
         self.client = client
-        self.clientConfiguration = clientConfiguration
+        self.pinnedClients = pinnedClients
         self.config = config
         self.events = events
         self.cookies = cookies
@@ -35,7 +35,7 @@ final class TransferEnvironment: Sendable {
         var config = self.config
         change(&config)
         return TransferEnvironment(
-            client: client, clientConfiguration: clientConfiguration, config: config, events: events, cookies: cookies
+            client: client, pinnedClients: pinnedClients, config: config, events: events, cookies: cookies
         )
     }
 }

@@ -11,7 +11,13 @@ import WebImage
 ///   link-local, carrier-grade NAT, unspecified, multicast or reserved (IPv4-mapped and
 ///   IPv4-compatible IPv6 addresses count as the IPv4 address they carry), unless the
 ///   configuration allows that kind. The downloader then connects to the address checked
-///   here ( ``DownloaderConfig/hopAddress``), so a second DNS answer cannot redirect it.
+///   here (``DownloaderConfig/hopAddress``), so a second DNS answer cannot redirect it.
+///
+/// Connections stay pooled: the downloader keeps keep-alive connections per host and
+/// approved address, and a hop uses only those of the address approved for that hop. As
+/// the host is resolved again on every hop, a host whose answer turns to a refused address
+/// is refused before any request, and one whose answer turns to another allowed address is
+/// fetched over a new connection to that address.
 struct SourceGuard: Sendable {
     /// Why a source was refused, with the status the proxy answers.
     struct Refusal: Error, Sendable, Equatable {
@@ -61,8 +67,9 @@ struct SourceGuard: Sendable {
         }
     }
 
-    /// The address a hop to `url` connects to, after checking every address of its host.
-    /// Throws ``ImageError/forbiddenSource(_:)`` for a refused address or scheme.
+    /// The address a hop to `url` connects to, after checking every address of its host
+    /// (resolved afresh on each call). Throws ``ImageError/forbiddenSource(_:)`` for a
+    /// refused address or scheme.
     func address(for url: URL) async throws(ImageError) -> String {
         let scheme = url.scheme?.lowercased() ?? ""
         guard scheme == "http" || scheme == "https" else {
