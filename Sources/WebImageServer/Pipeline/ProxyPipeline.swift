@@ -90,7 +90,7 @@ final class ProxyPipeline: Sendable {
             do {
                 try sourceGuard.checkPolicy(request.source)
             } catch {
-                return .failure(ProxyError(status: error.status, message: error.message))
+                return .failure(error)
             }
             var variants: [FormatNegotiation.Choice: Variant] = [:]
             for choice in negotiation.possibleChoices(requested: request.options.format) {

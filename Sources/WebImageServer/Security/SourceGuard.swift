@@ -19,12 +19,6 @@ import WebImage
 /// is refused before any request, and one whose answer turns to another allowed address is
 /// fetched over a new connection to that address.
 struct SourceGuard: Sendable {
-    /// Why a source was refused, with the status the proxy answers.
-    struct Refusal: Error, Sendable, Equatable {
-        var status: Int
-        var message: String
-    }
-
     /// Normalised allowed prefixes; empty allows every http(s) source.
     let allowedPrefixes: [String]
     /// Kinds of address allowed besides ``IPCategory/global``.
@@ -51,18 +45,18 @@ struct SourceGuard: Sendable {
     }
 
     /// Scheme, credentials and allowlist checks on the requested source.
-    func checkPolicy(_ url: URL) throws(Refusal) {
+    func checkPolicy(_ url: URL) throws(ProxyError) {
         let scheme = url.scheme?.lowercased() ?? ""
         guard scheme == "http" || scheme == "https" else {
-            throw Refusal(status: 404, message: "source scheme '\(scheme)' is not allowed: only http and https sources are fetched")
+            throw ProxyError(status: 404, message: "source scheme '\(scheme)' is not allowed: only http and https sources are fetched")
         }
         guard url.user == nil, url.password == nil else {
-            throw Refusal(status: 404, message: "source URLs with credentials (user:password@) are not allowed")
+            throw ProxyError(status: 404, message: "source URLs with credentials (user:password@) are not allowed")
         }
         if !allowedPrefixes.isEmpty {
             let source = Self.normalized(url.absoluteString)  // once, not once per prefix
             guard allowedPrefixes.contains(where: { source.hasPrefix($0) }) else {
-                throw Refusal(status: 404, message: "source \(url.absoluteString.prefix(200)) is not under an allowed source prefix")
+                throw ProxyError(status: 404, message: "source \(url.absoluteString.prefix(200)) is not under an allowed source prefix")
             }
         }
     }
