@@ -30,6 +30,9 @@ done
 [ -x "$WEBIMAGE" ] || { echo "run.sh: no webimage binary at $WEBIMAGE; build it with 'swift build -c release --product webimage' and/or set WEBIMAGE" >&2; exit 1; }
 
 mkdir -p "$WORK/www" "$WORK/cache" "$WORK/nginx-temp" "$WORK/results"
+# nginx's workers run as another user (www-data) when it is started as root, and mktemp
+# makes the directory private: open it for reading, or every file answers 403.
+chmod 755 "$WORK"
 ORIGIN="http://127.0.0.1:$ORIGIN_PORT"
 PROXY="http://127.0.0.1:$PROXY_PORT"
 SOURCE="$ORIGIN/photo-24mp.jpg"
@@ -97,7 +100,7 @@ PROXY_PID=$!
 
 wait_for() {
     for _ in $(seq 1 100); do curl -fs -o /dev/null "$1" && return 0; sleep 0.1; done
-    echo "run.sh: $1 does not answer" >&2; exit 1
+    echo "run.sh: $1 does not answer" >&2; tail -3 "$WORK/nginx-error.log" >&2 2>/dev/null; exit 1
 }
 wait_for "$ORIGIN/photo-24mp.jpg"
 wait_for "$PROXY/health"

@@ -1,0 +1,403 @@
+#!/usr/bin/env bash
+# The proxy pipeline against baselines measured in the same run (issue 7, "Benchmarks"):
+#
+#   1. cold transforms from a host-named origin (http://localhost:PORT/…) vs the same
+#      origin named by its IP literal (http://127.0.0.1:PORT/…), and the TCP connections
+#      nginx accepted in each case (keep-alive reuse);
+#   2. cold transforms of real photos (a new variant each request, the original already in
+#      the proxy's cache) vs libvips' vips_thumbnail_buffer + jpegsave_buffer called
+#      directly on the same bytes with the same parallelism (vips_baseline.c);
+#   3. cached-variant requests vs nginx serving the same bytes as a static file.
+#
+# Rounds are interleaved (A B A B …). Everything runs on 127.0.0.1, every load run is
+# bounded (wrk -d, timeout), and the script stops what it started and deletes its work
+# directory on exit (KEEP=1 keeps it). See README.md in this folder.
+#
+#   WEBIMAGE=/path/to/release/webimage Benchmarks/proxy/pipeline.sh
+#
+# Needs wrk, nginx, curl, a C compiler, libvips-dev and pkg-config, and the photos of the
+# Debian packages mate-backgrounds and plasma-workspace-wallpapers. Run as root, it
+# installs whichever of these is missing with apt-get; otherwise it names them and stops.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+
+WEBIMAGE=${WEBIMAGE:-$ROOT/.build/release/webimage}  # the release build of `webimage`
+ROUNDS=${ROUNDS:-3}                        # A B rounds of every case
+COLD_SECONDS=${COLD_SECONDS:-20}           # each cold run (cases 1 and 2), each side
+CACHED_SECONDS=${CACHED_SECONDS:-10}       # each run of case 3, each side
+COLD_CONNECTIONS=${COLD_CONNECTIONS:-$(( 2 * $(nproc) ))}  # cases 1, 2: wrk connections = baseline threads = the proxy's workers
+CODING_THREADS=${CODING_THREADS:-$(nproc)} # case 2, reference: baseline threads = the proxy's coding pool
+CONNECTIONS=${CONNECTIONS:-32}             # case 3
+THREADS=${THREADS:-2}                      # case 3: wrk threads
+WIDTH=${WIDTH:-300}                        # every variant: rs:fit:WIDTH:HEIGHT
+HEIGHT=${HEIGHT:-300}
+QUALITY=${QUALITY:-80}                     # the proxy's default JPEG quality; the baseline's Q
+ORIGIN_PORT=${ORIGIN_PORT:-18090}          # nginx: the photos, the static baseline
+STATUS_PORT=${STATUS_PORT:-18092}          # nginx: stub_status (accepted connections)
+PROXY_PORT=${PROXY_PORT:-18091}            # webimage serve
+LOG_LEVEL=${LOG_LEVEL:-warning}            # info logs one line per request
+INSTALL=${INSTALL:-1}                      # 0: never apt-get install, only report what is missing
+WORK=${WORK:-$(mktemp -d "${TMPDIR:-/tmp}/webimage-pipeline-bench.XXXXXX")}
+KEEP=${KEEP:-0}                            # 1: keep $WORK (photos, cache, logs, wrk output)
+PERF=${PERF:-0}                            # 1: one more, unmeasured round of case 2 under perf record
+
+# The photo corpus: real photographs, 1.3–4.9 MP JPEGs, from two Debian packages
+# (the renders, paintings and drawings of those packages are left out).
+MATE=/usr/share/backgrounds/mate/nature
+PLASMA=/usr/share/wallpapers
+CORPUS=(
+    "$MATE/Aqua.jpg" "$MATE/Blinds.jpg" "$MATE/Dune.jpg" "$MATE/FreshFlower.jpg" "$MATE/Garden.jpg"
+    "$MATE/GreenMeadow.jpg" "$MATE/LadyBird.jpg" "$MATE/RainDrops.jpg" "$MATE/Storm.jpg"
+    "$MATE/TwoWings.jpg" "$MATE/Wood.jpg" "$MATE/YellowFlower.jpg"
+)
+for name in BytheWater ColdRipple ColorfulCups DarkestHour EveningGlow FallenLeaf Grey Kite OneStandsOut Path summer_1am; do
+    CORPUS+=("$PLASMA/$name/contents/images/2560x1600.jpg")
+done
+
+# --- What the benchmark needs (the project itself needs none of it) ---------------------
+missing=()
+for pair in wrk:wrk nginx:nginx curl:curl cc:gcc pkg-config:pkg-config; do
+    command -v "${pair%%:*}" >/dev/null || missing+=("${pair#*:}")
+done
+pkg-config --exists vips 2>/dev/null || missing+=(libvips-dev)
+[ -f "$MATE/Aqua.jpg" ] || missing+=(mate-backgrounds)
+[ -f "$PLASMA/Path/contents/images/2560x1600.jpg" ] || missing+=(plasma-workspace-wallpapers)
+if [ ${#missing[@]} -gt 0 ]; then
+    if [ "$INSTALL" = 1 ] && [ "$(id -u)" = 0 ]; then
+        echo "pipeline.sh: installing ${missing[*]}"
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >/dev/null
+    else
+        echo "pipeline.sh: missing: ${missing[*]} (apt-get install ${missing[*]})" >&2
+        exit 1
+    fi
+fi
+[ -x "$WEBIMAGE" ] || { echo "pipeline.sh: no webimage binary at $WEBIMAGE; build one with 'swift build -c release --product webimage' and set WEBIMAGE" >&2; exit 1; }
+
+mkdir -p "$WORK/www/photos" "$WORK/cache" "$WORK/nginx-temp" "$WORK/results"
+# nginx's workers run as another user (www-data) when it is started as root, and mktemp
+# makes the directory private: open it for reading, or every file answers 403.
+chmod 755 "$WORK"
+ORIGIN_IP="http://127.0.0.1:$ORIGIN_PORT"
+ORIGIN_HOST="http://localhost:$ORIGIN_PORT"
+PROXY="http://127.0.0.1:$PROXY_PORT"
+STATUS="http://127.0.0.1:$STATUS_PORT/status"
+FIT="rs:fit:$WIDTH:$HEIGHT"
+
+NGINX_PID=""
+PROXY_PID=""
+SAMPLER_PID=""
+cleanup() {
+    [ -n "$SAMPLER_PID" ] && kill "$SAMPLER_PID" 2>/dev/null || true
+    [ -n "$PROXY_PID" ] && kill -TERM "$PROXY_PID" 2>/dev/null && wait "$PROXY_PID" 2>/dev/null || true
+    [ -n "$NGINX_PID" ] && kill -QUIT "$NGINX_PID" 2>/dev/null && wait "$NGINX_PID" 2>/dev/null || true
+    if [ "$KEEP" = 1 ]; then echo "kept $WORK"; else rm -rf "$WORK"; fi
+}
+trap cleanup EXIT
+
+# --- The corpus, the baseline program, nginx and the proxy -------------------------------
+: > "$WORK/names.txt"
+total_bytes=0
+total_pixels=0
+for file in "${CORPUS[@]}"; do
+    # plasma's files are all 2560x1600.jpg: name each copy after its folder.
+    case "$file" in
+        "$PLASMA"/*) name=$(basename "$(dirname "$(dirname "$(dirname "$file")")")").jpg ;;
+        *) name=$(basename "$file") ;;
+    esac
+    cp "$file" "$WORK/www/photos/$name"
+    echo "$name" >> "$WORK/names.txt"
+    total_bytes=$(( total_bytes + $(stat -c %s "$file") ))
+done
+PHOTOS=("$WORK"/www/photos/*.jpg)
+echo "corpus: ${#PHOTOS[@]} JPEG photos, $(( total_bytes / 1024 )) KB in all (mate-backgrounds, plasma-workspace-wallpapers)"
+
+cc -O2 -o "$WORK/vips_baseline" "$HERE/vips_baseline.c" $(pkg-config --cflags --libs vips) -pthread
+
+cat > "$WORK/nginx.conf" <<EOF
+worker_processes auto;
+pid $WORK/nginx.pid;
+error_log $WORK/nginx-error.log warn;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    keepalive_requests 1000000;
+    keepalive_timeout 300s;
+    types { image/jpeg jpg; }
+    client_body_temp_path $WORK/nginx-temp/body;
+    proxy_temp_path $WORK/nginx-temp/proxy;
+    fastcgi_temp_path $WORK/nginx-temp/fastcgi;
+    uwsgi_temp_path $WORK/nginx-temp/uwsgi;
+    scgi_temp_path $WORK/nginx-temp/scgi;
+    server {
+        listen 127.0.0.1:$ORIGIN_PORT;
+        root $WORK/www;
+    }
+    server {
+        listen 127.0.0.1:$STATUS_PORT;
+        location = /status { stub_status; }
+    }
+}
+EOF
+nginx -e "$WORK/nginx-error.log" -p "$WORK" -c "$WORK/nginx.conf" -g 'daemon off;' &
+NGINX_PID=$!
+
+wait_for() {
+    for _ in $(seq 1 100); do curl -fs -o /dev/null --max-time 5 "$1" && return 0; sleep 0.1; done
+    echo "pipeline.sh: $1 does not answer" >&2; tail -3 "$WORK/nginx-error.log" >&2 2>/dev/null; exit 1
+}
+wait_for "$ORIGIN_IP/photos/$(head -1 "$WORK/names.txt")"
+wait_for "$STATUS"
+
+# The proxy: loopback sources allowed (off by default), the origin under both of its names,
+# no disk limit (so that no eviction pass lands in one run and not in the other), defaults
+# otherwise. Case 1 has a proxy of its own; cases 2 and 3 share a second, fresh process
+# (same cache directory), so that its memory figures are case 2's alone.
+start_proxy() {
+    "$WEBIMAGE" serve --bind 127.0.0.1 --port "$PROXY_PORT" --allow-loopback \
+        --allowed-source "$ORIGIN_IP/" --allowed-source "$ORIGIN_HOST/" \
+        --cache-dir "$WORK/cache" --cache-max-disk 0 --log-level "$LOG_LEVEL" >> "$WORK/proxy.log" 2>&1 &
+    PROXY_PID=$!
+    wait_for "$PROXY/health"
+}
+stop_proxy() {
+    kill -TERM "$PROXY_PID" 2>/dev/null || true
+    wait "$PROXY_PID" 2>/dev/null || true
+    PROXY_PID=""
+}
+start_proxy
+
+# --- Measuring helpers ---------------------------------------------------------------------
+# nginx's counters (all its server blocks): "accepted requests"; the reading itself is one
+# connection and one request, counted in the reading.
+nginx_counts() { curl -fsS --max-time 5 "$STATUS" | awk 'NR == 3 { print $1, $3 }'; }
+# A counter of the proxy's /metrics, summed over its labels.
+metric() { curl -fsS --max-time 5 "$PROXY/metrics" | awk -v name="$1" 'index($0, name) == 1 { sum += $NF } END { print sum + 0 }'; }
+# The proxy's resident memory: VmRSS sampled every 0.2 s (at most 10 minutes), and VmHWM,
+# the kernel's peak, reset before each run (clear_refs 5; needs to own the process).
+start_sampler() {
+    local out=$1
+    ( for _ in $(seq 1 3000); do
+          awk '/^VmRSS/ { print $2 }' "/proc/$PROXY_PID/status" 2>/dev/null || break
+          sleep 0.2
+      done > "$out" ) &
+    SAMPLER_PID=$!
+}
+stop_sampler() {
+    kill "$SAMPLER_PID" 2>/dev/null || true
+    wait "$SAMPLER_PID" 2>/dev/null || true
+    SAMPLER_PID=""
+}
+# The proxy's user + system CPU time so far, in ms.
+CLK_TCK=$(getconf CLK_TCK)
+proxy_cpu_ms() { awk -v hz="$CLK_TCK" '{ printf "%d", ($14 + $15) * 1000 / hz }' "/proc/$PROXY_PID/stat"; }
+reset_hwm() { echo 5 > "/proc/$PROXY_PID/clear_refs" 2>/dev/null || true; }
+hwm_kb() { awk '/^VmHWM/ { print $2 }' "/proc/$PROXY_PID/status"; }
+rss_kb() { awk '/^VmRSS/ { print $2 }' "/proc/$PROXY_PID/status"; }
+
+cpu_per() { awk -v ms="$1" -v n="$2" 'BEGIN { printf "%.2f", (n > 0 ? ms / n : 0) }'; }
+
+# Results: one line per run in $RESULTS: case side round rate extra…
+RESULTS="$WORK/results/runs.txt"
+: > "$RESULTS"
+
+# wrk_run NAME WRK-ARGS…: one bounded wrk run; sets RATE, REQUESTS, BAD (non-2xx + socket errors).
+wrk_run() {
+    local name=$1; shift
+    local out="$WORK/results/$name.txt"
+    echo "== $name: wrk $*"
+    timeout 600 wrk --latency --timeout 30s "$@" > "$out"
+    sed -n '/Latency Distribution/,$p' "$out" | grep -E '50%|99%|requests in|Requests/sec|Non-2xx|Socket errors' || true
+    RATE=$(awk '/^Requests\/sec:/ { print $2 }' "$out")
+    REQUESTS=$(awk '/requests in/ { print $1 }' "$out")
+    P99=$(awk '$1 == "99%" { print $2 }' "$out")
+    BAD=$(awk '/Non-2xx or 3xx responses:/ { bad += $5 } /Socket errors:/ { gsub(",", ""); bad += $4 + $6 + $8 + $10 } END { print bad + 0 }' "$out")
+}
+
+RUN_ID=$(date +%s)
+machine() {
+    echo "$(nproc) cores, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), $(awk '/MemTotal/ { printf "%d GB", $2 / 1048576 }' /proc/meminfo), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+}
+echo "machine: $(machine)"
+echo "versions: $(nginx -v 2>&1 | sed 's/.*: //'), $(wrk -v 2>&1 | head -1 | awk '{ print $1, $2 }'), libvips $(pkg-config --modversion vips)"
+
+# --- Case 1: host-named vs IP-literal origin, a new source URL every request ---------------
+# The same photos under a new query string each request (…/photos/<name>%3Fv%3D<id>), so
+# every request downloads, stores, decodes, resizes and encodes; only the origin's name differs.
+case1_run() {
+    local side=$1 round=$2 origin=$3
+    local before after cpu_before made_before
+    before=$(nginx_counts)
+    cpu_before=$(proxy_cpu_ms)
+    made_before=$(metric webimage_processed_total)
+    wrk_run "case1-$side-$round" -t1 -c"$COLD_CONNECTIONS" -d"${COLD_SECONDS}s" -s "$HERE/corpus.lua" "$PROXY" \
+        -- "/insecure/$FIT/plain/$origin/photos/{name}%3Fv%3D{id}" "$WORK/names.txt" "$RUN_ID-$side-$round"
+    sleep 1  # requests wrk left in flight finish (the proxy completes them in the background)
+    after=$(nginx_counts)
+    local connections requests made cpu
+    connections=$(( ${after% *} - ${before% *} - 1 ))
+    requests=$(( ${after#* } - ${before#* } - 1 ))
+    made=$(( $(metric webimage_processed_total) - made_before ))
+    cpu=$(( $(proxy_cpu_ms) - cpu_before ))
+    echo "   nginx accepted $connections connections for $requests requests; proxy CPU $(cpu_per "$cpu" "$made") ms per variant ($made made)"
+    echo "case1 $side $round $RATE requests=$REQUESTS bad=$BAD p99=$P99 origin_connections=$connections origin_requests=$requests made=$made cpu_ms=$cpu" >> "$RESULTS"
+}
+# Warm-up, not measured: the proxy's first variants (libvips start-up, thread pools,
+# AsyncHTTPClient's connection pool), a few seconds under each name.
+for origin in "$ORIGIN_IP" "$ORIGIN_HOST"; do
+    timeout 60 wrk --timeout 30s -t1 -c"$COLD_CONNECTIONS" -d3s -s "$HERE/corpus.lua" "$PROXY" \
+        -- "/insecure/$FIT/plain/$origin/photos/{name}%3Fv%3D{id}" "$WORK/names.txt" "$RUN_ID-warm" > /dev/null
+done
+sleep 1
+for round in $(seq 1 "$ROUNDS"); do
+    case1_run host-named "$round" "$ORIGIN_HOST"
+    case1_run ip-literal "$round" "$ORIGIN_IP"
+done
+
+CASE1_RSS=$(rss_kb)
+CASE1_HWM=$(hwm_kb)
+stop_proxy
+start_proxy
+
+# --- Case 2: photos, a new variant every request, the original in the proxy's cache -------
+# Warm: every photo once at another size, so that the originals are in the proxy's cache.
+for name in $(cat "$WORK/names.txt"); do
+    curl -fsS --max-time 30 -o /dev/null "$PROXY/insecure/rs:fit:200:200/plain/$ORIGIN_IP/photos/$name"
+done
+# baseline_run SIDE THREADS ROUND: one bounded run of vips_baseline.
+baseline_run() {
+    echo "== case2-$1-$3: vips_baseline $2 threads, ${COLD_SECONDS}s"
+    local line rate
+    line=$(timeout 600 "$WORK/vips_baseline" "$2" "$COLD_SECONDS" "$WIDTH" "$HEIGHT" "$QUALITY" "${PHOTOS[@]}")
+    echo "   $line"
+    rate=$(echo "$line" | sed 's/.*images_per_s=\([0-9.]*\).*/\1/')
+    echo "case2 $1 $3 $rate threads=$2 $line" >> "$RESULTS"
+    sleep 1
+}
+made_before=$(metric webimage_processed_total)
+origin_before=$(nginx_counts)
+idle_rss=$(rss_kb)
+PEAK_RSS=0
+PEAK_HWM=0
+for round in $(seq 1 "$ROUNDS"); do
+    reset_hwm
+    cpu_before=$(proxy_cpu_ms)
+    made_round=$(metric webimage_processed_total)
+    start_sampler "$WORK/results/case2-proxy-$round.rss"
+    wrk_run "case2-proxy-$round" -t1 -c"$COLD_CONNECTIONS" -d"${COLD_SECONDS}s" -s "$HERE/corpus.lua" "$PROXY" \
+        -- "/insecure/$FIT/cb:{id}/plain/$ORIGIN_IP/photos/{name}" "$WORK/names.txt" "$RUN_ID-$round"
+    sleep 1  # requests wrk left in flight finish
+    stop_sampler
+    made=$(( $(metric webimage_processed_total) - made_round ))
+    cpu=$(( $(proxy_cpu_ms) - cpu_before ))
+    rss=$(sort -n "$WORK/results/case2-proxy-$round.rss" | tail -1)
+    hwm=$(hwm_kb)
+    [ "${rss:-0}" -gt "$PEAK_RSS" ] && PEAK_RSS=$rss
+    [ "${hwm:-0}" -gt "$PEAK_HWM" ] && PEAK_HWM=$hwm
+    echo "   proxy VmRSS peak $(( ${rss:-0} / 1024 )) MB, VmHWM $(( hwm / 1024 )) MB; CPU $(cpu_per "$cpu" "$made") ms per variant ($made made)"
+    echo "case2 proxy $round $RATE requests=$REQUESTS bad=$BAD p99=$P99 rss_kb=${rss:-0} hwm_kb=$hwm made=$made cpu_ms=$cpu" >> "$RESULTS"
+    baseline_run libvips "$COLD_CONNECTIONS" "$round"
+    # Reference: as many threads as the proxy's coding pool has (one a core), the number
+    # of images the proxy decodes and encodes at once.
+    if [ "$CODING_THREADS" != "$COLD_CONNECTIONS" ]; then baseline_run libvips-coding "$CODING_THREADS" "$round"; fi
+done
+made_after=$(metric webimage_processed_total)
+origin_after=$(nginx_counts)
+CASE2_MADE=$(( made_after - made_before ))
+CASE2_ORIGIN=$(( ${origin_after#* } - ${origin_before#* } - 1 ))
+# The proxy's variant of every photo once, for their mean size beside the baseline's.
+sizes=0
+for name in $(cat "$WORK/names.txt"); do
+    curl -fsS --max-time 30 -o "$WORK/results/sample.jpg" "$PROXY/insecure/$FIT/cb:size-$RUN_ID/plain/$ORIGIN_IP/photos/$name"
+    sizes=$(( sizes + $(stat -c %s "$WORK/results/sample.jpg") ))
+done
+PROXY_MEAN_BYTES=$(( sizes / ${#PHOTOS[@]} ))
+
+# Optional: where the time goes, one more round of each side under perf (not in the figures).
+# perf_dsos FILE IMAGES: perf samples per image, in all and for the busiest shared objects.
+perf_dsos() {
+    perf report -i "$1" --stdio --no-children -g none --sort dso -n 2>/dev/null | awk -v n="$2" '
+        /^#/ || NF < 3 { next }
+        { count[++k] = $2; name[k] = $3; total += $2 }
+        END { printf "   %.1f samples per image (%d samples, %d images)\n", total / n, total, n
+              for (i = 1; i <= k && i <= 8; i++) printf "   %6.2f  %5.1f%%  %s\n", count[i] / n, 100 * count[i] / total, name[i] }'
+}
+if [ "$PERF" = 1 ]; then
+    if ! command -v perf >/dev/null; then
+        echo "pipeline.sh: PERF=1 needs perf (apt-get install linux-perf); skipped" >&2
+    else
+        echo "== perf: case 2, proxy (-F 499 -g, the whole process)"
+        made_perf=$(metric webimage_processed_total)
+        timeout $(( COLD_SECONDS + 60 )) perf record -q -F 499 -g -p "$PROXY_PID" -o "$WORK/results/proxy.perf.data" -- sleep $(( COLD_SECONDS + 1 )) 2>/dev/null &
+        perf_pid=$!
+        sleep 0.5
+        timeout 600 wrk --timeout 30s -t1 -c"$COLD_CONNECTIONS" -d"${COLD_SECONDS}s" -s "$HERE/corpus.lua" "$PROXY" \
+            -- "/insecure/$FIT/cb:{id}/plain/$ORIGIN_IP/photos/{name}" "$WORK/names.txt" "$RUN_ID-perf" > "$WORK/results/case2-perf.txt"
+        wait "$perf_pid" || true
+        perf_dsos "$WORK/results/proxy.perf.data" $(( $(metric webimage_processed_total) - made_perf )) | tee "$WORK/results/perf-proxy.txt"
+        echo "== perf: case 2, libvips direct"
+        line=$(timeout 600 perf record -q -F 499 -g -o "$WORK/results/libvips.perf.data" -- \
+            "$WORK/vips_baseline" "$COLD_CONNECTIONS" "$COLD_SECONDS" "$WIDTH" "$HEIGHT" "$QUALITY" "${PHOTOS[@]}" 2>/dev/null)
+        perf_dsos "$WORK/results/libvips.perf.data" "$(echo "$line" | sed 's/^images=\([0-9]*\).*/\1/')" | tee "$WORK/results/perf-libvips.txt"
+    fi
+fi
+
+# --- Case 3: a cached variant vs nginx sending the same bytes as a static file -------------
+CACHED_PATH="/insecure/$FIT/plain/$ORIGIN_IP/photos/$(head -1 "$WORK/names.txt")"
+curl -fsS --max-time 30 -o "$WORK/www/variant.jpg" "$PROXY$CACHED_PATH"
+curl -fsS --max-time 30 -o /dev/null "$PROXY$CACHED_PATH"
+echo "cached variant: $(stat -c %s "$WORK/www/variant.jpg") bytes"
+for round in $(seq 1 "$ROUNDS"); do
+    wrk_run "case3-proxy-$round" -t"$THREADS" -c"$CONNECTIONS" -d"${CACHED_SECONDS}s" "$PROXY$CACHED_PATH"
+    echo "case3 proxy $round $RATE requests=$REQUESTS bad=$BAD p99=$P99" >> "$RESULTS"
+    wrk_run "case3-nginx-$round" -t"$THREADS" -c"$CONNECTIONS" -d"${CACHED_SECONDS}s" "$ORIGIN_IP/variant.jpg"
+    echo "case3 nginx $round $RATE requests=$REQUESTS bad=$BAD p99=$P99" >> "$RESULTS"
+done
+
+# --- Summary ---------------------------------------------------------------------------------
+rates() { awk -v c="$1" -v s="$2" '$1 == c && $2 == s { printf "%s%s", sep, $4; sep = " / " }' "$RESULTS"; }
+mean() { awk -v c="$1" -v s="$2" '$1 == c && $2 == s { sum += $4; n++ } END { printf "%.1f", sum / n }' "$RESULTS"; }
+field_sum() { awk -v c="$1" -v s="$2" -v f="$3" '$1 == c && $2 == s { for (i = 5; i <= NF; i++) { split($i, kv, "="); if (kv[1] == f) sum += kv[2] } } END { print sum + 0 }' "$RESULTS"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
+met() { awk -v r="$1" -v t="$2" 'BEGIN { print (r >= t ? "yes" : "NO") }'; }
+round_ratios() {
+    awk -v c="$1" -v a="$2" -v b="$3" '$1 == c && $2 == a { x[$3] = $4 } $1 == c && $2 == b { y[$3] = $4 }
+        END { for (r = 1; r in x; r++) { printf "%s%.3f", sep, x[r] / y[r]; sep = " / " } }' "$RESULTS"
+}
+
+r1=$(ratio "$(mean case1 host-named)" "$(mean case1 ip-literal)")
+r2=$(ratio "$(mean case2 proxy)" "$(mean case2 libvips)")
+r3=$(ratio "$(mean case3 proxy)" "$(mean case3 nginx)")
+{
+echo
+echo "== summary: $(machine)"
+echo "   $ROUNDS interleaved rounds; cold runs ${COLD_SECONDS}s at $COLD_CONNECTIONS connections/threads, cached runs ${CACHED_SECONDS}s at $CONNECTIONS connections; ${#PHOTOS[@]} photos → $FIT, JPEG q$QUALITY"
+echo
+printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' case "measured (per round)" "baseline (per round)" "ratio (mean; per round)" target met
+printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' --- --- --- --- --- ---
+printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' "1. cold, new source each request: host-named origin, req/s" "$(rates case1 host-named)" "IP-literal $(rates case1 ip-literal)" "$r1; $(round_ratios case1 host-named ip-literal)" "≥ 0.98" "$(met "$r1" 0.98)"
+printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' "2. cold variant of a cached photo, images/s" "$(rates case2 proxy)" "libvips direct $(rates case2 libvips)" "$r2; $(round_ratios case2 proxy libvips)" "≥ 0.95" "$(met "$r2" 0.95)"
+if [ "$CODING_THREADS" != "$COLD_CONNECTIONS" ]; then
+    r2b=$(ratio "$(mean case2 proxy)" "$(mean case2 libvips-coding)")
+    printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' "(2, reference: libvips direct on $CODING_THREADS threads)" "" "libvips direct $(rates case2 libvips-coding)" "$r2b; $(round_ratios case2 proxy libvips-coding)" "—" "—"
+fi
+printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' "3. cached variant, req/s" "$(rates case3 proxy)" "nginx static $(rates case3 nginx)" "$r3; $(round_ratios case3 proxy nginx)" "≥ 0.5" "$(met "$r3" 0.5)"
+echo
+hn_req=$(field_sum case1 host-named requests); hn_conn=$(field_sum case1 host-named origin_connections); hn_orig=$(field_sum case1 host-named origin_requests)
+ip_req=$(field_sum case1 ip-literal requests); ip_conn=$(field_sum case1 ip-literal origin_connections); ip_orig=$(field_sum case1 ip-literal origin_requests)
+echo "case 1, connections nginx accepted (all rounds): host-named $hn_conn for $hn_orig origin requests ($hn_req proxy requests); IP-literal $ip_conn for $ip_orig origin requests ($ip_req proxy requests)"
+echo "case 1: proxy VmRSS at the end $(( CASE1_RSS / 1024 )) MB, VmHWM (since start, warm-up included) $(( CASE1_HWM / 1024 )) MB"
+echo "case 2: proxy peak VmRSS $(( PEAK_RSS / 1024 )) MB sampled, VmHWM $(( PEAK_HWM / 1024 )) MB (fresh process, after the warm pass: $(( idle_rss / 1024 )) MB); libvips baseline VmHWM $(awk '$1 == "case2" && $2 == "libvips" { for (i = 5; i <= NF; i++) if ($i ~ /^vmhwm_kb=/) { split($i, kv, "="); if (kv[2] > m) m = kv[2] } } END { printf "%d", m / 1024 }' "$RESULTS") MB"
+echo "case 2: variants made $CASE2_MADE, origin requests $CASE2_ORIGIN (0: every original came from the proxy's cache); mean variant bytes over the corpus: proxy $PROXY_MEAN_BYTES, libvips $(awk '$1 == "case2" && $2 == "libvips" { for (i = 5; i <= NF; i++) if ($i ~ /^out_bytes=/) { split($i, kv, "="); print kv[2]; exit } }' "$RESULTS")"
+cpu_hn=$(cpu_per "$(field_sum case1 host-named cpu_ms)" "$(field_sum case1 host-named made)")
+cpu_ip=$(cpu_per "$(field_sum case1 ip-literal cpu_ms)" "$(field_sum case1 ip-literal made)")
+cpu_px=$(cpu_per "$(field_sum case2 proxy cpu_ms)" "$(field_sum case2 proxy made)")
+cpu_vb=$(awk '$1 == "case2" && $2 == "libvips" { for (i = 5; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } ms += v["cpu_ms_per_image"] * v["images"]; n += v["images"] } END { printf "%.2f", ms / n }' "$RESULTS")
+echo "CPU per image, user + system of the whole process (the cost, whatever else the machine ran): case 1 host-named $cpu_hn ms, IP-literal $cpu_ip ms (host-named ÷ IP-literal $(ratio "$cpu_hn" "$cpu_ip")×); case 2 proxy $cpu_px ms, libvips direct $cpu_vb ms (proxy ÷ libvips $(ratio "$cpu_px" "$cpu_vb")×)"
+echo "case 2, cores kept busy (images/s × CPU per image): proxy $(awk -v r="$(mean case2 proxy)" -v c="$cpu_px" 'BEGIN { printf "%.2f", r * c / 1000 }'), libvips direct $(awk -v r="$(mean case2 libvips)" -v c="$cpu_vb" 'BEGIN { printf "%.2f", r * c / 1000 }') of $(nproc)"
+echo "failed requests (non-2xx or socket errors), all runs: $(awk '{ for (i = 5; i <= NF; i++) if ($i ~ /^bad=/) { split($i, kv, "="); n += kv[2] } } END { print n + 0 }' "$RESULTS")"
+} | tee "$WORK/results/summary.txt"
