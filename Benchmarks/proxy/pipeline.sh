@@ -85,17 +85,8 @@ ORIGIN_HOST="http://localhost:$ORIGIN_PORT"
 PROXY="http://127.0.0.1:$PROXY_PORT"
 STATUS="http://127.0.0.1:$STATUS_PORT/status"
 FIT="rs:fit:$WIDTH:$HEIGHT"
+. "$HERE/lib.sh"   # cleanup on exit, wait_for, the memory sampler
 
-NGINX_PID=""
-PROXY_PID=""
-SAMPLER_PID=""
-cleanup() {
-    [ -n "$SAMPLER_PID" ] && kill "$SAMPLER_PID" 2>/dev/null || true
-    [ -n "$PROXY_PID" ] && kill -TERM "$PROXY_PID" 2>/dev/null && wait "$PROXY_PID" 2>/dev/null || true
-    [ -n "$NGINX_PID" ] && kill -QUIT "$NGINX_PID" 2>/dev/null && wait "$NGINX_PID" 2>/dev/null || true
-    if [ "$KEEP" = 1 ]; then echo "kept $WORK"; else rm -rf "$WORK"; fi
-}
-trap cleanup EXIT
 
 # --- The corpus, the baseline program, nginx and the proxy -------------------------------
 : > "$WORK/names.txt"
@@ -146,10 +137,6 @@ EOF
 nginx -e "$WORK/nginx-error.log" -p "$WORK" -c "$WORK/nginx.conf" -g 'daemon off;' &
 NGINX_PID=$!
 
-wait_for() {
-    for _ in $(seq 1 100); do curl -fs -o /dev/null --max-time 5 "$1" && return 0; sleep 0.1; done
-    echo "pipeline.sh: $1 does not answer" >&2; tail -3 "$WORK/nginx-error.log" >&2 2>/dev/null; exit 1
-}
 wait_for "$ORIGIN_IP/photos/$(head -1 "$WORK/names.txt")"
 wait_for "$STATUS"
 
@@ -177,26 +164,12 @@ start_proxy
 nginx_counts() { curl -fsS --max-time 5 "$STATUS" | awk 'NR == 3 { print $1, $3 }'; }
 # A counter of the proxy's /metrics, summed over its labels.
 metric() { curl -fsS --max-time 5 "$PROXY/metrics" | awk -v name="$1" 'index($0, name) == 1 { sum += $NF } END { print sum + 0 }'; }
-# The proxy's resident memory: VmRSS sampled every 0.2 s (at most 10 minutes), and VmHWM,
-# the kernel's peak, reset before each run (clear_refs 5; needs to own the process).
-start_sampler() {
-    local out=$1
-    ( for _ in $(seq 1 3000); do
-          awk '/^VmRSS/ { print $2 }' "/proc/$PROXY_PID/status" 2>/dev/null || break
-          sleep 0.2
-      done > "$out" ) &
-    SAMPLER_PID=$!
-}
-stop_sampler() {
-    kill "$SAMPLER_PID" 2>/dev/null || true
-    wait "$SAMPLER_PID" 2>/dev/null || true
-    SAMPLER_PID=""
-}
+# VmHWM, the kernel's peak (hwm_kb in lib.sh), is reset before each run (clear_refs 5;
+# needs to own the process).
 # The proxy's user + system CPU time so far, in ms.
 CLK_TCK=$(getconf CLK_TCK)
 proxy_cpu_ms() { awk -v hz="$CLK_TCK" '{ printf "%d", ($14 + $15) * 1000 / hz }' "/proc/$PROXY_PID/stat"; }
 reset_hwm() { echo 5 > "/proc/$PROXY_PID/clear_refs" 2>/dev/null || true; }
-hwm_kb() { awk '/^VmHWM/ { print $2 }' "/proc/$PROXY_PID/status"; }
 rss_kb() { awk '/^VmRSS/ { print $2 }' "/proc/$PROXY_PID/status"; }
 
 cpu_per() { awk -v ms="$1" -v n="$2" 'BEGIN { printf "%.2f", (n > 0 ? ms / n : 0) }'; }

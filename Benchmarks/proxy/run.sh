@@ -36,17 +36,8 @@ chmod 755 "$WORK"
 ORIGIN="http://127.0.0.1:$ORIGIN_PORT"
 PROXY="http://127.0.0.1:$PROXY_PORT"
 SOURCE="$ORIGIN/photo-24mp.jpg"
+. "$HERE/lib.sh"   # cleanup on exit, wait_for, the memory sampler
 
-NGINX_PID=""
-PROXY_PID=""
-SAMPLER_PID=""
-cleanup() {
-    [ -n "$SAMPLER_PID" ] && kill "$SAMPLER_PID" 2>/dev/null || true
-    [ -n "$PROXY_PID" ] && kill -TERM "$PROXY_PID" 2>/dev/null && wait "$PROXY_PID" 2>/dev/null || true
-    [ -n "$NGINX_PID" ] && kill -QUIT "$NGINX_PID" 2>/dev/null && wait "$NGINX_PID" 2>/dev/null || true
-    if [ "$KEEP" = 1 ]; then echo "kept $WORK"; else rm -rf "$WORK"; fi
-}
-trap cleanup EXIT
 
 # 1. The source: a 6000 × 4000 (24 MP) JPEG, quality 85, about 7.7 MB. Smooth colour
 #    blobs (150 × 100 noise upscaled 40× with a cubic kernel) plus fine grain, so that it
@@ -98,30 +89,10 @@ NGINX_PID=$!
     --cache-dir "$WORK/cache" --log-level "$LOG_LEVEL" > "$WORK/proxy.log" 2>&1 &
 PROXY_PID=$!
 
-wait_for() {
-    for _ in $(seq 1 100); do curl -fs -o /dev/null "$1" && return 0; sleep 0.1; done
-    echo "run.sh: $1 does not answer" >&2; tail -3 "$WORK/nginx-error.log" >&2 2>/dev/null; exit 1
-}
 wait_for "$ORIGIN/photo-24mp.jpg"
 wait_for "$PROXY/health"
 
-# Peak and current resident memory of the proxy while wrk runs: samples of VmRSS every
-# 0.2 s (stops when told or after 10 minutes), and the kernel's own VmHWM at the end.
-start_sampler() {
-    local out=$1
-    ( for _ in $(seq 1 3000); do
-          awk '/^VmRSS/ { print $2 }' "/proc/$PROXY_PID/status" 2>/dev/null || break
-          sleep 0.2
-      done > "$out" ) &
-    SAMPLER_PID=$!
-}
-stop_sampler() {
-    kill "$SAMPLER_PID" 2>/dev/null || true
-    wait "$SAMPLER_PID" 2>/dev/null || true
-    SAMPLER_PID=""
-}
 peak_kb() { sort -n "$1" | tail -1; }
-hwm_kb() { awk '/^VmHWM/ { print $2 }' "/proc/$PROXY_PID/status"; }
 
 SUMMARY="$WORK/results/summary.txt"
 : > "$SUMMARY"

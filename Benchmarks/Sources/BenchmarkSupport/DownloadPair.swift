@@ -88,28 +88,8 @@ public final class DownloadPair: Sendable {
         }
     }
 
-    private final class NextIndex: Sendable {
-        let value = Atomic<Int>(0)
-    }
-
     /// Runs `transfers` calls of `body(i)` on `concurrency` worker tasks; returns the bytes.
     private func workers(_ body: @escaping @Sendable (Int) async throws -> Int) async throws -> Int {
-        let next = NextIndex()
-        let transfers = self.transfers
-        return try await withThrowingTaskGroup(of: Int.self) { group in
-            for _ in 0..<concurrency {
-                group.addTask {
-                    var bytes = 0
-                    while true {
-                        let i = next.value.add(1, ordering: .relaxed).oldValue
-                        if i >= transfers { return bytes }
-                        bytes += try await body(i)
-                    }
-                }
-            }
-            var total = 0
-            for try await bytes in group { total += bytes }
-            return total
-        }
+        try await runTransferWorkers(transfers: transfers, concurrency: concurrency, body)
     }
 }

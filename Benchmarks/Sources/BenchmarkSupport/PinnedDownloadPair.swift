@@ -69,29 +69,11 @@ public final class PinnedDownloadPair: Sendable {
         try await round(of: literal, base: server.baseURL)
     }
 
-    private final class NextIndex: Sendable {
-        let value = Atomic<Int>(0)
-    }
-
     /// `transfers` distinct URLs under `base` loaded by `downloader` on `concurrency` worker tasks.
     private func round(of downloader: ImageDownloader, base: String) async throws -> Int {
         let prefix = "\(base)/p/\(batch.add(1, ordering: .relaxed).oldValue)/"
-        let next = NextIndex()
-        let transfers = self.transfers
-        return try await withThrowingTaskGroup(of: Int.self) { group in
-            for _ in 0..<concurrency {
-                group.addTask {
-                    var bytes = 0
-                    while true {
-                        let i = next.value.add(1, ordering: .relaxed).oldValue
-                        if i >= transfers { return bytes }
-                        bytes += try await downloader.load(URL(string: prefix + String(i))!).data.count
-                    }
-                }
-            }
-            var total = 0
-            for try await bytes in group { total += bytes }
-            return total
+        return try await runTransferWorkers(transfers: transfers, concurrency: concurrency) { i in
+            try await downloader.load(URL(string: prefix + String(i))!).data.count
         }
     }
 }

@@ -1,0 +1,41 @@
+# What run.sh and pipeline.sh share: stopping what they started, waiting for a server,
+# and sampling the proxy's memory. Source it after setting WORK and KEEP; it reads
+# NGINX_PID, PROXY_PID and SAMPLER_PID, which the scripts set as they start things.
+
+NGINX_PID=""
+PROXY_PID=""
+SAMPLER_PID=""
+
+# Stops the sampler, the proxy (SIGTERM: it drains) and nginx, then removes $WORK unless
+# KEEP=1. Runs on exit, however the script ends.
+cleanup() {
+    [ -n "$SAMPLER_PID" ] && kill "$SAMPLER_PID" 2>/dev/null || true
+    [ -n "$PROXY_PID" ] && kill -TERM "$PROXY_PID" 2>/dev/null && wait "$PROXY_PID" 2>/dev/null || true
+    [ -n "$NGINX_PID" ] && kill -QUIT "$NGINX_PID" 2>/dev/null && wait "$NGINX_PID" 2>/dev/null || true
+    if [ "$KEEP" = 1 ]; then echo "kept $WORK"; else rm -rf "$WORK"; fi
+}
+trap cleanup EXIT
+
+# Waits up to 10 s for URL $1 to answer 2xx; otherwise says so (with nginx's last errors)
+# and exits.
+wait_for() {
+    for _ in $(seq 1 100); do curl -fs -o /dev/null --max-time 5 "$1" && return 0; sleep 0.1; done
+    echo "$(basename "$0"): $1 does not answer" >&2; tail -3 "$WORK/nginx-error.log" >&2 2>/dev/null; exit 1
+}
+
+# The proxy's resident memory while wrk runs: VmRSS sampled into file $1 every 0.2 s
+# (until stop_sampler, or 10 minutes), and the kernel's own peak, VmHWM.
+start_sampler() {
+    local out=$1
+    ( for _ in $(seq 1 3000); do
+          awk '/^VmRSS/ { print $2 }' "/proc/$PROXY_PID/status" 2>/dev/null || break
+          sleep 0.2
+      done > "$out" ) &
+    SAMPLER_PID=$!
+}
+stop_sampler() {
+    kill "$SAMPLER_PID" 2>/dev/null || true
+    wait "$SAMPLER_PID" 2>/dev/null || true
+    SAMPLER_PID=""
+}
+hwm_kb() { awk '/^VmHWM/ { print $2 }' "/proc/$PROXY_PID/status"; }
