@@ -57,17 +57,7 @@ extension ImageManager {
     }
 
     private func prepareVariant(_ request: VariantRequest, options: ImageOptions, context: ImageContext?) throws(ImageError) -> VariantLoad {
-        guard !request.url.absoluteString.isEmpty else { throw .invalidURL("") }
-        var options = options
-        var context = context ?? defaultContext
-        if let optionsProcessor {
-            guard let processed = optionsProcessor(request.url, options, context) else {
-                throw .invalidDownloadOperation("the options processor cancelled the load of \(request.url.absoluteString)")
-            }
-            (options, context) = processed
-        }
-        context = context.applying(options)
-        if !options.contains(.retryFailed), failedURLs.isBlocked(request.url) { throw .blockedURL(request.url) }
+        let (_, options, context) = try resolvedRequest(request.url, options: options, context: context)
         let originalKey = originalCacheKey(for: request.url, context: context)
         let key = originalKey.map { CacheKey.transformedKey($0, transformerKey: request.variantKey) }
         let cache = context.cache ?? self.cache

@@ -293,7 +293,11 @@ public final class ImageManager: Sendable {
         return Self.memoryHit(forKey: key, options: options, queryCacheType: context.queryCacheType, in: context.cache ?? cache)
     }
 
-    private func prepare(_ url: URL?, options: ImageOptions, context: ImageContext?) throws(ImageError) -> LoadRequest {
+    /// What every request goes through first, a load or an encoded variant: the URL must
+    /// not be empty, the options processor may rewrite or cancel it, the options that are
+    /// shorthands for context knobs are folded in, and a blocked URL is refused unless
+    /// ``ImageOptions/retryFailed``.
+    func resolvedRequest(_ url: URL?, options: ImageOptions, context: ImageContext?) throws(ImageError) -> (URL, ImageOptions, ImageContext) {
         guard let url, !url.absoluteString.isEmpty else { throw .invalidURL("") }
         var options = options
         var context = context ?? defaultContext
@@ -303,7 +307,12 @@ public final class ImageManager: Sendable {
             }
             (options, context) = processed
         }
-        context = context.applying(options)
+        if !options.contains(.retryFailed), failedURLs.isBlocked(url) { throw .blockedURL(url) }
+        return (url, options, context.applying(options))
+    }
+
+    private func prepare(_ url: URL?, options: ImageOptions, context: ImageContext?) throws(ImageError) -> LoadRequest {
+        let (url, options, context) = try resolvedRequest(url, options: options, context: context)
         if options.contains(.avoidDecodeImage), let transformer = context.transformer {
             throw .invalidDownloadOperation(
                 "avoidDecodeImage cannot be combined with the transformer \(transformer.key): a transformer needs decoded pixels; drop one of them"
@@ -312,7 +321,6 @@ public final class ImageManager: Sendable {
         // Whether a loader handles the URL is asked only when a load is needed (as
         // SDWebImage does): a memory hit skips re-parsing the URL's scheme and host.
         let loader = context.loader ?? self.loader
-        if !options.contains(.retryFailed), failedURLs.isBlocked(url) { throw .blockedURL(url) }
         let originalKey = originalCacheKey(for: url, context: context)
         return LoadRequest(
             url: url, options: options, context: context,
