@@ -90,14 +90,14 @@ struct VariantLoad: Sendable {
         return Source(data: response.data, metadata: metadata, cacheType: .none)
     }
 
-    /// Makes the variant from `source` on the coding pool, then keeps it (and a downloaded
+    /// Makes the variant from `source` on the limiter's threads (else the coding pool), then keeps it (and a downloaded
     /// source) as the policy says. Nothing is stored when making it fails.
     private func make(from source: Source) async throws(ImageError) -> VariantResult {
         if Task.isCancelled { throw .cancelled }
         let request = self.request
         let coder = self.coder
         let limits = context.limits
-        let variant = try await BlockingPools.run(on: BlockingPools.coding) { () throws(ImageError) -> EncodedVariant in
+        let variant = try await BlockingPools.run(on: limiter?.threads ?? BlockingPools.coding) { () throws(ImageError) -> EncodedVariant in
             try Self.encodeVariant(request, from: source.data, metadata: source.metadata, coder: coder, limits: limits)
         }
         let downloadedBytes = source.cacheType == .none ? source.data.count : 0

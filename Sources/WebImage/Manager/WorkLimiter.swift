@@ -1,3 +1,4 @@
+import NIOPosix
 import Synchronization
 
 /// Admission control for costly work: at most ``workers`` pieces run at once, at most
@@ -8,6 +9,11 @@ import Synchronization
 /// Give one to ``ImageManager`` (`variantWorkLimiter`) and every encoded variant it makes
 /// (download, decode, transform, encode) runs in a slot; concurrent requests for one
 /// variant share one slot, and cache hits take none.
+///
+/// Each slot has a thread of its own for the blocking part of the work (decode, transform,
+/// encode), so `workers` images are in the codec at once — as many as are admitted, not
+/// only as many as the machine has cores: a codec thread that waits on memory or on a
+/// libvips pipeline stage leaves its core to another image.
 public final class WorkLimiter: Sendable {
     private struct State {
         var running = 0
@@ -20,11 +26,19 @@ public final class WorkLimiter: Sendable {
     /// Work that may wait for a slot (at least 0).
     public let queueSize: Int
     private let state = Mutex(State())
+    /// The slots' threads: one a slot.
+    let threads: NIOThreadPool
 
     /// Creates a limiter of `workers` slots and a queue of `queueSize`.
     public init(workers: Int, queueSize: Int) {
         self.workers = max(1, workers)
         self.queueSize = max(0, queueSize)
+        threads = NIOThreadPool(numberOfThreads: self.workers)
+        threads.start()
+    }
+
+    deinit {
+        threads.shutdownGracefully { _ in }
     }
 
     /// Work running now.

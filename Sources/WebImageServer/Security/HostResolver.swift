@@ -17,8 +17,20 @@ enum HostResolver {
         return pool
     }()
 
-    /// Every address `host` resolves to (IPv4 and IPv6).
+    /// Answers kept for five seconds, so that a busy source costs one lookup every few
+    /// seconds rather than one a fetch.
+    static let answers = HostAnswerCache(lifetime: .seconds(5), maxHosts: 1024) { host throws(ImageError) in
+        try await lookUp(host)
+    }
+
+    /// Every address `host` resolves to (IPv4 and IPv6): a kept answer while it is fresh
+    /// (``answers``), else a new lookup.
     static func resolve(_ host: String) async throws(ImageError) -> [IPAddress] {
+        try await answers.resolve(host)
+    }
+
+    /// A new lookup of `host` on the resolver's threads.
+    static func lookUp(_ host: String) async throws(ImageError) -> [IPAddress] {
         let result: Result<[IPAddress], ImageError> = await withCheckedContinuation { continuation in
             pool.submit { state in
                 guard case .active = state else {

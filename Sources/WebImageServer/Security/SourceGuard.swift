@@ -15,9 +15,10 @@ import WebImage
 ///
 /// Connections stay pooled: the downloader keeps keep-alive connections per host and
 /// approved address, and a hop uses only those of the address approved for that hop. As
-/// the host is resolved again on every hop, a host whose answer turns to a refused address
-/// is refused before any request, and one whose answer turns to another allowed address is
-/// fetched over a new connection to that address.
+/// the host's answer is checked again on every hop (``HostResolver`` looks it up again
+/// after a few seconds), a host whose answer turns to a refused address is refused before
+/// any request, and one whose answer turns to another allowed address is fetched over a
+/// new connection to that address.
 struct SourceGuard: Sendable {
     /// Normalised allowed prefixes; empty allows every http(s) source.
     let allowedPrefixes: [String]
@@ -62,7 +63,7 @@ struct SourceGuard: Sendable {
     }
 
     /// The address a hop to `url` connects to, after checking every address of its host
-    /// (resolved afresh on each call). Throws ``ImageError/forbiddenSource(_:)`` for a
+    /// (checked afresh on each call). Throws ``ImageError/forbiddenSource(_:)`` for a
     /// refused address or scheme.
     func address(for url: URL) async throws(ImageError) -> String {
         let scheme = url.scheme?.lowercased() ?? ""
