@@ -13,6 +13,16 @@ public protocol ImageCoder: Sendable {
     func inspect(_ data: Data, limits: ImageLimits) throws(ImageError) -> ImageInfo
     /// Decodes `data`, checking the limits in `options` from the header first.
     func decode(_ data: Data, options: ImageDecodeOptions) throws(ImageError) -> Image
+    /// Reads the header of `data`, then decodes with the options `plan` chooses from the
+    /// header's facts — e.g. a thumbnail size that depends on the source's size, or the
+    /// first frame only for an output format that cannot animate. The limits checked are
+    /// the planned options' (frames counted as the plan decodes them), before any pixel is
+    /// decoded. A coder that can reads the header once for both; the default
+    /// implementation calls ``inspect(_:limits:)`` without limits, then
+    /// ``decode(_:options:)``.
+    func decode(
+        _ data: Data, planning plan: (ImageInfo) throws(ImageError) -> ImageDecodeOptions
+    ) throws(ImageError) -> (info: ImageInfo, image: Image)
     /// Decodes the first part of an image still downloading, for a progressive preview.
     /// Returns `nil` while too few bytes have arrived to show anything.
     func decodePartial(_ data: Data, options: ImageDecodeOptions) throws(ImageError) -> Image?
@@ -20,4 +30,15 @@ public protocol ImageCoder: Sendable {
     func canEncode(_ format: ImageFormat) -> Bool
     /// Encodes `image` as `options.format`.
     func encode(_ image: Image, options: ImageEncodeOptions) throws(ImageError) -> Data
+}
+
+extension ImageCoder {
+    /// Inspects `data` (no limits: the decode checks the planned ones), asks `plan` for
+    /// the decode options, and decodes.
+    public func decode(
+        _ data: Data, planning plan: (ImageInfo) throws(ImageError) -> ImageDecodeOptions
+    ) throws(ImageError) -> (info: ImageInfo, image: Image) {
+        let info = try inspect(data, limits: ImageLimits(maxPixels: .max, maxFrames: .max))
+        return (info, try decode(data, options: plan(info)))
+    }
 }

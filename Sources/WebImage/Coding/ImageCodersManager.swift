@@ -104,6 +104,15 @@ public final class ImageCodersManager: ImageCoder {
         return try coder.decode(data, options: options)
     }
 
+    /// Inspects and decodes with the highest-priority coder that can decode `data`.
+    public func decode(
+        _ data: Data, planning plan: (ImageInfo) throws(ImageError) -> ImageDecodeOptions
+    ) throws(ImageError) -> (info: ImageInfo, image: Image) {
+        let snapshot = coders
+        guard let coder = decoder(for: data, in: snapshot) else { throw Self.noDecoder(for: data, among: snapshot) }
+        return try coder.decode(data, planning: plan)
+    }
+
     /// Decodes a partial download with the highest-priority coder that can decode the
     /// bytes so far; `nil` when no coder recognises them (yet).
     public func decodePartial(_ data: Data, options: ImageDecodeOptions = .init()) throws(ImageError) -> Image? {

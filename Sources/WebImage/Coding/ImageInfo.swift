@@ -11,6 +11,12 @@ public struct ImageInfo: Sendable, Hashable {
     /// Whether the image has an alpha channel.
     public var hasAlpha: Bool
 
+    /// The size of one frame as shown: ``pixelSize`` turned a quarter for EXIF
+    /// orientations 5–8.
+    public var uprightPixelSize: PixelSize {
+        orientation >= 5 ? PixelSize(width: pixelSize.height, height: pixelSize.width) : pixelSize
+    }
+
     /// Creates header information.
     public init(format: ImageFormat, pixelSize: PixelSize, frameCount: Int, orientation: Int, hasAlpha: Bool) {
         self.format = format

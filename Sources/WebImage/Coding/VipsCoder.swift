@@ -63,6 +63,23 @@ public struct VipsCoder: ImageCoder {
         return try result.get()
     }
 
+    /// Reads the header once for the plan, the limit checks and the decode (a new header is
+    /// read only when the plan asks for another strictness).
+    public func decode(
+        _ data: Data, planning plan: (ImageInfo) throws(ImageError) -> ImageDecodeOptions
+    ) throws(ImageError) -> (info: ImageInfo, image: Image) {
+        try Vips.start()
+        let format = try Self.checkedFormat(of: data)
+        return try withoutActuallyEscaping(plan) { plan throws(ImageError) in
+            let result = data.withUnsafeBytes { bytes in
+                Result { () throws(ImageError) -> (info: ImageInfo, image: Image) in
+                    try VipsDecode.planned(bytes: bytes, format: format, plan: plan)
+                }
+            }
+            return try result.get()
+        }
+    }
+
     public func inspect(_ data: Data, limits: ImageLimits = .default) throws(ImageError) -> ImageInfo {
         try Vips.start()
         let format = try Self.checkedFormat(of: data)

@@ -10,11 +10,29 @@ struct VipsDecode {
 
     /// The header's facts, after the limit checks.
     func inspect() throws(ImageError) -> ImageInfo {
-        let header = try checkedHeader()
-        return ImageInfo(
+        info(of: try checkedHeader())
+    }
+
+    private func info(of header: Header) -> ImageInfo {
+        ImageInfo(
             format: format, pixelSize: header.size, frameCount: header.pages,
             orientation: header.orientation, hasAlpha: header.handle.hasAlpha
         )
+    }
+
+    /// Opens the header once: asks `plan` for the decode options from its facts, then
+    /// checks the planned limits and decodes, reusing the header when the plan keeps the
+    /// strictness.
+    static func planned(
+        bytes: UnsafeRawBufferPointer, format: ImageFormat, plan: (ImageInfo) throws(ImageError) -> ImageDecodeOptions
+    ) throws(ImageError) -> (info: ImageInfo, image: Image) {
+        let unchecked = ImageLimits(maxPixels: .max, maxFrames: .max)
+        let inspection = VipsDecode(bytes: bytes, format: format, options: ImageDecodeOptions(limits: unchecked))
+        let header = try inspection.checkedHeader()
+        let options = try plan(inspection.info(of: header))
+        let decode = VipsDecode(bytes: bytes, format: format, options: options)
+        let opened = options.strictness == inspection.options.strictness ? header.handle : nil
+        return (inspection.info(of: header), try decode.run(opened: opened))
     }
 
     private struct Header {
@@ -26,9 +44,11 @@ struct VipsDecode {
         let orientation: Int
     }
 
-    /// Opens the header (no pixels are decoded yet) and checks the limits.
-    private func checkedHeader() throws(ImageError) -> Header {
-        let header = try open(loadOptions: "")
+    /// Opens the header (no pixels are decoded yet), or takes the one `opened` with no
+    /// load options, and checks the limits.
+    private func checkedHeader(opened: VipsImageHandle? = nil) throws(ImageError) -> Header {
+        let header: VipsImageHandle
+        if let opened { header = opened } else { header = try open(loadOptions: "") }
         let sourceSize = PixelSize(width: header.width, height: header.pageHeight)
         let pages = header.pagesInFile
         let animated = format.supportsAnimation && pages > 1 && !options.firstFrameOnly
@@ -48,8 +68,9 @@ struct VipsDecode {
         )
     }
 
-    func run() throws(ImageError) -> Image {
-        let checked = try checkedHeader()
+    /// Decodes; `opened` is this buffer's header opened with no load options, if there is one.
+    func run(opened: VipsImageHandle? = nil) throws(ImageError) -> Image {
+        let checked = try checkedHeader(opened: opened)
         let sourceSize = checked.size
         let frames = checked.frames
         let animated = checked.animated

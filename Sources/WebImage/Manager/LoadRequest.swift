@@ -220,17 +220,21 @@ struct LoadRequest: Sendable {
         let options = self.options
         let work: @Sendable () async throws(ImageError) -> VariantImages = {
             try await BlockingPools.run(on: BlockingPools.coding) { () throws(ImageError) -> VariantImages in
-                var decodeOptions = decodeOptions
-                let shrunk = try Self.shrinkOnLoadSize(for: data, transformer: transformer, decodeOptions: decodeOptions, coder: coder)
-                if let shrunk {
-                    // The transformer's own scaled size, exactly (its aspect ratio is the source's).
-                    decodeOptions.thumbnailPixelSize = shrunk
-                    decodeOptions.preserveAspectRatio = false
+                var shrunk = false
+                // One header read: the shrink-on-load size comes from its facts.
+                let (_, decoded) = try coder.decode(data) { info throws(ImageError) -> ImageDecodeOptions in
+                    var planned = decodeOptions
+                    if let size = Self.shrinkOnLoadSize(for: info, transformer: transformer, decodeOptions: decodeOptions) {
+                        // The transformer's own scaled size, exactly (its aspect ratio is the source's).
+                        planned.thumbnailPixelSize = size
+                        planned.preserveAspectRatio = false
+                        shrunk = true
+                    }
+                    return planned
                 }
-                let decoded = try coder.decode(data, options: decodeOptions)
                 let result = try Self.transform(decoded, with: transformer, options: options)
                 // A shrunk decode is not the original: it must not be cached as one.
-                return VariantImages(decoded: shrunk == nil ? decoded : nil, result: result)
+                return VariantImages(decoded: shrunk ? nil : decoded, result: result)
             }
         }
         return try await transforms.run(transformFlightKey, work: work).value
@@ -240,15 +244,11 @@ struct LoadRequest: Sendable {
     /// header; `nil` (decode at full size) without a transformer, when a thumbnail size was
     /// asked for, or for an animation.
     static func shrinkOnLoadSize(
-        for data: Data, transformer: (any ImageTransformer)?, decodeOptions: ImageDecodeOptions, coder: any ImageCoder
-    ) throws(ImageError) -> PixelSize? {
-        guard let transformer, decodeOptions.thumbnailPixelSize == nil else { return nil }
-        let info = try coder.inspect(data, limits: decodeOptions.limits)
-        guard info.frameCount == 1 else { return nil }
-        let stored = info.pixelSize
+        for info: ImageInfo, transformer: (any ImageTransformer)?, decodeOptions: ImageDecodeOptions
+    ) -> PixelSize? {
+        guard let transformer, decodeOptions.thumbnailPixelSize == nil, info.frameCount == 1 else { return nil }
         // EXIF orientations 5–8 turn the image a quarter: the transformer sees it upright.
-        let upright = info.orientation >= 5 ? PixelSize(width: stored.height, height: stored.width) : stored
-        return transformer.shrinkOnLoadSize(forSourceSize: upright)
+        return transformer.shrinkOnLoadSize(forSourceSize: info.uprightPixelSize)
     }
 
     /// Applies `transformer`; animated images only with ``ImageOptions/transformAnimatedImage``.

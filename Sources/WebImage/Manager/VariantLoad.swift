@@ -129,26 +129,28 @@ struct VariantLoad: Sendable {
     static func encodeVariant(
         _ request: VariantRequest, from data: Data, metadata: CacheMetadata, coder: any ImageCoder, limits: ImageLimits
     ) throws(ImageError) -> EncodedVariant {
-        let info = try coder.inspect(data, limits: limits)
-        let stored = info.pixelSize
-        // EXIF orientations 5–8 turn the image a quarter: the transformer sees it upright.
-        let upright = info.orientation >= 5 ? PixelSize(width: stored.height, height: stored.width) : stored
         if request.passthrough {
+            let info = try coder.inspect(data, limits: limits)
             return EncodedVariant(
-                data: data, pixelSize: upright, sourceETag: metadata.etag, sourceLastModified: metadata.lastModified
+                data: data, pixelSize: info.uprightPixelSize, sourceETag: metadata.etag, sourceLastModified: metadata.lastModified
             )
         }
-        let isAnimated = info.frameCount > 1
-        let format = request.encoding.format.resolve(sourceFormat: info.format, hasAlpha: info.hasAlpha, isAnimated: isAnimated)
-        var decodeOptions = ImageDecodeOptions(firstFrameOnly: !format.supportsAnimation, limits: limits)
-        if let box = request.thumbnailPixelSize {
-            decodeOptions.thumbnailPixelSize = box
-        } else if !isAnimated || !format.supportsAnimation, let exact = request.transformer?.shrinkOnLoadSize(forSourceSize: upright) {
-            // The transformer's own scaled size, exactly (its aspect ratio is the source's).
-            decodeOptions.thumbnailPixelSize = exact
-            decodeOptions.preserveAspectRatio = false
+        var format = ImageFormat.unknown
+        // One header read: the plan (output format, shrink-on-load size) comes from its facts.
+        let (_, decoded) = try coder.decode(data) { info throws(ImageError) -> ImageDecodeOptions in
+            let upright = info.uprightPixelSize
+            let isAnimated = info.frameCount > 1
+            format = request.encoding.format.resolve(sourceFormat: info.format, hasAlpha: info.hasAlpha, isAnimated: isAnimated)
+            var options = ImageDecodeOptions(firstFrameOnly: !format.supportsAnimation, limits: limits)
+            if let box = request.thumbnailPixelSize {
+                options.thumbnailPixelSize = box
+            } else if !isAnimated || !format.supportsAnimation, let exact = request.transformer?.shrinkOnLoadSize(forSourceSize: upright) {
+                // The transformer's own scaled size, exactly (its aspect ratio is the source's).
+                options.thumbnailPixelSize = exact
+                options.preserveAspectRatio = false
+            }
+            return options
         }
-        let decoded = try coder.decode(data, options: decodeOptions)
         let output = try request.transformer?.transform(decoded) ?? decoded
         let encoded = try coder.encode(output, options: request.encoding.encodeOptions(for: format))
         return EncodedVariant(
