@@ -66,9 +66,14 @@ public final class ProxyServer: Sendable {
         variants.maxVariantMemoryCost = max(1, config.cacheMaxMemory)
         var context = ImageContext()
         context.limits = ImageLimits(maxPixels: config.maxSourceResolution, maxFrames: config.maxAnimationFrames)
-        context.originalCache = ImageCache(config: originals)
+        let originalCache = ImageCache(config: originals)
+        let variantCache = ImageCache(config: variants)
+        let warnings = CacheWriteWarnings(logger: logger, metrics: metrics)
+        warnings.watch(originalCache.diskCache, name: "originals")
+        warnings.watch(variantCache.diskCache, name: "variants")
+        context.originalCache = originalCache
         manager = ImageManager(
-            cache: ImageCache(config: variants), loader: downloader,
+            cache: variantCache, loader: downloader,
             failedURLs: FailedURLs(ttl: .seconds(60)), defaultContext: context,
             variantWorkLimiter: WorkLimiter(workers: config.workers, queueSize: config.queueSize)
         )

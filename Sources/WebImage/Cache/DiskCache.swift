@@ -32,6 +32,12 @@ public final class DiskCache: Sendable {
 
     let sizeState = Locked(SizeState())
     let verifiedFiles = VerifiedFiles()
+    private let writeFailures = Locked(WriteFailures())
+
+    private struct WriteFailures {
+        var count = 0
+        var observers: [@Sendable (CacheWriteFailure) -> Void] = []
+    }
     let timer = Locked<Task<Void, Never>?>(nil)
 
     /// Reads refresh an entry's access time only when it is older than this, so that a hot
@@ -94,8 +100,30 @@ public final class DiskCache: Sendable {
 
     private func write(_ data: Data, metadata: CacheMetadata, key: String) throws(ImageError) {
         let trailer = DiskEntryFormat.trailer(for: data, metadata: metadata, key: key)
-        let written = try DiskFiles.writeAtomically(data, trailer: trailer, directory: directory, fileName: CacheKey.fileName(forKey: key))
+        let written: Int
+        do throws(ImageError) {
+            written = try DiskFiles.writeAtomically(data, trailer: trailer, directory: directory, fileName: CacheKey.fileName(forKey: key))
+        } catch {
+            let observers = writeFailures.withLock { failures in
+                failures.count += 1
+                return failures.observers
+            }
+            let failure = CacheWriteFailure(key: key, directory: directory, error: error)
+            for observer in observers { observer(failure) }
+            throw error
+        }
         noteWritten(bytes: written)
+    }
+
+    // MARK: Write failures
+
+    /// Writes that failed since the cache was created.
+    public var writeFailureCount: Int { writeFailures.withLock { $0.count } }
+
+    /// Calls `observer` after every failed write, on the thread that wrote (keep it short),
+    /// before the write's error reaches its caller. Observers stay for the cache's lifetime.
+    public func observeWriteFailures(_ observer: @escaping @Sendable (CacheWriteFailure) -> Void) {
+        writeFailures.withLock { $0.observers.append(observer) }
     }
 
     // MARK: Reading

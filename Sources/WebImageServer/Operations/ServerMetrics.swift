@@ -14,11 +14,14 @@ import Synchronization
 ///   `original` (a miss whose source came from the disk cache); `webimage_cache_misses_total`.
 /// - `webimage_source_bytes_total`: bytes of sources downloaded.
 /// - `webimage_processed_total`: variants made (decode, transform, encode).
+/// - `webimage_cache_write_errors_total{cache}`: failed disk-cache writes, by cache
+///   (`variants`, `originals`): a full disk, a read-only or unwritable directory.
 final class ServerMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
     private let factory: PrometheusMetricsFactory
     private let statusCounters = Mutex<[Int: (CoreMetrics.Counter, CoreMetrics.Counter?)]>([:])
     private let hitCounters = Mutex<[String: CoreMetrics.Counter]>([:])
+    private let writeErrorCounters = Mutex<[String: CoreMetrics.Counter]>([:])
     private let duration: CoreMetrics.Timer
     private let inFlight: Meter
     private let queueDepth: Meter
@@ -75,6 +78,20 @@ final class ServerMetrics: Sendable {
             return made
         }
         counter.increment()
+    }
+
+    /// A failed write to the disk cache called `cache`.
+    func cacheWriteFailed(cache: String) { cacheWriteErrors(cache).increment() }
+
+    /// The write-error counter of the disk cache called `cache`, made (at 0) on first use.
+    @discardableResult
+    func cacheWriteErrors(_ cache: String) -> CoreMetrics.Counter {
+        writeErrorCounters.withLock { counters in
+            if let existing = counters[cache] { return existing }
+            let made = CoreMetrics.Counter(label: "webimage_cache_write_errors_total", dimensions: [("cache", cache)], factory: factory)
+            counters[cache] = made
+            return made
+        }
     }
 
     func cacheMiss() { misses.increment() }
