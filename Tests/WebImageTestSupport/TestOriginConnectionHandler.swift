@@ -10,6 +10,9 @@ package enum TestOriginStep {
     case wait(TimeAmount)
     /// Pause until the gate opens.
     case waitForGate(TestOriginGate)
+    /// Write these bytes again and again, each time the last copy is flushed, until the
+    /// client closes the connection.
+    case writeForever(ByteBuffer)
     /// Send nothing more and keep the connection open.
     case stall
     /// After the writes so far are flushed, close the connection (FIN, or RST when `reset`).
@@ -38,6 +41,13 @@ package enum TestOriginWire {
             return [.close(reset: false)]
         case .reset:
             return [.close(reset: true)]
+        case .endless(let contentType, let piece):
+            let head = "HTTP/1.1 200 OK\r\nContent-Type: \(contentType)\r\nTransfer-Encoding: chunked\r\n\r\n"
+            var chunk = allocator.buffer(capacity: piece.count + 16)
+            chunk.writeString(String(piece.count, radix: 16) + "\r\n")
+            chunk.writeBytes(piece)
+            chunk.writeString("\r\n")
+            return [.write(allocator.buffer(string: head)), .writeForever(chunk)]
         case .reply(let reply):
             return plan(reply, method: method, keepAlive: keepAlive, http10: http10, allocator: allocator)
         }
@@ -285,6 +295,9 @@ package final class TestOriginConnectionHandler: ChannelInboundHandler {
                     }
                 }
                 return
+            case .writeForever(let buffer):
+                writeForever(buffer, ticket: ticket, context: context)
+                return
             case .stall:
                 return
             case .close(let reset):
@@ -307,6 +320,26 @@ package final class TestOriginConnectionHandler: ChannelInboundHandler {
                     }
                 }
                 return
+            }
+        }
+    }
+
+    /// Writes `buffer`, and once it is flushed, again (from a new event-loop task, so the
+    /// stack does not grow), while the response is current and the connection open.
+    private func writeForever(_ buffer: ByteBuffer, ticket: Int, context: ChannelHandlerContext) {
+        guard isOpen, activeTicket == ticket else { return }
+        let written = context.writeAndFlush(wrapOutboundOut(buffer))
+        lastWrite = written
+        let loop = context.eventLoop
+        let next = NIOLoopBound((handler: self, context: context), eventLoop: loop)
+        written.assumeIsolated().whenComplete { result in
+            guard case .success = result else {
+                context.close(promise: nil)
+                return
+            }
+            loop.execute {
+                let (handler, context) = next.value
+                handler.writeForever(buffer, ticket: ticket, context: context)
             }
         }
     }

@@ -73,6 +73,9 @@ package struct TestOriginResponse: Sendable {
         case reset
         /// Wait until the gate opens, then behave like the inner response.
         case gated(TestOriginGate, TestOriginResponse)
+        /// A 200 with a chunked body that never ends: `piece` again and again until the
+        /// client closes the connection.
+        case endless(contentType: String, piece: Data)
     }
 
     package var behavior: Behavior
@@ -154,6 +157,12 @@ package struct TestOriginResponse: Sendable {
 
     /// Reset the connection (TCP RST) without any response.
     package static let reset = TestOriginResponse(behavior: .reset)
+
+    /// A 200 whose chunked body never ends: `piece` (by default 64 KB of zeros) again and
+    /// again until the client closes the connection.
+    package static func endless(contentType: String = "image/jpeg", piece: Data = Data(count: 64 * 1024)) -> TestOriginResponse {
+        TestOriginResponse(behavior: .endless(contentType: contentType, piece: piece))
+    }
 
     // MARK: Timing and cutting
 
@@ -281,7 +290,7 @@ package struct TestOriginResponse: Sendable {
             return TestOriginResponse(behavior: .delayed(delay, inner.mapReply(change)))
         case .gated(let gate, let inner):
             return TestOriginResponse(behavior: .gated(gate, inner.mapReply(change)))
-        case .stall, .drop, .reset:
+        case .stall, .drop, .reset, .endless:
             return self
         }
     }

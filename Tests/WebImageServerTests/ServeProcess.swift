@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+import WebImage
+import WebImageTestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `webimage serve` running as a process of its own: what an operator runs, with its own
+/// file descriptors and memory to watch (`/proc/<pid>`).
+final class ServeProcess: Sendable {
+    let process: Process
+    let port: Int
+    let cacheDirectory: String
+    let client: LiveClient
+
+    /// Starts `webimage serve` on a free port with loopback sources allowed, a fresh cache
+    /// directory and `arguments`, and waits until it listens.
+    init(_ arguments: [String] = []) throws {
+        cacheDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-serve-\(UUID().uuidString)").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try BuiltExecutables.path(of: "webimage"))
+        process.arguments = ["serve", "--port", "0", "--allow-loopback", "--cache-dir", cacheDirectory, "--log-level", "error"] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        var text = ""
+        let handle = output.fileHandleForReading
+        while !text.contains("\n") {
+            let chunk = handle.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        guard let match = text.firstMatch(of: /listening on http:\/\/127\.0\.0\.1:(\d+)/), let port = Int(match.output.1) else {
+            process.terminate()
+            throw ImageError.network("webimage serve did not start: \(text)")
+        }
+        self.process = process
+        self.port = port
+        self.client = LiveClient(port: port)
+    }
+
+    var isRunning: Bool { process.isRunning }
+
+    /// Open file descriptors of the process.
+    func openFileDescriptors() -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.processIdentifier)/fd").count) ?? -1
+    }
+
+    /// Resident memory of the process, in kilobytes.
+    func residentKilobytes() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return -1 }
+        return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? -1
+    }
+
+    /// The value of a Prometheus sample (`name{labels}`) of `/metrics`, 0 when absent.
+    func metric(_ sample: String) async throws -> Double {
+        let text = try await client.get("/metrics").text
+        for line in text.split(separator: "\n") where line.hasPrefix(sample + " ") {
+            return Double(line.split(separator: " ").last ?? "") ?? 0
+        }
+        return 0
+    }
+
+    /// SIGTERM, wait for the exit, remove the cache directory.
+    func stop() {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGTERM)
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(atPath: cacheDirectory)
+    }
+}
