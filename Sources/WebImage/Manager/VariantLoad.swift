@@ -94,6 +94,7 @@ struct VariantLoad: Sendable {
     /// source) as the policy says. Nothing is stored when making it fails.
     private func make(from source: Source) async throws(ImageError) -> VariantResult {
         if Task.isCancelled { throw .cancelled }
+        if let limit = context.maxSourceBytes, source.data.count > limit { throw .bodyTooLarge(limit: limit) }
         let request = self.request
         let coder = self.coder
         let limits = context.limits
@@ -133,7 +134,7 @@ struct VariantLoad: Sendable {
         let stored = info.pixelSize
         // EXIF orientations 5–8 turn the image a quarter: the transformer sees it upright.
         let upright = info.orientation >= 5 ? PixelSize(width: stored.height, height: stored.width) : stored
-        if request.passthrough {
+        if request.passthrough || request.passthroughFormats.contains(info.format) {
             return EncodedVariant(
                 data: data, pixelSize: upright, sourceETag: metadata.etag, sourceLastModified: metadata.lastModified
             )
@@ -141,9 +142,12 @@ struct VariantLoad: Sendable {
         let isAnimated = info.frameCount > 1
         let format = request.encoding.format.resolve(sourceFormat: info.format, hasAlpha: info.hasAlpha, isAnimated: isAnimated)
         var decodeOptions = ImageDecodeOptions(firstFrameOnly: !format.supportsAnimation, limits: limits)
-        if let box = request.thumbnailPixelSize {
+        decodeOptions.preferEmbeddedThumbnail = request.preferEmbeddedThumbnail
+        // An embedded thumbnail's size is not in the header: it is decoded as it is.
+        let mayShrink = !request.preferEmbeddedThumbnail
+        if mayShrink, let box = request.thumbnailPixelSize {
             decodeOptions.thumbnailPixelSize = box
-        } else if !isAnimated || !format.supportsAnimation, let exact = request.transformer?.shrinkOnLoadSize(forSourceSize: upright) {
+        } else if mayShrink, !isAnimated || !format.supportsAnimation, let exact = request.transformer?.shrinkOnLoadSize(forSourceSize: upright) {
             // The transformer's own scaled size, exactly (its aspect ratio is the source's).
             decodeOptions.thumbnailPixelSize = exact
             decodeOptions.preserveAspectRatio = false
