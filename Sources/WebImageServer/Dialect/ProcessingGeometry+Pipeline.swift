@@ -15,7 +15,9 @@ extension ProcessingGeometry {
         if let blur { steps.append(BlurTransformer(sigma: blur)) }
         if let sharpen { steps.append(SharpenTransformer(sigma: sharpen)) }
         if let pixelate { steps.append(PixelateTransformer(size: pixelate)) }
-        let fill = background ?? .transparent
+        // A translucent background goes under the whole result once, at the end: the added
+        // space starts transparent so that it is not covered twice.
+        let fill = background.flatMap { $0.isOpaque ? $0 : nil } ?? .transparent
         var current = resultCut?.size ?? resize ?? sourceCut?.size ?? rotatedSize
         for placement in [padding, border].compactMap({ $0 }) {
             steps += Self.extensions(of: current, to: placement, fill: fill)

@@ -8,31 +8,6 @@ import WebImageTestSupport
 struct EncodeMetadataTests {
     let coder = VipsCoder.shared
 
-    /// A little-endian TIFF block with IFD0 tags Make and Copyright, as EXIF carries it.
-    static func exif(make: String, copyright: String) -> [UInt8] {
-        func le16(_ value: Int) -> [UInt8] { [UInt8(value & 0xFF), UInt8(value >> 8 & 0xFF)] }
-        func le32(_ value: Int) -> [UInt8] { le16(value & 0xFFFF) + le16(value >> 16) }
-        let strings = [(0x010F, Array(make.utf8) + [0]), (0x8298, Array(copyright.utf8) + [0])]
-        let ifdSize = 2 + 12 * strings.count + 4
-        var dataOffset = 8 + ifdSize
-        var ifd = le16(strings.count), data: [UInt8] = []
-        for (tag, bytes) in strings {
-            ifd += le16(tag) + le16(2) + le32(bytes.count) + le32(dataOffset)
-            data += bytes
-            dataOffset += bytes.count
-        }
-        return Array("II".utf8) + le16(42) + le32(8) + ifd + le32(0) + data
-    }
-
-    /// A JPEG whose APP1 segment holds `exif`.
-    static func jpeg(withExif exif: [UInt8]) throws -> Data {
-        let plain = [UInt8](try TestImages.encode(try TestImages.quadrants(width: 32, height: 32), as: .jpeg))
-        let payload = Array("Exif".utf8) + [0, 0] + exif
-        let length = payload.count + 2
-        let segment: [UInt8] = [0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + payload
-        return Data(plain.prefix(2) + segment + plain.dropFirst(2))
-    }
-
     /// PNG pixels of (200, 30, 30) tagged with libvips' built-in Display P3 profile.
     static func p3PNG() throws -> Data {
         let image = try TransformFixtures.solid([200, 30, 30], width: 8, height: 8)
@@ -50,7 +25,7 @@ struct EncodeMetadataTests {
 
     @Test("stripping keeps the EXIF copyright only when asked; not stripping keeps everything")
     func copyright() throws {
-        let source = try Self.jpeg(withExif: Self.exif(make: "CamMaker", copyright: "ACME Pictures"))
+        let source = try TestImages.jpeg(make: "CamMaker", copyright: "ACME Pictures")
         let image = try coder.decode(source, options: ImageDecodeOptions())
         let stripped = try coder.encode(image, options: ImageEncodeOptions(format: .jpeg, stripMetadata: true))
         #expect(!Self.contains(stripped, "ACME Pictures") && !Self.contains(stripped, "CamMaker"))
