@@ -3,8 +3,9 @@ import WebImage
 extension ProcessingOptions {
     /// The variant-key parts of the output, handling, filter and security options, each a
     /// valid option segment: `bga`, `scp`, `kcr`, `eth`, `fq` and `skp` (formats sorted),
-    /// `t`, `pix`, `wm`, then the limits. ``filename`` and ``returnAttachment`` are left
-    /// out: they change only the response's headers.
+    /// `t`, `pix`, `wm`, then the limits (which parse back only where security options are
+    /// allowed). ``filename`` and ``returnAttachment`` are left out: they change only the
+    /// response's headers.
     var outputFilterAndLimitKeyParts: [String] {
         var parts: [String] = []
         if let backgroundAlpha { parts.append("bga:\(Self.canonical(backgroundAlpha))") }
