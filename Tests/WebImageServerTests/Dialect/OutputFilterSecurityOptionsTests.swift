@@ -129,6 +129,8 @@ struct OutputFilterSecurityOptionsTests {
         ("fq:jpg:high", "not a whole number"),
         ("skp:", "is not an image format"),
         ("skp:jpg:nope", "'nope' is not an image format"),
+        // imgproxy options/parser/processing_options_test.go: TestParseSkipProcessingInvalid
+        ("skp:jpg:png:bad_format", "'bad_format' is not an image format"),
         ("fn:a:b:c", "expected 1 to 2 arguments"),
         ("fn:!!!:1", "not URL-safe base64"),
         ("fn:abc:maybe", "not a boolean"),
