@@ -138,6 +138,87 @@ static inline VipsImage *wi_constant_like(VipsImage *image, const double *values
     return vips_image_new_from_image(image, values, n);
 }
 
+// MARK: Trim, pixelate, watermark
+
+/// The bounding box of everything that differs from `background` (one value a band) by
+/// more than `threshold`.
+static inline int wi_find_trim(VipsImage *in, int *left, int *top, int *width, int *height, const double *background, int n, double threshold) {
+    VipsArrayDouble *array = vips_array_double_new(background, n);
+    int result = vips_find_trim(in, left, top, width, height, "background", array, "threshold", threshold, NULL);
+    vips_area_unref(VIPS_AREA(array));
+    return result;
+}
+/// Places `in` at (`x`, `y`) on a `width` × `height` canvas whose new pixels mirror the image.
+static inline int wi_embed_mirror(VipsImage *in, VipsImage **out, int x, int y, int width, int height) {
+    return vips_embed(in, out, x, y, width, height, "extend", VIPS_EXTEND_MIRROR, NULL);
+}
+/// Shrinks by whole factors, each output pixel the mean of its block.
+static inline int wi_shrink(VipsImage *in, VipsImage **out, double horizontal, double vertical) {
+    return vips_shrink(in, out, horizontal, vertical, NULL);
+}
+/// Enlarges by whole factors, each pixel repeated into a block.
+static inline int wi_zoom(VipsImage *in, VipsImage **out, int horizontal, int vertical) {
+    return vips_zoom(in, out, horizontal, vertical, NULL);
+}
+/// `in` repeated `across` × `down` times.
+static inline int wi_replicate(VipsImage *in, VipsImage **out, int across, int down) {
+    return vips_replicate(in, out, across, down, NULL);
+}
+/// `overlay` composited over `base` (Porter-Duff OVER) with its top-left corner at (`x`, `y`).
+static inline int wi_composite_over_at(VipsImage *base, VipsImage *overlay, VipsImage **out, int x, int y) {
+    return vips_composite2(base, overlay, out, VIPS_BLEND_MODE_OVER, "x", x, "y", y, NULL);
+}
+
+// MARK: Colour profile and metadata for saving
+
+/// Whether the image carries an ICC profile.
+static inline int wi_has_icc(VipsImage *image) { return vips_image_get_typeof(image, VIPS_META_ICC_NAME) != 0; }
+/// Converts to `output_profile` (a file or libvips' built-in `srgb`, `p3`, `cmyk`) from
+/// the embedded profile when `embedded` is set and there is one, else from `input_profile`;
+/// the result carries the output profile.
+static inline int wi_icc_transform(VipsImage *in, VipsImage **out, const char *output_profile, const char *input_profile, int embedded) {
+    return vips_icc_transform(in, out, output_profile, "input_profile", input_profile, "embedded", embedded ? TRUE : FALSE,
+                              "intent", VIPS_INTENT_PERCEPTUAL, NULL);
+}
+
+typedef struct { int keep_icc; int keep_copyright; } wi_strip_options;
+
+static inline void *wi_strip_field(VipsImage *image, const char *name, GValue *value, void *user) {
+    const wi_strip_options *options = (const wi_strip_options *)user;
+    (void)value;
+    // What encoders need to write the pixels: animation and palette layout.
+    if (strcmp(name, "page-height") == 0 || strcmp(name, "delay") == 0 || strcmp(name, "loop") == 0 ||
+        strcmp(name, "n-pages") == 0 || strcmp(name, "gif-delay") == 0 || strcmp(name, "gif-loop") == 0 ||
+        vips_isprefix("palette", name) || vips_isprefix("vips-", name))
+        return NULL;
+    if (options->keep_icc && strcmp(name, VIPS_META_ICC_NAME) == 0) return NULL;
+    // libvips rebuilds the EXIF block from the exif-* fields left, so the block stays and
+    // every tag but these goes.
+    if (options->keep_copyright &&
+        (strcmp(name, VIPS_META_EXIF_NAME) == 0 || strcmp(name, "exif-ifd0-Copyright") == 0 || strcmp(name, "exif-ifd0-Artist") == 0))
+        return NULL;
+    vips_image_remove(image, name);
+    return NULL;
+}
+/// A copy of `in` without metadata, except the ICC profile when `keep_icc` is set and the
+/// EXIF Copyright and Artist when `keep_copyright` is set: save it with `strip` off.
+static inline int wi_strip_metadata(VipsImage *in, VipsImage **out, int keep_icc, int keep_copyright) {
+    if (vips_copy(in, out, NULL)) return 1;
+    wi_strip_options options = { keep_icc, keep_copyright };
+    vips_image_map(*out, wi_strip_field, &options);
+    return 0;
+}
+/// Sets a string field (an EXIF tag such as `exif-ifd0-Copyright`, for example).
+static inline void wi_set_string(VipsImage *image, const char *name, const char *value) { vips_image_set_string(image, name, value); }
+/// A field as text, or NULL when absent (EXIF fields read as "value (description, …)");
+/// free it with `wi_g_free`.
+static inline char *wi_get_string(VipsImage *image, const char *name) {
+    char *value = NULL;
+    if (vips_image_get_typeof(image, name) == 0) return NULL;
+    if (vips_image_get_as_string(image, name, &value)) return NULL;
+    return value;
+}
+
 // MARK: Saving
 
 static inline int wi_jpegsave(VipsImage *in, void **buf, size_t *len, int quality, int strip, int interlace) {

@@ -6,6 +6,7 @@ import WebImage
 ///
 /// Statuses (SPEC S1–S4): 400 a malformed URL (bad base64, unknown option, wrong argument
 /// count, out-of-range value, unsupported extension…); 403 a missing or wrong signature,
+/// a security option the server does not allow in URLs,
 /// or a source address that is not allowed; 404 a source outside the allowlist or a
 /// non-http(s) scheme, a URL past its `expires` time (as imgproxy answers), a source
 /// answering 404/410; 422 a source too large (bytes or pixels), with too many frames, or
@@ -32,7 +33,7 @@ public struct ProxyError: Error, Sendable, Hashable, CustomStringConvertible {
         ProxyError(status: 400, message: message)
     }
 
-    /// A missing or wrong signature (403).
+    /// A missing or wrong signature, or a security option not allowed in URLs (403).
     static func forbidden(_ message: String) -> ProxyError {
         ProxyError(status: 403, message: message)
     }

@@ -80,12 +80,27 @@ public final class ProxyServer: Sendable {
         let negotiation = FormatNegotiation(autoWebP: config.autoWebP, autoAVIF: config.autoAVIF, preferredFormats: config.preferredFormats)
         let parser = ProxyURLParser(
             keys: try config.signingKeys(), signatureSize: config.signatureSize, presets: config.presets,
-            maxDimension: config.maxResultDimension
+            maxDimension: config.maxResultDimension, allowSecurityOptions: config.allowSecurityOptions
         )
         pipeline = ProxyPipeline(
             parser: parser, sourceGuard: sourceGuard, negotiation: negotiation, manager: manager,
             metrics: metrics, defaultQuality: config.defaultQuality
         )
+        watermarkSource = WatermarkSource.configured(config)
+        if let watermarkSource, watermarkSource.isLocal {
+            let data = try watermarkSource.localBytes()
+            pipeline.setWatermark(try WatermarkSource.watermark(from: data, baseOpacity: config.watermarkOpacity, coder: VipsCoder.shared))
+        }
+    }
+
+    /// Where the watermark image comes from; a URL is downloaded before the server listens.
+    let watermarkSource: WatermarkSource?
+
+    /// Downloads the watermark image when it comes from a URL.
+    func loadRemoteWatermark() async throws(ServerConfigError) {
+        guard let watermarkSource, !watermarkSource.isLocal else { return }
+        let data = try await watermarkSource.bytes(downloader: downloader)
+        pipeline.setWatermark(try WatermarkSource.watermark(from: data, baseOpacity: config.watermarkOpacity, coder: VipsCoder.shared))
     }
 
     /// The Hummingbird application; `onRunning` gets the port it listens on.
@@ -115,9 +130,11 @@ public final class ProxyServer: Sendable {
         try await run(group)
     }
 
-    /// Runs `group` (which holds this server's application), then releases the downloader.
+    /// Loads a watermark from its URL, runs `group` (which holds this server's
+    /// application), then releases the downloader.
     func run(_ group: ServiceGroup) async throws {
         do {
+            try await loadRemoteWatermark()
             try await group.run()
         } catch {
             await downloader.shutdown()

@@ -43,6 +43,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Memory for encoded variants, e.g. 256M (default 256M).") var cacheMaxMemory: String?
     @Option(help: "Age in seconds after which unused disk entries go (default 2592000).") var cacheMaxAge: String?
     @Option(name: .customLong("preset"), help: "Preset name=options, e.g. thumb=rs:fill:300:300 (repeatable).") var presets: [String] = []
+    @Flag(inversion: .prefixedNo, help: "Let URLs set their own limits with max_src_resolution, max_src_file_size, max_animation_frames, max_animation_frame_resolution, max_result_dimension (default off).") var allowSecurityOptions: Bool?
+    @Option(help: "File holding the watermark image for the watermark option.") var watermarkPath: String?
+    @Option(help: "URL the watermark image is downloaded from at start-up.") var watermarkUrl: String?
+    @Option(help: "The watermark image, base64-encoded.") var watermarkData: String?
+    @Option(help: "Base watermark opacity 0-1, multiplied by each URL's (default 1).") var watermarkOpacity: String?
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default info).") var logLevel: String?
 
     func run() async throws {
@@ -81,6 +86,8 @@ struct ServeCommand: AsyncParsableCommand {
             (.workers, workers), (.queueSize, queueSize), (.ttl, ttl), (.autoWebP, autoWebP.map(String.init)), (.autoAVIF, autoAVIF.map(String.init)),
             (.preferredFormats, preferredFormats), (.quality, quality), (.cacheDir, cacheDir), (.cacheMaxDisk, cacheMaxDisk),
             (.cacheMaxMemory, cacheMaxMemory), (.cacheMaxAge, cacheMaxAge),
+            (.allowSecurityOptions, allowSecurityOptions.map(String.init)), (.watermarkPath, watermarkPath),
+            (.watermarkUrl, watermarkUrl), (.watermarkData, watermarkData), (.watermarkOpacity, watermarkOpacity),
         ]
         for (setting, value) in single {
             if let value { try setting.apply([value], to: &config) }

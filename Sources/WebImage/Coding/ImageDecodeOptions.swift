@@ -36,6 +36,9 @@ public struct ImageDecodeOptions: Sendable, Hashable {
     public var limits: ImageLimits
     /// How strict to be about damaged input.
     public var strictness: Strictness
+    /// Read a HEIC, HEIF or AVIF image from the thumbnail embedded in it, when it has one,
+    /// instead of the main image. Default `false`.
+    public var preferEmbeddedThumbnail = false
 
     /// Creates decode options; by default: full size, all frames, default limits, strict.
     public init(

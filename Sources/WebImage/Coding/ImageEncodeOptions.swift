@@ -31,6 +31,12 @@ public struct ImageEncodeOptions: Sendable, Hashable {
     public var progressive: Bool
     /// Lossless WebP / AVIF.
     public var lossless: Bool
+    /// What becomes of an ICC profile: `true` keeps it (also when ``stripMetadata`` is
+    /// set), `false` converts the pixels to sRGB and leaves it out, `nil` treats it as
+    /// the rest of the metadata (kept or stripped with it, the pixels untouched).
+    public var keepColorProfile: Bool?
+    /// With ``stripMetadata``: keep the EXIF Copyright and Artist tags.
+    public var keepCopyright: Bool
 
     /// Creates encode options.
     public init(
@@ -40,7 +46,9 @@ public struct ImageEncodeOptions: Sendable, Hashable {
         backgroundColor: Color = .white,
         stripMetadata: Bool = true,
         progressive: Bool = false,
-        lossless: Bool = false
+        lossless: Bool = false,
+        keepColorProfile: Bool? = nil,
+        keepCopyright: Bool = false
     ) {
         self.format = format
         self.quality = quality
@@ -49,5 +57,7 @@ public struct ImageEncodeOptions: Sendable, Hashable {
         self.stripMetadata = stripMetadata
         self.progressive = progressive
         self.lossless = lossless
+        self.keepColorProfile = keepColorProfile
+        self.keepCopyright = keepCopyright
     }
 }

@@ -7,11 +7,16 @@ public struct ImageLimits: Sendable, Hashable {
     public var maxPixels: Int
     /// The most frames an animated image may have.
     public var maxFrames: Int
+    /// The most pixels one frame of an animated image may have; when set, an animation is
+    /// checked frame by frame against it instead of against ``maxPixels`` for all its
+    /// frames (a still image is still checked against ``maxPixels``). Default `nil`.
+    public var maxFramePixels: Int?
 
     /// Creates limits; the defaults are 50 megapixels and 1,000 frames.
-    public init(maxPixels: Int = 50_000_000, maxFrames: Int = 1_000) {
+    public init(maxPixels: Int = 50_000_000, maxFrames: Int = 1_000, maxFramePixels: Int? = nil) {
         self.maxPixels = maxPixels
         self.maxFrames = maxFrames
+        self.maxFramePixels = maxFramePixels
     }
 
     /// 50 megapixels (frames counted) and 1,000 frames.

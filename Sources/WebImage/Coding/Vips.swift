@@ -45,11 +45,14 @@ enum Vips {
         case badImageData
         /// ``ImageError/invalidTransform(_:)``, "what failed in libvips: reason": transformers.
         case invalidTransform
+        /// ``ImageError/encodingFailed(_:)``, "what: reason": readying an image for a saver.
+        case encodingFailed
 
         func error(_ what: String, reason: String) -> ImageError {
             switch self {
             case .badImageData: .badImageData("\(what): \(reason)")
             case .invalidTransform: .invalidTransform("\(what) failed in libvips: \(reason)")
+            case .encodingFailed: .encodingFailed("\(what): \(reason)")
             }
         }
     }

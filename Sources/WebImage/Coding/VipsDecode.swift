@@ -58,7 +58,11 @@ struct VipsDecode {
         }
         let declaredPixels = sourceSize.width.multipliedReportingOverflow(by: sourceSize.height)
         let totalPixels = declaredPixels.partialValue.multipliedReportingOverflow(by: frames)
-        if declaredPixels.overflow || totalPixels.overflow || totalPixels.partialValue > options.limits.maxPixels {
+        if frames > 1, let framePixels = options.limits.maxFramePixels {
+            if declaredPixels.overflow || declaredPixels.partialValue > framePixels {
+                throw .imageTooLarge(pixels: declaredPixels.overflow ? Int.max : declaredPixels.partialValue, limit: framePixels)
+            }
+        } else if declaredPixels.overflow || totalPixels.overflow || totalPixels.partialValue > options.limits.maxPixels {
             throw .imageTooLarge(pixels: totalPixels.overflow ? Int.max : totalPixels.partialValue, limit: options.limits.maxPixels)
         }
         let tagged = header.int("orientation") ?? 1
@@ -78,7 +82,7 @@ struct VipsDecode {
         let upright = orientation >= 5
             ? PixelSize(width: sourceSize.height, height: sourceSize.width)
             : sourceSize
-        let animationOption = animated ? "n=-1" : ""
+        let animationOption = Self.joined(animated ? "n=-1" : "", embeddedThumbnailOption)
 
         let loaded: VipsImageHandle
         var result: VipsImageHandle
@@ -169,6 +173,12 @@ struct VipsDecode {
             throw .badImageData("cannot read \(format.rawValue) header: \(Vips.takeError())")
         }
         return VipsImageHandle(pointer)
+    }
+
+    /// The HEIF loader's option that reads the embedded thumbnail (the main image when
+    /// there is none), when asked for.
+    private var embeddedThumbnailOption: String {
+        options.preferEmbeddedThumbnail && [.heic, .heif, .avif].contains(format) ? "thumbnail=true" : ""
     }
 
     private static func joined(_ first: String, _ second: String) -> String {

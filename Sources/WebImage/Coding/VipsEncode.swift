@@ -3,13 +3,44 @@ import Foundation
 
 /// The libvips side of encoding: preparing pixels for a format and calling its saver.
 enum VipsEncode {
-    /// Composites alpha over the background colour for formats without alpha.
+    /// Composites alpha over the background colour for formats without alpha, then readies
+    /// the colour profile and metadata (``metadataPrepared(_:for:)``).
     static func prepare(_ image: Image, for options: ImageEncodeOptions) throws(ImageError) -> VipsImageHandle {
         let handle = image.handle
-        guard options.format == .jpeg, image.hasAlpha else { return handle }
+        guard options.format == .jpeg, image.hasAlpha else { return try metadataPrepared(handle, for: options) }
         let color = options.backgroundColor
-        return try Vips.run("flatten") {
+        let flattened = try Vips.run("flatten") {
             wi_flatten(handle.pointer, $0, Double(color.red), Double(color.green), Double(color.blue))
+        }
+        return try metadataPrepared(flattened, for: options)
+    }
+
+    /// Whether the saver's own `strip` flag does what `options` ask: all metadata or none.
+    static func stripsWithSaver(_ options: ImageEncodeOptions) -> Bool {
+        options.keepColorProfile == nil && !options.keepCopyright
+    }
+
+    /// With ``ImageEncodeOptions/keepColorProfile`` `false`, converts the pixels from their
+    /// ICC profile to sRGB and drops it; when stripping metadata with a profile or the
+    /// copyright to keep, removes everything else (the saver then keeps what is left).
+    static func metadataPrepared(_ image: VipsImageHandle, for options: ImageEncodeOptions) throws(ImageError) -> VipsImageHandle {
+        guard !stripsWithSaver(options) else { return image }
+        var result = image
+        if options.keepColorProfile == false, wi_has_icc(result.pointer) != 0 {
+            if result.bands >= 3 {
+                let source = result
+                let converted = try Vips.run("converting the colour profile to sRGB", failure: .encodingFailed) { wi_icc_transform(source.pointer, $0, "srgb", "srgb", 1) }
+                result = try Vips.run("casting to 8 bits", failure: .encodingFailed) { wi_cast_uchar(converted.pointer, $0) }
+            }
+            let source = result
+            // A copy of its own: fields are only ever removed from an image nobody else holds.
+            result = try Vips.run("copying", failure: .encodingFailed) { wi_copy(source.pointer, $0) }
+            wi_remove(result.pointer, "icc-profile-data")
+        }
+        guard options.stripMetadata else { return result }
+        let source = result
+        return try Vips.run("stripping metadata", failure: .encodingFailed) {
+            wi_strip_metadata(source.pointer, $0, options.keepColorProfile == true ? 1 : 0, options.keepCopyright ? 1 : 0)
         }
     }
 
@@ -17,7 +48,8 @@ enum VipsEncode {
     static func save(_ image: VipsImageHandle, options: ImageEncodeOptions, quality: Int) throws(ImageError) -> Data {
         var buffer: UnsafeMutableRawPointer?
         var length = 0
-        let strip: Int32 = options.stripMetadata ? 1 : 0
+        // Metadata to keep was kept by metadataPrepared; the saver then strips nothing.
+        let strip: Int32 = options.stripMetadata && stripsWithSaver(options) ? 1 : 0
         let progressive: Int32 = options.progressive ? 1 : 0
         let lossless: Int32 = options.lossless ? 1 : 0
         let q = Int32(quality)

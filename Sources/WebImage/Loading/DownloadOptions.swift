@@ -19,6 +19,8 @@ public struct DownloadOptions: Sendable {
     public var responseModifier: ResponseModifier?
     /// Replaces the downloader's decryptor for this download.
     public var decryptor: Decryptor?
+    /// Replaces the downloader's ``DownloaderConfig/maxBodySize`` for this download.
+    public var maxBodySize: Int?
 
     /// Creates default options.
     public init(priority: DownloadPriority = .normal) {
@@ -38,6 +40,7 @@ public struct DownloadOptions: Sendable {
     private var coalescingVariant: String {
         var key = allowInvalidSSLCertificates ? "insecure|" : ""
         if handleCookies { key += "cookies|" }
+        if let maxBodySize { key += "max-body=\(maxBodySize)|" }
         for (name, value) in headers { key += "\(name.lowercased())=\(value)|" }
         if requestModifier != nil || responseModifier != nil || decryptor != nil {
             // Closures cannot be compared: a download with its own modifiers never joins another.

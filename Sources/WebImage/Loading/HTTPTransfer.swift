@@ -212,8 +212,8 @@ struct HTTPTransfer: Sendable {
             }
         }
         let expected = head.contentLength
-        if let expected, expected > config.maxBodySize {
-            throw .bodyTooLarge(limit: config.maxBodySize)
+        if let expected, expected > maxBodySize {
+            throw .bodyTooLarge(limit: maxBodySize)
         }
         var data: Data
         if let expected, expected > 0 {
@@ -273,6 +273,9 @@ struct HTTPTransfer: Sendable {
         return buffers.data(of: block, count: received)
     }
 
+    /// The download's body limit: its options', else the downloader's.
+    private var maxBodySize: Int { options.maxBodySize ?? config.maxBodySize }
+
     /// Collects a body of unknown length as AsyncHTTPClient's own `collect` does: the first
     /// chunk is kept as it came from the client, later ones are appended to it.
     private func collectBody(of response: HTTPClientResponse, deadline: NIODeadline) async throws(ImageError) -> Data {
@@ -283,8 +286,8 @@ struct HTTPTransfer: Sendable {
             for try await chunk in response.body {
                 try checkCancelled()
                 received += chunk.readableBytes
-                guard received <= config.maxBodySize else {
-                    throw ImageError.bodyTooLarge(limit: config.maxBodySize)
+                guard received <= maxBodySize else {
+                    throw ImageError.bodyTooLarge(limit: maxBodySize)
                 }
                 guard NIODeadline.now() < deadline else {
                     throw ImageError.timedOut("the download of \(operation.url.absoluteString) took longer than \(config.totalTimeout)")

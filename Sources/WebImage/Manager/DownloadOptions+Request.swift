@@ -1,6 +1,6 @@
 extension DownloadOptions {
     /// The download a manager request asks for: its priority, cookies, certificate choice,
-    /// modifiers and decryptor.
+    /// modifiers, decryptor and source size limit.
     init(options: ImageOptions, context: ImageContext) {
         self.init(priority: options.downloadPriority)
         handleCookies = options.contains(.handleCookies)
@@ -8,5 +8,6 @@ extension DownloadOptions {
         requestModifier = context.requestModifier
         responseModifier = context.responseModifier
         decryptor = context.decryptor
+        maxBodySize = context.maxSourceBytes
     }
 }

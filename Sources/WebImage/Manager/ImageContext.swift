@@ -15,6 +15,10 @@ public struct ImageContext: Sendable {
     public var scaleDownLimitBytes = 60 * 1024 * 1024
     /// Limits checked from each image's header before decoding.
     public var limits = ImageLimits.default
+    /// The most bytes a source may have, replacing the downloader's
+    /// ``DownloaderConfig/maxBodySize`` for this request; a variant is not made from a
+    /// cached original larger than it either. `nil` keeps the downloader's limit.
+    public var maxSourceBytes: Int?
     /// Maps a URL to its cache key (e.g. dropping a signature that changes); `nil` means
     /// do not cache this URL at all.
     public var cacheKeyFilter: (@Sendable (URL) -> String?)?

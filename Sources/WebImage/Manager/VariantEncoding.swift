@@ -20,6 +20,11 @@ public struct VariantEncoding: Sendable, Hashable {
     public var lossless: Bool
     /// Progressive JPEG, interlaced PNG.
     public var progressive: Bool
+    /// Keep the ICC profile (`true`), convert to sRGB and drop it (`false`), or treat it as
+    /// the rest of the metadata (`nil`, the default): ``ImageEncodeOptions/keepColorProfile``.
+    public var keepColorProfile: Bool?
+    /// When stripping metadata, keep the EXIF Copyright and Artist tags.
+    public var keepCopyright: Bool
 
     /// Creates encoding settings.
     public init(
@@ -30,7 +35,9 @@ public struct VariantEncoding: Sendable, Hashable {
         stripMetadata: Bool = true,
         backgroundColor: ImageEncodeOptions.Color = .white,
         lossless: Bool = false,
-        progressive: Bool = false
+        progressive: Bool = false,
+        keepColorProfile: Bool? = nil,
+        keepCopyright: Bool = false
     ) {
         self.format = format
         self.quality = quality
@@ -40,13 +47,16 @@ public struct VariantEncoding: Sendable, Hashable {
         self.backgroundColor = backgroundColor
         self.lossless = lossless
         self.progressive = progressive
+        self.keepColorProfile = keepColorProfile
+        self.keepCopyright = keepCopyright
     }
 
     /// The encoder options for the resolved `format`.
     public func encodeOptions(for format: ImageFormat) -> ImageEncodeOptions {
         ImageEncodeOptions(
             format: format, quality: formatQuality[format] ?? quality, maxFileSize: maxFileSize,
-            backgroundColor: backgroundColor, stripMetadata: stripMetadata, progressive: progressive, lossless: lossless
+            backgroundColor: backgroundColor, stripMetadata: stripMetadata, progressive: progressive, lossless: lossless,
+            keepColorProfile: keepColorProfile, keepCopyright: keepCopyright
         )
     }
 
@@ -63,6 +73,8 @@ public struct VariantEncoding: Sendable, Hashable {
         }
         if lossless { parts.append("lossless") }
         if progressive { parts.append("progressive") }
+        if let keepColorProfile { parts.append(keepColorProfile ? "keep-icc" : "srgb") }
+        if keepCopyright { parts.append("keep-copyright") }
         return parts.joined(separator: ",")
     }
 }

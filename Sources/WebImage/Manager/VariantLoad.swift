@@ -94,6 +94,7 @@ struct VariantLoad: Sendable {
     /// source) as the policy says. Nothing is stored when making it fails.
     private func make(from source: Source) async throws(ImageError) -> VariantResult {
         if Task.isCancelled { throw .cancelled }
+        if let limit = context.maxSourceBytes, source.data.count > limit { throw .bodyTooLarge(limit: limit) }
         let request = self.request
         let coder = self.coder
         let limits = context.limits
@@ -129,22 +130,28 @@ struct VariantLoad: Sendable {
     static func encodeVariant(
         _ request: VariantRequest, from data: Data, metadata: CacheMetadata, coder: any ImageCoder, limits: ImageLimits
     ) throws(ImageError) -> EncodedVariant {
-        if request.passthrough {
+        // Served as they are (no decode): every source, or those of the listed formats.
+        if request.passthrough || !request.passthroughFormats.isEmpty {
             let info = try coder.inspect(data, limits: limits)
-            return EncodedVariant(
-                data: data, pixelSize: info.uprightPixelSize, sourceETag: metadata.etag, sourceLastModified: metadata.lastModified
-            )
+            if request.passthrough || request.passthroughFormats.contains(info.format) {
+                return EncodedVariant(
+                    data: data, pixelSize: info.uprightPixelSize, sourceETag: metadata.etag, sourceLastModified: metadata.lastModified
+                )
+            }
         }
         var format = ImageFormat.unknown
         // One header read: the plan (output format, shrink-on-load size) comes from its facts.
         let (_, decoded) = try coder.decode(data) { info throws(ImageError) -> ImageDecodeOptions in
-            let upright = info.uprightPixelSize
             let isAnimated = info.frameCount > 1
             format = request.encoding.format.resolve(sourceFormat: info.format, hasAlpha: info.hasAlpha, isAnimated: isAnimated)
             var options = ImageDecodeOptions(firstFrameOnly: !format.supportsAnimation, limits: limits)
-            if let box = request.thumbnailPixelSize {
+            options.preferEmbeddedThumbnail = request.preferEmbeddedThumbnail
+            // An embedded thumbnail's size is not in the header: it is decoded as it is.
+            let mayShrink = !request.preferEmbeddedThumbnail
+            if mayShrink, let box = request.thumbnailPixelSize {
                 options.thumbnailPixelSize = box
-            } else if !isAnimated || !format.supportsAnimation, let exact = request.transformer?.shrinkOnLoadSize(forSourceSize: upright) {
+            } else if mayShrink, !isAnimated || !format.supportsAnimation,
+                      let exact = request.transformer?.shrinkOnLoadSize(forSourceSize: info.uprightPixelSize) {
                 // The transformer's own scaled size, exactly (its aspect ratio is the source's).
                 options.thumbnailPixelSize = exact
                 options.preserveAspectRatio = false

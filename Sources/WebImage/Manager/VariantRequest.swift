@@ -18,6 +18,12 @@ public struct VariantRequest: Sendable {
     /// header is still read and checked against the limits). ``transformer`` and
     /// ``encoding`` are then ignored.
     public var passthrough: Bool
+    /// Serve the source's bytes as they are (as ``passthrough`` does) when its format,
+    /// read from its header, is one of these.
+    public var passthroughFormats: Set<ImageFormat>
+    /// Read a HEIC, HEIF or AVIF source from the thumbnail embedded in it, when it has one
+    /// (``ImageDecodeOptions/preferEmbeddedThumbnail``); no shrink-on-load is asked for then.
+    public var preferEmbeddedThumbnail: Bool
 
     /// Creates a request.
     public init(
@@ -25,13 +31,17 @@ public struct VariantRequest: Sendable {
         transformer: (any ImageTransformer)? = nil,
         thumbnailPixelSize: PixelSize? = nil,
         encoding: VariantEncoding = VariantEncoding(),
-        passthrough: Bool = false
+        passthrough: Bool = false,
+        passthroughFormats: Set<ImageFormat> = [],
+        preferEmbeddedThumbnail: Bool = false
     ) {
         self.url = url
         self.transformer = transformer
         self.thumbnailPixelSize = thumbnailPixelSize
         self.encoding = encoding
         self.passthrough = passthrough
+        self.passthroughFormats = passthroughFormats
+        self.preferEmbeddedThumbnail = preferEmbeddedThumbnail
     }
 
     /// What the request asks for, without the source: the part of the variant's cache key
@@ -39,6 +49,10 @@ public struct VariantRequest: Sendable {
     public var variantKey: String {
         if passthrough { return "variant(passthrough)" }
         var parts: [String] = []
+        if !passthroughFormats.isEmpty {
+            parts.append("passthrough(" + passthroughFormats.map(\.rawValue).sorted().joined(separator: ",") + ")")
+        }
+        if preferEmbeddedThumbnail { parts.append("embedded-thumbnail") }
         if let thumbnailPixelSize { parts.append("thumbnail:\(thumbnailPixelSize)") }
         if let transformer { parts.append(transformer.key) }
         parts.append(encoding.key)

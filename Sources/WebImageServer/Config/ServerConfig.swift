@@ -61,6 +61,18 @@ public struct ServerConfig: Sendable {
     public var cacheMaxAge: TimeInterval = 30 * 24 * 3600
     /// Named option strings for `preset:<name>` (`thumb` → `rs:fill:300:300/q:70`); `default` applies to every URL.
     public var presets: [String: String] = [:]
+    /// Let URLs set their own limits (`max_src_resolution`, `max_src_file_size`,
+    /// `max_animation_frames`, `max_animation_frame_resolution`, `max_result_dimension`);
+    /// otherwise those options are answered 403. Default off.
+    public var allowSecurityOptions = false
+    /// A file holding the watermark image for the `watermark` option.
+    public var watermarkPath: String?
+    /// A URL the watermark image is downloaded from when the server starts.
+    public var watermarkURL: String?
+    /// The watermark image itself, base64-encoded; first of the three watermark sources.
+    public var watermarkData: String?
+    /// The watermark's base opacity 0…1, multiplied by each URL's. Default 1.
+    public var watermarkOpacity = 1.0
 
     /// The defaults.
     public init() {}
@@ -122,7 +134,21 @@ public struct ServerConfig: Sendable {
             throw ServerConfigError("cache limits must be 0 or more bytes (--cache-max-disk, --cache-max-memory)")
         }
         guard !cacheDirectory.isEmpty else { throw ServerConfigError("the cache directory is empty (--cache-dir, WEBIMAGE_CACHE_DIR)") }
-        let parser = ProxyURLParser(keys: [], signatureSize: signatureSize, presets: presets, maxDimension: maxResultDimension)
+        guard (0...1).contains(watermarkOpacity) else {
+            throw ServerConfigError("watermark opacity \(watermarkOpacity) is not in 0…1 (--watermark-opacity, WEBIMAGE_WATERMARK_OPACITY)")
+        }
+        if let watermarkData, WatermarkSource.decodeBase64(watermarkData) == nil {
+            throw ServerConfigError("the watermark data is not base64 (--watermark-data, WEBIMAGE_WATERMARK_DATA)")
+        }
+        if let watermarkURL {
+            guard let url = URL(string: watermarkURL), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
+                throw ServerConfigError("the watermark URL '\(watermarkURL)' is not an http(s) URL (--watermark-url, WEBIMAGE_WATERMARK_URL)")
+            }
+        }
+        let parser = ProxyURLParser(
+            keys: [], signatureSize: signatureSize, presets: presets, maxDimension: maxResultDimension,
+            allowSecurityOptions: allowSecurityOptions
+        )
         do {
             try parser.validatePresets()
         } catch {

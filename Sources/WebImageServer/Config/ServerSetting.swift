@@ -9,6 +9,7 @@ public enum ServerSetting: String, CaseIterable, Sendable {
     case maxSourceBytes, maxSourceResolution, maxAnimationFrames, maxResultDimension
     case downloadTimeout, requestTimeout, workers, queueSize, ttl, autoWebP, autoAVIF, preferredFormats, quality
     case cacheDir, cacheMaxDisk, cacheMaxMemory, cacheMaxAge, preset
+    case allowSecurityOptions, watermarkPath, watermarkUrl, watermarkData, watermarkOpacity
 
     /// The command-line flag, without the leading dashes.
     public var flag: String {
@@ -96,6 +97,15 @@ public enum ServerSetting: String, CaseIterable, Sendable {
                 presets[String(item[..<equals])] = String(item[item.index(after: equals)...])
             }
             config.presets = presets
+        case .allowSecurityOptions: config.allowSecurityOptions = try boolean(value)
+        case .watermarkPath: config.watermarkPath = value.isEmpty ? nil : value
+        case .watermarkUrl: config.watermarkURL = value.isEmpty ? nil : value
+        case .watermarkData: config.watermarkData = value.isEmpty ? nil : value
+        case .watermarkOpacity:
+            guard let opacity = Double(value.trimmingCharacters(in: .whitespaces)), (0...1).contains(opacity) else {
+                throw invalid(value, "an opacity from 0 to 1, e.g. 0.5")
+            }
+            config.watermarkOpacity = opacity
         }
     }
 

@@ -6,6 +6,8 @@ struct OptionApplier: Sendable {
     let maxDimension: Int
     /// Preset name → option string (`resize:fill:300:300/quality:80`).
     let presets: [String: String]
+    /// Whether the security options (`max_src_resolution`…) may be used; else they are 403.
+    var allowSecurityOptions = false
 
     /// How deep presets may refer to presets; deeper means a cycle.
     static let maxPresetDepth = 8
@@ -99,6 +101,13 @@ struct OptionApplier: Sendable {
         case .raw:
             try segment.requireCount(1...1, usage: usage)
             options.raw = try segment.boolean(0, "raw", usage: usage)
+        case .backgroundAlpha, .stripColorProfile, .keepCopyright, .enforceThumbnail, .formatQuality, .skipProcessing,
+             .filename, .returnAttachment:
+            try applyOutputOption(option, segment, to: &options, usage: usage)
+        case .trim, .pixelate, .watermark:
+            try applyFilterOption(option, segment, to: &options, usage: usage)
+        case .maxSourceResolution, .maxSourceFileSize, .maxAnimationFrames, .maxAnimationFrameResolution, .maxResultDimension:
+            try applySecurityOption(option, segment, to: &options, usage: usage)
         case .preset:
             try segment.requireCount(1...64, usage: usage)
             for name in segment.arguments {
@@ -235,7 +244,8 @@ struct OptionApplier: Sendable {
         }
     }
 
-    private static func color(hex: Substring) -> ImageColor? {
+    /// A colour of 3 or 6 hex digits (`f80`, `ff8000`).
+    static func color(hex: Substring) -> ImageColor? {
         var digits: [UInt8] = []
         for character in hex.utf8 {
             guard let value = HexDigit.value(character) else { return nil }

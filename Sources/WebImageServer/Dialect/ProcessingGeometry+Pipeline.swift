@@ -2,11 +2,11 @@ import WebImage
 
 extension ProcessingGeometry {
     /// The transformers that carry out the geometry and the options' filters, in order:
-    /// rotate, crop, resize, crop to the result, blur, sharpen, extend, pad, flatten.
+    /// rotate, crop, resize, crop to the result, blur, sharpen, pixelate, extend, pad, flatten.
     ///
     /// Every size and rectangle is given exactly, computed by the geometry, so the pipeline
     /// ends at ``outputSize`` and the plan's promise holds.
-    func transformers(blur: Double?, sharpen: Double?, background: ImageColor?) -> [any ImageTransformer] {
+    func transformers(blur: Double?, sharpen: Double?, pixelate: Int? = nil, background: ImageColor?) -> [any ImageTransformer] {
         var steps: [any ImageTransformer] = []
         if rotation != 0 { steps.append(RotateTransformer(degrees: Double(rotation))) }
         if let sourceCut { steps.append(Self.transformer(for: sourceCut)) }
@@ -14,7 +14,10 @@ extension ProcessingGeometry {
         if let resultCut { steps.append(Self.transformer(for: resultCut)) }
         if let blur { steps.append(BlurTransformer(sigma: blur)) }
         if let sharpen { steps.append(SharpenTransformer(sigma: sharpen)) }
-        let fill = background ?? .transparent
+        if let pixelate { steps.append(PixelateTransformer(size: pixelate)) }
+        // A translucent background goes under the whole result once, at the end: the added
+        // space starts transparent so that it is not covered twice.
+        let fill = background.flatMap { $0.isOpaque ? $0 : nil } ?? .transparent
         var current = resultCut?.size ?? resize ?? sourceCut?.size ?? rotatedSize
         for placement in [padding, border].compactMap({ $0 }) {
             steps += Self.extensions(of: current, to: placement, fill: fill)

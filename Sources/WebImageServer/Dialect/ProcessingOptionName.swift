@@ -3,6 +3,10 @@ enum ProcessingOptionName: CaseIterable {
     case resize, size, resizingType, width, height, dpr, enlarge, extend, gravity, crop, padding
     case quality, maxBytes, format, blur, sharpen, rotate, background, stripMetadata
     case cacheBuster, expires, raw, preset
+    // Output, handling, filter and security options.
+    case backgroundAlpha, stripColorProfile, keepCopyright, enforceThumbnail, formatQuality, skipProcessing
+    case filename, returnAttachment, trim, pixelate, watermark
+    case maxSourceResolution, maxSourceFileSize, maxAnimationFrames, maxAnimationFrameResolution, maxResultDimension
 
     /// Full name first, then aliases, as imgproxy spells them.
     var names: [String] {
@@ -30,6 +34,22 @@ enum ProcessingOptionName: CaseIterable {
         case .expires: ["expires", "exp"]
         case .raw: ["raw"]
         case .preset: ["preset", "pr"]
+        case .backgroundAlpha: ["background_alpha", "bga"]
+        case .stripColorProfile: ["strip_color_profile", "scp"]
+        case .keepCopyright: ["keep_copyright", "kcr"]
+        case .enforceThumbnail: ["enforce_thumbnail", "eth"]
+        case .formatQuality: ["format_quality", "fq"]
+        case .skipProcessing: ["skip_processing", "skp"]
+        case .filename: ["filename", "fn"]
+        case .returnAttachment: ["return_attachment", "att"]
+        case .trim: ["trim", "t"]
+        case .pixelate: ["pixelate", "pix"]
+        case .watermark: ["watermark", "wm"]
+        case .maxSourceResolution: ["max_src_resolution", "msr"]
+        case .maxSourceFileSize: ["max_src_file_size", "msfs"]
+        case .maxAnimationFrames: ["max_animation_frames", "maf"]
+        case .maxAnimationFrameResolution: ["max_animation_frame_resolution", "mafr"]
+        case .maxResultDimension: ["max_result_dimension", "mrd"]
         }
     }
 
@@ -59,6 +79,22 @@ enum ProcessingOptionName: CaseIterable {
         case .expires: "expires:<unix time> (alias exp)"
         case .raw: "raw:<1|0>"
         case .preset: "preset:<name>[:<name>…] (alias pr)"
+        case .backgroundAlpha: "background_alpha:<0…1> (alias bga)"
+        case .stripColorProfile: "strip_color_profile:<1|0> (alias scp)"
+        case .keepCopyright: "keep_copyright:<1|0> (alias kcr)"
+        case .enforceThumbnail: "enforce_thumbnail:<1|0> (alias eth)"
+        case .formatQuality: "format_quality:<format>:<quality 0…100>[:<format>:<quality>…] (alias fq)"
+        case .skipProcessing: "skip_processing:<format>[:<format>…] (alias skp)"
+        case .filename: "filename:<name>[:<1 if the name is URL-safe base64>] (alias fn)"
+        case .returnAttachment: "return_attachment:<1|0> (alias att)"
+        case .trim: "trim:<threshold 0…1000>[:<hex colour>[:<equal horizontal 1|0>[:<equal vertical 1|0>]]] (alias t)"
+        case .pixelate: "pixelate:<block size in pixels> (alias pix)"
+        case .watermark: "watermark:<opacity 0…1>[:<ce|no|so|ea|we|noea|nowe|soea|sowe|re>[:<x offset>[:<y offset>[:<scale>]]]] (alias wm)"
+        case .maxSourceResolution: "max_src_resolution:<megapixels> (alias msr)"
+        case .maxSourceFileSize: "max_src_file_size:<bytes, 0 for no limit> (alias msfs)"
+        case .maxAnimationFrames: "max_animation_frames:<frames, at least 1> (alias maf)"
+        case .maxAnimationFrameResolution: "max_animation_frame_resolution:<megapixels, 0 for no limit> (alias mafr)"
+        case .maxResultDimension: "max_result_dimension:<pixels, 0 for no limit> (alias mrd)"
         }
     }
 

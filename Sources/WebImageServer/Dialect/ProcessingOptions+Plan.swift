@@ -2,7 +2,7 @@ import WebImage
 
 extension ProcessingOptions {
     /// The plan for a source of `sourceSize` pixels (upright, EXIF orientation applied):
-    /// rotate, crop, resize, crop to the result, blur, sharpen, extend, pad, flatten — in
+    /// rotate, crop, resize, crop to the result, blur, sharpen, pixelate, extend, pad, flatten — in
     /// imgproxy's order, with every size after the rotation measured on the rotated image.
     ///
     /// When the image was decoded smaller than the source (shrink-on-load with
@@ -12,12 +12,12 @@ extension ProcessingOptions {
         let geometry = raw ? nil : ProcessingGeometry(options: self, sourceSize: sourceSize)
         return ProcessingPlan(
             outputSize: geometry?.outputSize ?? sourceSize,
-            pipeline: TransformerPipeline(geometry?.transformers(blur: blur, sharpen: sharpen, background: background) ?? []),
+            pipeline: TransformerPipeline(geometry?.transformers(blur: blur, sharpen: sharpen, pixelate: pixelate, background: effectiveBackground) ?? []),
             quality: quality,
             maxBytes: maxBytes,
             format: format,
             stripMetadata: stripMetadata ?? true,
-            background: background
+            background: effectiveBackground
         )
     }
 
@@ -25,11 +25,11 @@ extension ProcessingOptions {
     /// the decoder's `thumbnailPixelSize` (aspect ratio preserved, never enlarging) and the
     /// plan of the decoded image gives the same output as the plan of the full image.
     ///
-    /// Only `fit` resizes without a `crop` have one: what a `fill` must cover depends on
+    /// Only `fit` resizes without a `crop` or `trim` have one: what a `fill` must cover depends on
     /// the source's aspect ratio (use ``decodeHint(sourceSize:)`` once the header is read).
     /// The box is in source orientation: a 90° or 270° rotation swaps it.
     public var thumbnailPixelSize: PixelSize? {
-        guard !raw, crop == nil, resizingType == .fit, width > 0 || height > 0 else { return nil }
+        guard !raw, crop == nil, trim == nil, resizingType == .fit, width > 0 || height > 0 else { return nil }
         // An unbounded side: libvips' largest coordinate, which no image exceeds.
         let unbounded = ProcessingGeometry.maxCoordinate
         let scaledWidth = width > 0 ? max(1, ProcessingGeometry.pixels(Double(width) * dpr)) : unbounded
@@ -45,9 +45,9 @@ extension ProcessingOptions {
     /// the image decoded to fit this square box (aspect ratio preserved) still covers every
     /// pixel the plan needs, so the plan of the decoded image gives the same output.
     /// `nil` when the plan does not shrink the image by at least half, or crops in source
-    /// pixels first (`crop`).
+    /// pixels first (`crop`), or trims the full-size source first (`trim`).
     public func decodeHint(sourceSize: PixelSize) -> PixelSize? {
-        guard !raw, crop == nil, sourceSize.width > 0, sourceSize.height > 0 else { return nil }
+        guard !raw, crop == nil, trim == nil, sourceSize.width > 0, sourceSize.height > 0 else { return nil }
         let geometry = ProcessingGeometry(options: self, sourceSize: sourceSize)
         guard let resized = geometry.resize else { return nil }
         let rotated = geometry.rotatedSize

@@ -2,7 +2,8 @@ extension ProcessingOptions {
     /// A canonical, stable description of what the options produce, for the server's
     /// variant cache: options with the same meaning give the same key whatever their order,
     /// aliases, meta-options or presets. Includes ``cacheBuster``; excludes ``expires``
-    /// (it changes whether the URL is served, not what is served). Empty when every option
+    /// (it changes whether the URL is served, not what is served), ``filename`` and
+    /// ``returnAttachment`` (they change only the response's headers). Empty when every option
     /// is at its default. Combine it with the source URL to key a variant.
     public var variantKey: String {
         var parts: [String] = []
@@ -28,6 +29,7 @@ extension ProcessingOptions {
         if let background { parts.append("bg:" + (background.isOpaque ? String(background.hex.prefix(6)) : background.hex)) }
         if let stripMetadata { parts.append("sm:\(stripMetadata ? 1 : 0)") }
         if raw { parts.append("raw:1") }
+        parts += outputFilterAndLimitKeyParts
         // Last: free text (it never holds a '/', being one path segment).
         if let cacheBuster { parts.append("cb:" + cacheBuster) }
         return parts.joined(separator: "/")

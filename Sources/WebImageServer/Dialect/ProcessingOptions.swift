@@ -48,6 +48,41 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// Serve the source unprocessed (`raw`).
     public var raw: Bool = false
 
+    // MARK: Output, handling, filter and security options
+
+    /// Opacity 0…1 of ``background`` (`background_alpha`, `bga`); `nil` is opaque.
+    public var backgroundAlpha: Double?
+    /// Whether the ICC profile is converted to sRGB and left out (`strip_color_profile`,
+    /// `scp`); `nil` leaves it to ``stripMetadata``.
+    public var stripColorProfile: Bool?
+    /// Whether stripping metadata keeps the copyright (`keep_copyright`, `kcr`).
+    public var keepCopyright: Bool?
+    /// Whether a source with an embedded thumbnail (HEIC, AVIF) is read from that
+    /// thumbnail (`enforce_thumbnail`, `eth`).
+    public var enforceThumbnail: Bool?
+    /// Encoder quality 1…100 by output format (`format_quality`, `fq`), ahead of the
+    /// server's default but behind ``quality``.
+    public var formatQuality: [ImageFormat: Int] = [:]
+    /// Source formats served as they are (`skip_processing`, `skp`): a source in one of
+    /// them is not processed when the URL names no format or names the source's own.
+    public var skipProcessing: Set<ImageFormat> = []
+    /// The file name (without extension) offered in `Content-Disposition` (`filename`,
+    /// `fn`); only the response header, never the image, depends on it.
+    public var filename: String?
+    /// Whether `Content-Disposition` says `attachment` rather than `inline`
+    /// (`return_attachment`, `att`); only the response header depends on it.
+    public var returnAttachment: Bool?
+    /// Surrounding background cut away before anything else (`trim`, `t`).
+    public var trim: TrimOption?
+    /// Block size in pixels of the pixelate filter (`pixelate`, `pix`); `nil` (or 1) is off.
+    public var pixelate: Int?
+    /// A watermark put over the result (`watermark`, `wm`).
+    public var watermark: WatermarkOption?
+    /// Source and result limits of this URL (`max_src_resolution`, `max_src_file_size`,
+    /// `max_animation_frames`, `max_animation_frame_resolution`, `max_result_dimension`),
+    /// accepted only when the server allows security options in URLs.
+    public var limits = URLSecurityLimits()
+
     /// Options at their defaults: the source as it is.
     public init() {}
 }

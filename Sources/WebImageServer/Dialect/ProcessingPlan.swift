@@ -6,7 +6,7 @@ import WebImage
 public struct ProcessingPlan: Sendable {
     /// The size of the processed image: what ``pipeline`` produces from the planned source.
     public var outputSize: PixelSize
-    /// The transformers, in order: rotate, crop, resize, crop to the result, blur, sharpen,
+    /// The transformers, in order: rotate, crop, resize, crop to the result, blur, sharpen, pixelate,
     /// extend, padding, flatten onto the background. Empty when nothing is to be done.
     public var pipeline: TransformerPipeline
     /// Encoder quality 1…100 the URL asked for; `nil` leaves it to the server's default.

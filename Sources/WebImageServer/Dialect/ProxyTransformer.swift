@@ -12,13 +12,17 @@ import WebImage
 public struct ProxyTransformer: ImageTransformer {
     /// The options carried out.
     public let options: ProcessingOptions
+    /// The server's watermark image, put on when the options ask for a watermark.
+    public let watermark: ProxyWatermark?
 
-    /// Creates the transformer of `options`.
-    public init(options: ProcessingOptions) {
+    /// Creates the transformer of `options`, with the server's watermark image if it has one.
+    public init(options: ProcessingOptions, watermark: ProxyWatermark? = nil) {
         self.options = options
+        self.watermark = watermark
     }
 
-    /// `proxy-` and the variant key, file-name safe (see the type's description).
+    /// `proxy-` and the variant key, file-name safe (see the type's description), then
+    /// `,wmid:<digest>` naming the watermark image when one is put on.
     public var key: String {
         var key = "proxy-"
         for byte in options.variantKey.utf8 {
@@ -33,6 +37,7 @@ public struct ProxyTransformer: ImageTransformer {
                 key += byte < 16 ? "%0" + hex : "%" + hex
             }
         }
+        if options.watermark != nil, let watermark { key += ",wmid:" + watermark.digest }
         return key
     }
 
@@ -49,11 +54,13 @@ public struct ProxyTransformer: ImageTransformer {
         )
     }
 
-    /// Plans for `image`'s size and runs the plan's pipeline; returns `image` itself when
-    /// the plan does nothing.
+    /// Trims `image` (`trim`), plans for its size and runs the plan's pipeline, then fits
+    /// the result within `max_result_dimension` and puts the watermark on; returns `image`
+    /// itself when nothing is to be done.
     public func transform(_ image: Image) throws(ImageError) -> Image {
-        let plan = options.plan(for: image.pixelSize)
-        if plan.isIdentity { return image }
-        return try plan.pipeline.transform(image)
+        let source = try trimmed(image)
+        let plan = options.plan(for: source.pixelSize)
+        let processed = plan.isIdentity ? source : try plan.pipeline.transform(source)
+        return try watermarked(try limited(processed))
     }
 }

@@ -20,6 +20,8 @@ public struct ProxyURLParser: Sendable {
     public let presets: [String: String]
     /// Largest width, height, crop size or offset a URL may ask for (default 8192).
     public let maxDimension: Int
+    /// Whether URLs may set their own limits (`max_src_resolution`…); else such an option is 403.
+    public let allowSecurityOptions: Bool
 
     /// The longest path accepted, in bytes.
     public static let maxPathLength = 16_384
@@ -30,18 +32,28 @@ public struct ProxyURLParser: Sendable {
     ///   - signatureSize: bytes of the digest in a signature, clamped to 1…32.
     ///   - presets: preset name → option string, e.g. `"rs:fit:300:300/q:75"`.
     ///   - maxDimension: the bound on sizes and offsets, at least 1.
-    public init(keys: [SigningKey], signatureSize: Int = 32, presets: [String: String] = [:], maxDimension: Int = 8192) {
+    ///   - allowSecurityOptions: whether URLs may set their own limits.
+    public init(
+        keys: [SigningKey], signatureSize: Int = 32, presets: [String: String] = [:], maxDimension: Int = 8192,
+        allowSecurityOptions: Bool = false
+    ) {
         self.keys = keys
         self.signatureSize = min(max(signatureSize, 1), 32)
         self.presets = presets
         self.maxDimension = max(maxDimension, 1)
+        self.allowSecurityOptions = allowSecurityOptions
+    }
+
+    private var applier: OptionApplier {
+        OptionApplier(maxDimension: maxDimension, presets: presets, allowSecurityOptions: allowSecurityOptions)
     }
 
     /// Parses a request path.
     /// - Parameters:
     ///   - path: the path as received, beginning with `/`.
     ///   - now: the time `expires` is compared with.
-    /// - Throws: ``ProxyError``: 400 for a malformed URL, 403 for a bad signature,
+    /// - Throws: ``ProxyError``: 400 for a malformed URL, 403 for a bad signature or a
+    ///   security option the parser does not allow,
     ///   404 for an expired URL.
     public func parse(path: String, now: Date = Date()) throws(ProxyError) -> ProxyRequest {
         guard path.utf8.count <= Self.maxPathLength else {
@@ -60,7 +72,6 @@ public struct ProxyURLParser: Sendable {
         let signedPath = afterSlash[signatureEnd...]
         try URLSignature(keys: keys, size: signatureSize).verify(signature: signature, path: signedPath)
 
-        let applier = OptionApplier(maxDimension: maxDimension, presets: presets)
         var options = ProcessingOptions()
         if presets["default"] != nil {
             try applier.applyPreset("default", to: &options, depth: 1)
@@ -97,7 +108,6 @@ public struct ProxyURLParser: Sendable {
     /// Checks that every configured preset parses, so a bad preset fails at startup rather
     /// than on the first request that uses it.
     public func validatePresets() throws(ProxyError) {
-        let applier = OptionApplier(maxDimension: maxDimension, presets: presets)
         for name in presets.keys.sorted() {
             var options = ProcessingOptions()
             try applier.applyPreset(name, to: &options, depth: 1)

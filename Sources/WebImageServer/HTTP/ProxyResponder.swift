@@ -7,7 +7,8 @@ import NIOCore
 ///
 /// An image response carries `Content-Type`, `Content-Length`, `Cache-Control: public,
 /// max-age=<ttl>`, a strong `ETag`, `Last-Modified`, `Vary: Accept` when the format was
-/// or could have been negotiated, `Content-Disposition: inline` with a file name, a
+/// or could have been negotiated, `Content-Disposition` (`inline`, or `attachment` with
+/// `return_attachment`) with a file name, a
 /// sandboxing `Content-Security-Policy` and `X-Content-Type-Options: nosniff`; a matching
 /// `If-None-Match` gets 304. Errors are plain text with `Cache-Control: no-store`.
 ///
@@ -118,7 +119,7 @@ struct ProxyResponder: HTTPResponder {
         headers.append(Field(name: .eTag, value: variant.etag))
         headers.append(Field(name: .lastModified, value: HTTPDate.string(from: variant.createdAt)))
         if outcome.variesWithAccept { headers.append(Field(name: .vary, value: "Accept")) }
-        headers.append(Field(name: .contentDisposition, value: "inline; filename=\"\(outcome.fileName).\(variant.format.fileExtension)\""))
+        headers.append(Field(name: .contentDisposition, value: outcome.disposition.value(for: variant.format)))
         if let ifNoneMatch = request.headers[.ifNoneMatch], Self.matches(ifNoneMatch, etag: variant.etag) {
             return Response(status: .notModified, headers: headers)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import WebImage
 
 /// Everything between a proxy path and the bytes served: parse and check the URL, guard
@@ -15,8 +16,8 @@ final class ProxyPipeline: Sendable {
         var cache: String
         /// Whether the format came from `Accept` or could have (→ `Vary: Accept`).
         var variesWithAccept: Bool
-        /// The file name offered in `Content-Disposition`.
-        var fileName: String
+        /// The response's `Content-Disposition`.
+        var disposition: ContentDisposition
     }
 
     /// The variant a path asks for under one format choice, and its cache key.
@@ -35,6 +36,13 @@ final class ProxyPipeline: Sendable {
     let defaultQuality: Int
     /// Paths already resolved, so that a repeated path skips parsing and checking.
     private let resolvedPaths = ResolvedPaths()
+    /// The server's watermark image, once loaded (before the server listens).
+    private let watermarkImage = Mutex<ProxyWatermark?>(nil)
+
+    /// Sets the watermark image URLs with a `watermark` option get.
+    func setWatermark(_ watermark: ProxyWatermark) {
+        watermarkImage.withLock { $0 = watermark }
+    }
 
     init(
         parser: ProxyURLParser, sourceGuard: SourceGuard, negotiation: FormatNegotiation, manager: ImageManager,
@@ -70,8 +78,8 @@ final class ProxyPipeline: Sendable {
         var variant: Variant
         /// Whether the response depends on `Accept` (→ `Vary: Accept`).
         var variesWithAccept: Bool
-        /// The file name offered in `Content-Disposition`.
-        var fileName: String
+        /// The response's `Content-Disposition`.
+        var disposition: ContentDisposition
     }
 
     /// Parses and checks `path` (still percent-encoded, without its query) and names the
@@ -97,7 +105,7 @@ final class ProxyPipeline: Sendable {
                 let variantRequest = variantRequest(for: request, choice: choice)
                 variants[choice] = Variant(request: variantRequest, key: manager.variantKey(for: variantRequest))
             }
-            entry = ResolvedPaths.Entry(request: request, variants: variants, fileName: Self.fileName(for: request.source))
+            entry = ResolvedPaths.Entry(request: request, variants: variants, disposition: ContentDisposition(for: request))
             resolvedPaths.remember(entry, forPath: path)
         }
         let choice = negotiation.choice(requested: entry.request.options.format, accept: accept)
@@ -107,7 +115,7 @@ final class ProxyPipeline: Sendable {
             let request = variantRequest(for: entry.request, choice: choice)
             return Variant(request: request, key: manager.variantKey(for: request))
         }()
-        return .success(Resolved(request: entry.request, variant: variant, variesWithAccept: varies, fileName: entry.fileName))
+        return .success(Resolved(request: entry.request, variant: variant, variesWithAccept: varies, disposition: entry.disposition))
     }
 
     /// The library request for `request` encoded as `choice` says.
@@ -117,13 +125,20 @@ final class ProxyPipeline: Sendable {
         let encoding = VariantEncoding(
             format: negotiation.variantFormat(for: choice),
             quality: options.quality ?? defaultQuality,
+            // A URL's quality is for every format; its format_quality otherwise.
+            formatQuality: options.quality == nil ? options.formatQuality : [:],
             maxFileSize: options.maxBytes,
             stripMetadata: options.stripMetadata ?? true,
-            backgroundColor: background ?? .white
+            backgroundColor: background ?? .white,
+            keepColorProfile: options.stripColorProfile.map { !$0 },
+            keepCopyright: options.keepCopyright ?? false
         )
+        let watermark = options.watermark == nil ? nil : watermarkImage.withLock { $0 }
+        let embeddedThumbnail = options.enforceThumbnail ?? false
         return VariantRequest(
-            url: request.source, transformer: ProxyTransformer(options: options),
-            thumbnailPixelSize: options.thumbnailPixelSize, encoding: encoding, passthrough: options.raw
+            url: request.source, transformer: ProxyTransformer(options: options, watermark: watermark),
+            thumbnailPixelSize: embeddedThumbnail ? nil : options.thumbnailPixelSize, encoding: encoding, passthrough: options.raw,
+            passthroughFormats: options.passthroughFormats, preferEmbeddedThumbnail: embeddedThumbnail
         )
     }
 
@@ -132,7 +147,7 @@ final class ProxyPipeline: Sendable {
     func memoryHit(_ resolved: Resolved) -> Outcome? {
         guard let key = resolved.variant.key, let variant = manager.variantFromMemory(forKey: key) else { return nil }
         metrics.cacheHit("memory")
-        return Outcome(variant: variant, cache: "memory", variesWithAccept: resolved.variesWithAccept, fileName: resolved.fileName)
+        return Outcome(variant: variant, cache: "memory", variesWithAccept: resolved.variesWithAccept, disposition: resolved.disposition)
     }
 
     /// Serves `resolved` through the manager: from its variant caches, or made.
@@ -144,7 +159,10 @@ final class ProxyPipeline: Sendable {
         let result: VariantResult
         do throws(ImageError) {
             // retryFailed: every request reports the source's real status, never a stale block.
-            result = try await manager.loadVariant(resolved.variant.request, options: [.retryFailed, .continueInBackground])
+            result = try await manager.loadVariant(
+                resolved.variant.request, options: [.retryFailed, .continueInBackground],
+                context: context(for: resolved.request.options.limits)
+            )
         } catch {
             return .failure(ProxyError(error))
         }
@@ -157,20 +175,6 @@ final class ProxyPipeline: Sendable {
             cache = "miss"
             metrics.cacheMiss()
         }
-        return .success(Outcome(variant: result.variant, cache: cache, variesWithAccept: resolved.variesWithAccept, fileName: resolved.fileName))
-    }
-
-    /// The last path component of the source without its extension, reduced to safe
-    /// characters (`image` when nothing is left).
-    static func fileName(for source: URL) -> String {
-        let base = (source.lastPathComponent as NSString).deletingPathExtension
-        // ASCII letters (the only ASCII scalars that are Alphabetic), digits and `-_.`.
-        let safe = String(base.unicodeScalars.filter { scalar in
-            switch scalar.value {
-            case 0x41...0x5A, 0x61...0x7A, 0x30...0x39, 0x2D, 0x5F, 0x2E: true
-            default: false
-            }
-        }.prefix(100))
-        return safe.isEmpty || safe == "/" ? "image" : safe
+        return .success(Outcome(variant: result.variant, cache: cache, variesWithAccept: resolved.variesWithAccept, disposition: resolved.disposition))
     }
 }

@@ -15,8 +15,8 @@ struct ResolvedPaths: Sendable {
         var request: ProxyRequest
         /// The variant asked for, and its cache key, by format choice.
         var variants: [FormatNegotiation.Choice: ProxyPipeline.Variant]
-        /// The file name offered in `Content-Disposition`.
-        var fileName: String
+        /// The response's `Content-Disposition`.
+        var disposition: ContentDisposition
     }
 
     /// Bytes an entry is counted for besides its path and key (the parsed request).

@@ -19,8 +19,8 @@ struct SeededGenerator: RandomNumberGenerator {
 struct ProxyPathFuzzer {
     var random: SeededGenerator
 
-    static let optionNames = ["resize", "rs", "size", "s", "resizing_type", "rt", "width", "w", "height", "h", "dpr", "enlarge", "el", "extend", "ex", "gravity", "g", "crop", "c", "padding", "pd", "quality", "q", "max_bytes", "mb", "format", "f", "ext", "blur", "bl", "sharpen", "sh", "rotate", "rot", "background", "bg", "strip_metadata", "sm", "cachebuster", "cb", "expires", "exp", "raw", "preset", "pr", "bogus", "W", ""]
-    static let words = ["fit", "fill", "fill-down", "force", "auto", "ce", "no", "so", "ea", "we", "noea", "nowe", "soea", "sowe", "sm", "fp", "1", "0", "t", "f", "true", "false", "jpg", "png", "webp", "avif", "gif", "bmp", "thumb", "default", "ff8000", "fff", "nan", "inf", "-1", "1e3", "0.5", ".5", "8192", "8193", "99999999999999999999", "", "%00", "%zz", "é", "🙂"]
+    static let optionNames = ["resize", "rs", "size", "s", "resizing_type", "rt", "width", "w", "height", "h", "dpr", "enlarge", "el", "extend", "ex", "gravity", "g", "crop", "c", "padding", "pd", "quality", "q", "max_bytes", "mb", "format", "f", "ext", "blur", "bl", "sharpen", "sh", "rotate", "rot", "background", "bg", "strip_metadata", "sm", "cachebuster", "cb", "expires", "exp", "raw", "preset", "pr", "background_alpha", "bga", "strip_color_profile", "scp", "keep_copyright", "kcr", "enforce_thumbnail", "eth", "format_quality", "fq", "skip_processing", "skp", "filename", "fn", "return_attachment", "att", "trim", "t", "pixelate", "pix", "watermark", "wm", "max_src_resolution", "msr", "max_src_file_size", "msfs", "max_animation_frames", "maf", "max_animation_frame_resolution", "mafr", "max_result_dimension", "mrd", "bogus", "W", ""]
+    static let words = ["fit", "fill", "fill-down", "force", "auto", "ce", "no", "so", "ea", "we", "noea", "nowe", "soea", "sowe", "sm", "fp", "1", "0", "t", "f", "true", "false", "jpg", "png", "webp", "avif", "gif", "bmp", "thumb", "default", "ff8000", "fff", "nan", "inf", "re", "heic", "svg", "aGVsbG8", "-1", "1e3", "0.5", ".5", "8192", "8193", "99999999999999999999", "", "%00", "%zz", "é", "🙂"]
     static let sources = ["plain/http://example.com/a.jpg", "plain/https://example.com/a%20b.png@webp", "plain/http://h/x.jpg@png", "aHR0cDovL2V4YW1wbGUuY29tL2EuanBn", "aHR0cDovL2V4YW1w/bGUuY29tL2EuanBn.png", "enc/abc", "plain/", "plain/%", "aHR0cDovL2E", "!!", "plain/http://[::1]/a.jpg", "plain/javascript:alert(1)"]
     /// Bytes the mutations insert: separators, escapes, control bytes, and pieces of
     /// multi-byte UTF-8 (alone they make invalid UTF-8, which String repairs).
@@ -145,6 +145,12 @@ struct ProxyURLFuzzTests {
         if let quality = options.quality, !(1...100).contains(quality) { return "quality out of bounds" }
         if ![0, 90, 180, 270].contains(options.rotate) { return "rotation \(options.rotate)" }
         if let format = options.format, !format.isWritable { return "format \(format) not writable" }
+        if let alpha = options.backgroundAlpha, !(0..<1).contains(alpha) { return "background alpha \(alpha)" }
+        if options.formatQuality.values.contains(where: { !(1...100).contains($0) }) { return "format quality out of bounds" }
+        if let pixelate = options.pixelate, !(2...maxDimension).contains(pixelate) { return "pixelate \(pixelate)" }
+        if let trim = options.trim, !(0...1000).contains(trim.threshold) { return "trim threshold \(trim.threshold)" }
+        if let mark = options.watermark, !(mark.opacity > 0 && mark.opacity <= 1 && (0...1).contains(mark.scale)) { return "watermark \(mark)" }
+        if !options.limits.isEmpty { return "security options without the server allowing them" }
         if request.source.scheme?.isEmpty ?? true { return "source without a scheme" }
         return nil
     }
