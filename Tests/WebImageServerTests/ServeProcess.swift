@@ -15,10 +15,12 @@ final class ServeProcess: Sendable {
     let cacheDirectory: String
     let client: LiveClient
 
-    /// Starts `webimage serve` on a free port with loopback sources allowed, a fresh cache
-    /// directory and `arguments`, and waits until it listens.
-    init(_ arguments: [String] = []) throws {
-        cacheDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-serve-\(UUID().uuidString)").path
+    /// Starts `webimage serve` on a free port with loopback sources allowed, the cache in
+    /// `cacheDirectory` (a fresh one by default) and `arguments`, and waits until it listens.
+    init(_ arguments: [String] = [], cacheDirectory: String? = nil) throws {
+        let cacheDirectory = cacheDirectory
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("webimage-serve-\(UUID().uuidString)").path
+        self.cacheDirectory = cacheDirectory
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try BuiltExecutables.path(of: "webimage"))
         process.arguments = ["serve", "--port", "0", "--allow-loopback", "--cache-dir", cacheDirectory, "--log-level", "error"] + arguments
@@ -64,12 +66,18 @@ final class ServeProcess: Sendable {
         return 0
     }
 
-    /// SIGTERM, wait for the exit, remove the cache directory.
-    func stop() {
+    /// SIGTERM, wait for the exit, remove the cache directory unless `keepingCache`.
+    func stop(keepingCache: Bool = false) {
         if process.isRunning {
             kill(process.processIdentifier, SIGTERM)
             process.waitUntilExit()
         }
-        try? FileManager.default.removeItem(atPath: cacheDirectory)
+        if !keepingCache { try? FileManager.default.removeItem(atPath: cacheDirectory) }
+    }
+
+    /// SIGKILL: the process dies wherever it is (mid-write included); the cache stays.
+    func killHard() {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
     }
 }
