@@ -66,6 +66,8 @@ struct VariantLoad: Sendable {
             return try await make(from: downloaded)
         } catch {
             failedURLs.record(request.url, error: error)
+            // A source no variant can be made from does not stay in the cache.
+            if downloaded.stored, let originalKey { await originalCache.remove(forKey: originalKey, cacheType: .disk) }
             throw error
         }
     }
