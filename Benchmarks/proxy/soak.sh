@@ -8,8 +8,9 @@
 #   arena2    glibc malloc with MALLOC_ARENA_MAX=2
 #   jemalloc  LD_PRELOAD=libjemalloc.so.2 (Debian libjemalloc2, installed by scripts/bootstrap)
 #
-# For each: cold throughput first (new variants of cached photos, COLD_SECONDS at
-# 2 × cores connections), then SOAK_SECONDS of mixed load with RSS and open file
+# First cold throughput (new variants of cached photos, COLD_SECONDS at 2 × cores
+# connections), allocators interleaved over COLD_ROUNDS rounds, a fresh process each run;
+# then for each allocator SOAK_SECONDS of mixed load (0: none) with RSS and open file
 # descriptors sampled every SAMPLE_SECONDS. Reported: the RSS and fd timeline, the RSS
 # growth after warm-up (mean of the last WINDOW_SECONDS over the mean of the first
 # WINDOW_SECONDS after WARMUP_SECONDS), peak RSS, fds before and after, and the memory
@@ -23,7 +24,7 @@
 # their level before the load, the process alive and healthy at the end. Exit 1 when one
 # fails; the other allocators are measured for comparison only.
 #
-#   WEBIMAGE=/path/to/release/webimage Benchmarks/proxy/soak.sh           # 3 × (30 s + 10 min)
+#   WEBIMAGE=/path/to/release/webimage Benchmarks/proxy/soak.sh    # 9 × 20 s cold, 3 × 10 min soak
 #   SOAK_SECONDS=120 ALLOCATORS="jemalloc arena2" Benchmarks/proxy/soak.sh
 #
 # Needs wrk, nginx, curl and mate-backgrounds (its photos); as root it installs what is
@@ -38,8 +39,9 @@ WEBIMAGE=${WEBIMAGE:-$ROOT/.build/release/webimage}
 ALLOCATORS=${ALLOCATORS:-glibc arena2 jemalloc}
 SHIPPED=${SHIPPED:-jemalloc}               # the allocator the checks apply to
 SOAK_SECONDS=${SOAK_SECONDS:-600}          # mixed load, each allocator
-COLD_SECONDS=${COLD_SECONDS:-30}           # cold throughput, each allocator
-WARMUP_SECONDS=${WARMUP_SECONDS:-$(( SOAK_SECONDS / 5 ))}
+COLD_SECONDS=${COLD_SECONDS:-20}           # each cold run
+COLD_ROUNDS=${COLD_ROUNDS:-3}              # cold runs per allocator, interleaved
+WARMUP_SECONDS=${WARMUP_SECONDS:-$(( SOAK_SECONDS / 3 ))}  # the memory cache fills in the first minutes
 WINDOW_SECONDS=${WINDOW_SECONDS:-$(( SOAK_SECONDS / 10 > 10 ? SOAK_SECONDS / 10 : 10 ))}
 SAMPLE_SECONDS=${SAMPLE_SECONDS:-2}
 CONNECTIONS=${CONNECTIONS:-8}              # soak wrk connections
@@ -127,7 +129,8 @@ check() {
     if [ "$2" = 0 ]; then echo "PASS  $1: $3"; else echo "FAIL  $1: $3"; FAILED=$(( FAILED + 1 )); fi
 }
 
-run_allocator() {
+# start_proxy NAME: the proxy with allocator NAME, its originals in its disk cache.
+start_proxy() {
     local name=$1 env=()
     case "$name" in
         glibc) ;;
@@ -135,8 +138,6 @@ run_allocator() {
         jemalloc) env=(LD_PRELOAD="$JEMALLOC") ;;
         *) echo "soak.sh: unknown allocator $name (glibc, arena2, jemalloc)" >&2; exit 1 ;;
     esac
-    echo
-    echo "== $name ($(machine))"
     env "${env[@]}" "$WEBIMAGE" serve --bind 127.0.0.1 --port "$PROXY_PORT" --allow-loopback \
         --allowed-source "$ORIGIN/" --cache-dir "$WORK/cache-$name" --cache-max-memory "${CACHE_MB}M" \
         --max-source-resolution "$MAX_MP" --workers "$WORKERS" --log-level error >> "$WORK/proxy-$name.log" 2>&1 &
@@ -146,15 +147,34 @@ run_allocator() {
     while read -r photo; do
         curl -fsS --max-time 30 -o /dev/null "$PROXY/insecure/rs:fit:100:100/plain/$ORIGIN/photos/$photo"
     done < "$WORK/names.txt"
+}
+stop_proxy() { kill -TERM "$PROXY_PID"; wait "$PROXY_PID" 2>/dev/null || true; PROXY_PID=""; }
+
+# cold_round NAME ROUND: one cold-throughput run of a fresh process, into cold.txt.
+COLD="$WORK/results/cold.txt"
+: > "$COLD"
+cold_round() {
+    start_proxy "$1"
+    timeout $(( COLD_SECONDS + 60 )) wrk -t1 -c"$WORKERS" -d"${COLD_SECONDS}s" --timeout 30s -s "$HERE/corpus.lua" "$PROXY" \
+        -- "/insecure/rs:fit:300:300/cb:{id}/plain/$ORIGIN/photos/{name}" "$WORK/names.txt" "$(date +%s)-$1-$2" > "$WORK/results/cold-$1-$2.txt"
+    local rate
+    rate=$(awk '/^Requests\/sec:/ { print $2 }' "$WORK/results/cold-$1-$2.txt")
+    echo "cold round $2, $1: $rate variants/s at $WORKERS connections (load average $(cut -d' ' -f1 /proc/loadavg))"
+    echo "$1 $2 $rate" >> "$COLD"
+    stop_proxy
+}
+cold_rates() { awk -v n="$1" '$1 == n { printf "%s%s", sep, $3; sep = " / " }' "$COLD"; }
+cold_mean() { awk -v n="$1" '$1 == n { s += $3; c++ } END { printf "%.1f", (c ? s / c : 0) }' "$COLD"; }
+
+run_allocator() {
+    local name=$1
+    echo
+    echo "== $name ($(machine))"
+    start_proxy "$name"
     local idle_rss idle_fds
     idle_rss=$(rss_kb); idle_fds=$(fds)
-
-    # Cold throughput.
-    timeout $(( COLD_SECONDS + 60 )) wrk -t1 -c"$WORKERS" -d"${COLD_SECONDS}s" --timeout 30s -s "$HERE/corpus.lua" "$PROXY" \
-        -- "/insecure/rs:fit:300:300/cb:{id}/plain/$ORIGIN/photos/{name}" "$WORK/names.txt" "$(date +%s)-$name" > "$WORK/results/cold-$name.txt"
     local cold_rate
-    cold_rate=$(awk '/^Requests\/sec:/ { print $2 }' "$WORK/results/cold-$name.txt")
-    echo "cold variants: $cold_rate req/s at $WORKERS connections"
+    cold_rate=$(cold_mean "$name")
 
     # The soak: wrk, a curl loop that hangs up 50 ms into cold variants, the sampler.
     local samples="$WORK/results/samples-$name.txt" start
@@ -183,7 +203,7 @@ run_allocator() {
     curl -fsS --max-time 5 "$PROXY/health" > /dev/null || alive=0
     after_fds=$(fds)
     hwm=$(awk '/^VmHWM/ { print $2 }' "/proc/$PROXY_PID/status")
-    kill -TERM "$PROXY_PID"; wait "$PROXY_PID" 2>/dev/null || true; PROXY_PID=""
+    stop_proxy
 
     local requests rate statuses errors
     requests=$(awk '/requests in/ { print $1 }' "$WORK/results/soak-$name.txt")
@@ -213,14 +233,25 @@ run_allocator() {
     fi
 }
 
-for allocator in $ALLOCATORS; do run_allocator "$allocator"; done
+echo
+echo "== cold throughput, $COLD_ROUNDS interleaved rounds"
+for round in $(seq 1 "$COLD_ROUNDS"); do
+    for allocator in $ALLOCATORS; do cold_round "$allocator" "$round"; done
+done
+if [ "$SOAK_SECONDS" -gt 0 ]; then
+    for allocator in $ALLOCATORS; do run_allocator "$allocator"; done
+fi
 
 echo
 echo "== summary ($(machine))"
 printf '| %-9s | %-14s | %-12s | %-22s | %-9s | %-14s | %-8s | %-12s |\n' allocator "cold req/s" "soak req/s" "RSS after warm-up → end" growth "peak (VmHWM)" "idle" "fds b/max/a"
 printf '| %-9s | %-14s | %-12s | %-22s | %-9s | %-14s | %-8s | %-12s |\n' --- --- --- --- --- --- --- ---
+for allocator in $ALLOCATORS; do
+    grep -q "^$allocator " "$RESULTS" || echo "$allocator cold=$(cold_mean "$allocator")" >> "$RESULTS"
+done
 awk '{ for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
        printf "| %-9s | %-14s | %-12s | %-22s | %-9s | %-14s | %-8s | %-12s |\n", $1, v["cold"], v["soak_rate"], v["first_mb"] " → " v["last_mb"] " MB", v["growth"] " %", v["peak_mb"] " (" v["hwm_mb"] ") MB", v["idle_mb"] " MB", v["fds"] }' "$RESULTS"
+for allocator in $ALLOCATORS; do echo "cold variants/s, $allocator, per round: $(cold_rates "$allocator")"; done
 echo "budget: $CACHE_MB MB memory cache + $WORKERS workers × $MAX_MP MP × 4 B + $BASE_MB MB base = $BUDGET_MB MB"
 echo "soak.sh: $FAILED failed check(s)"
 [ "$FAILED" = 0 ]
