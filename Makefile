@@ -20,12 +20,12 @@ test: bootstrap
 # The image proxy on 127.0.0.1:8080 (release build), cache under $XDG_CACHE_HOME/webimage,
 # else .build-cache/ in this checkout. Extra flags: make run ARGS="--key … --salt …".
 RUN_CACHE_DIR ?= $(if $(XDG_CACHE_HOME),$(XDG_CACHE_HOME)/webimage,$(CURDIR)/.build-cache)
-# The allocator: jemalloc (libjemalloc2, installed by scripts/bootstrap), as in the systemd
-# unit; deploy/README.md "Memory" has the figures. RUN_ALLOCATOR= runs with glibc malloc.
-RUN_ALLOCATOR ?= $(wildcard /usr/lib/$(shell uname -m)-linux-gnu/libjemalloc.so.2)
+# The allocator: glibc malloc with two arenas, as in the systemd unit (deploy/README.md
+# "Memory" has the figures). RUN_ENV= runs with glibc's defaults.
+RUN_ENV ?= MALLOC_ARENA_MAX=2
 run: bootstrap
 	swift build -c release --product webimage
-	$(if $(RUN_ALLOCATOR),LD_PRELOAD=$(RUN_ALLOCATOR) )"$$(swift build -c release --show-bin-path)/webimage" serve --bind 127.0.0.1 --port 8080 --cache-dir "$(RUN_CACHE_DIR)" $(ARGS)
+	$(RUN_ENV) "$$(swift build -c release --show-bin-path)/webimage" serve --bind 127.0.0.1 --port 8080 --cache-dir "$(RUN_CACHE_DIR)" $(ARGS)
 
 # N proxies behind nginx (deploy/) and an origin on loopback addresses: affinity, kill -9 and
 # rolling restarts under load, disk hits after a restart (Tests/fleet/fleet-test.sh). Builds the

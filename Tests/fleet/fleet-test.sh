@@ -6,7 +6,7 @@
 #   origin   nginx on 127.0.0.1:$ORIGIN_PORT serving the photos of mate-backgrounds,
 #            with an access log: one line per download
 #   fleet    webimage serve on 127.0.0.2, 127.0.0.3, … :$INSTANCE_PORT, each with its own
-#            cache directory, the allocator of the systemd unit (jemalloc)
+#            cache directory, the allocator setting of the systemd unit (MALLOC_ARENA_MAX=2)
 #   front    nginx on 127.0.0.1:$FRONT_PORT: deploy/nginx/webimage.conf with its paths,
 #            addresses and ports replaced by the test's (source-affinity hash, proxy_cache,
 #            failover)
@@ -45,7 +45,6 @@ KILL_LOAD=${KILL_LOAD:-6}                 # check 2: seconds of load after it
 LOG_LEVEL=${LOG_LEVEL:-warning}
 INSTALL=${INSTALL:-1}
 KEEP=${KEEP:-0}
-JEMALLOC=${JEMALLOC:-/usr/lib/$(uname -m)-linux-gnu/libjemalloc.so.2}
 WORK=${WORK:-$(mktemp -d "${TMPDIR:-/tmp}/webimage-fleet-test.XXXXXX")}
 
 [ "$INSTANCES" -ge 3 ] || { echo "fleet-test: INSTANCES must be at least 3" >&2; exit 1; }
@@ -57,7 +56,6 @@ for pair in nginx:nginx wrk:wrk curl:curl; do
     command -v "${pair%%:*}" >/dev/null || missing+=("${pair#*:}")
 done
 [ -f "$PHOTOS/Aqua.jpg" ] || missing+=(mate-backgrounds)
-[ -f "$JEMALLOC" ] || missing+=(libjemalloc2)
 if [ ${#missing[@]} -gt 0 ]; then
     if [ "$INSTALL" = 1 ] && [ "$(id -u)" = 0 ]; then
         echo "fleet-test: installing ${missing[*]}"
@@ -177,7 +175,7 @@ instance_url() { echo "http://$(address "$1"):$INSTANCE_PORT"; }
 start_instance() {
     local i=$1
     mkdir -p "$WORK/cache-$i"
-    LD_PRELOAD="$JEMALLOC" "$WEBIMAGE" serve --bind "$(address "$i")" --port "$INSTANCE_PORT" \
+    MALLOC_ARENA_MAX=2 "$WEBIMAGE" serve --bind "$(address "$i")" --port "$INSTANCE_PORT" \
         --allow-loopback --allowed-source "$ORIGIN/" --cache-dir "$WORK/cache-$i" \
         --log-level "$LOG_LEVEL" >> "$WORK/logs/instance-$i.log" 2>&1 &
     PIDS[i]=$!
