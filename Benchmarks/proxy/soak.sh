@@ -37,7 +37,7 @@ ROOT=$(cd "$HERE/../.." && pwd)
 
 WEBIMAGE=${WEBIMAGE:-$ROOT/.build/release/webimage}
 ALLOCATORS=${ALLOCATORS:-glibc arena2 jemalloc}
-SHIPPED=${SHIPPED:-jemalloc}               # the allocator the checks apply to
+SHIPPED=${SHIPPED:-arena2}                 # the allocator the checks apply to (make run, the systemd unit)
 SOAK_SECONDS=${SOAK_SECONDS:-600}          # mixed load, each allocator
 COLD_SECONDS=${COLD_SECONDS:-20}           # each cold run
 COLD_ROUNDS=${COLD_ROUNDS:-3}              # cold runs per allocator, interleaved
