@@ -6,7 +6,7 @@ SHELL := /bin/bash
 # A copy of vips.pc without the flags SwiftPM warns about (written by scripts/bootstrap).
 export PKG_CONFIG_PATH := $(CURDIR)/.build-pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
 
-.PHONY: bootstrap build test bench run clean
+.PHONY: bootstrap build test bench run fleet-test clean
 
 bootstrap:
 	@scripts/bootstrap
@@ -20,9 +20,19 @@ test: bootstrap
 # The image proxy on 127.0.0.1:8080 (release build), cache under $XDG_CACHE_HOME/webimage,
 # else .build-cache/ in this checkout. Extra flags: make run ARGS="--key … --salt …".
 RUN_CACHE_DIR ?= $(if $(XDG_CACHE_HOME),$(XDG_CACHE_HOME)/webimage,$(CURDIR)/.build-cache)
+# The allocator: glibc malloc with two arenas, as in the systemd unit (deploy/README.md
+# "Memory" has the figures). RUN_ENV= runs with glibc's defaults.
+RUN_ENV ?= MALLOC_ARENA_MAX=2
 run: bootstrap
 	swift build -c release --product webimage
-	"$$(swift build -c release --show-bin-path)/webimage" serve --bind 127.0.0.1 --port 8080 --cache-dir "$(RUN_CACHE_DIR)" $(ARGS)
+	$(RUN_ENV) "$$(swift build -c release --show-bin-path)/webimage" serve --bind 127.0.0.1 --port 8080 --cache-dir "$(RUN_CACHE_DIR)" $(ARGS)
+
+# N proxies behind nginx (deploy/) and an origin on loopback addresses: affinity, kill -9 and
+# rolling restarts under load, disk hits after a restart (Tests/fleet/fleet-test.sh). Builds the
+# release binary (WEBIMAGE=… uses another) and installs nginx, wrk, curl and mate-backgrounds
+# with apt-get; not part of `make test`.
+fleet-test: bootstrap
+	Tests/fleet/fleet-test.sh
 
 bench: bootstrap
 	cd Benchmarks && swift package --allow-writing-to-package-directory benchmark

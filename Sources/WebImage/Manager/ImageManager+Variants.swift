@@ -65,7 +65,7 @@ extension ImageManager {
             request: request, options: options, context: context, originalKey: originalKey, key: key,
             cache: cache, originalCache: context.originalCache ?? cache, loader: context.loader ?? loader,
             coder: context.coder ?? coder, failedURLs: failedURLs, policy: cachePolicy, limiter: variantWorkLimiter,
-            events: events
+            events: events, sourceFlights: sourceFlights
         )
     }
 }

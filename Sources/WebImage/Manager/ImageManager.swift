@@ -45,6 +45,8 @@ public final class ImageManager: Sendable {
     let transforms = SharedWorkPool<String, SharedWork<VariantImages, Never>>()
     /// Identical encoded-variant requests share one decode, transform and encode.
     let variantFlights = SharedWorkPool<String, SharedWork<VariantResult, Never>>()
+    /// Variants of one source made at once share one download (``VariantLoad``).
+    let sourceFlights = SharedWorkPool<String, SharedWork<VariantLoad.Source, Never>>()
 
     /// Creates a manager.
     public init(

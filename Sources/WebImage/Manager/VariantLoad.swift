@@ -20,6 +20,8 @@ struct VariantLoad: Sendable {
     let limiter: WorkLimiter?
     /// Told of every variant made.
     let events: ImageEvents
+    /// Variants of one source that need it at once share one download and its store.
+    let sourceFlights: SharedWorkPool<String, SharedWork<Source, Never>>
 
     /// What concurrent requests for this variant coalesce under (also when it has no cache key).
     var flightKey: String { key ?? request.url.absoluteString + " " + request.variantKey }
@@ -30,11 +32,12 @@ struct VariantLoad: Sendable {
     private var variantStore: CacheType { context.storeCacheType.intersection(policy.encodedVariants) }
     private var originalStore: CacheType { context.originalStoreCacheType.intersection(policy.originals) }
 
-    /// The source's bytes and where they came from.
-    private struct Source {
+    /// The source's bytes and where they came from; `stored`: a download already on disk.
+    struct Source: Sendable {
         let data: Data
         let metadata: CacheMetadata
         let cacheType: CacheType
+        var stored = false
     }
 
     func run() async throws(ImageError) -> VariantResult {
@@ -58,11 +61,13 @@ struct VariantLoad: Sendable {
             }
         }
         if options.contains(.fromCacheOnly) { throw .notInCache(key ?? request.url.absoluteString) }
-        let downloaded = try await download()
+        let downloaded = try await sharedDownload()
         do throws(ImageError) {
             return try await make(from: downloaded)
         } catch {
             failedURLs.record(request.url, error: error)
+            // A source no variant can be made from does not stay in the cache.
+            if downloaded.stored, let originalKey { await originalCache.remove(forKey: originalKey, cacheType: .disk) }
             throw error
         }
     }
@@ -90,6 +95,24 @@ struct VariantLoad: Sendable {
         return Source(data: response.data, metadata: metadata, cacheType: .none)
     }
 
+    /// One download per source however many of its variants start before it is on disk:
+    /// the variants that need the source while it downloads join one flight, which ends
+    /// only once the source is in the disk cache, so a variant that starts later reads it
+    /// from there (a flight that ended between this variant's lookup and its join is found
+    /// by the lookup inside the new flight).
+    private func sharedDownload() async throws(ImageError) -> Source {
+        guard let originalKey, originalStore.includesDisk else { return try await download() }
+        let load = self
+        let (source, _) = try await sourceFlights.run(originalKey, keepRunning: options.contains(.continueInBackground)) { () throws(ImageError) -> Source in
+            if load.context.originalQueryCacheType.includesDisk, let cached = await load.cachedSource() { return cached }
+            var downloaded = try await load.download()
+            try? await load.originalCache.store(nil, data: downloaded.data, forKey: originalKey, metadata: downloaded.metadata, cacheType: .disk)
+            downloaded.stored = true
+            return downloaded
+        }
+        return source
+    }
+
     /// Makes the variant from `source` on the limiter's threads (else the coding pool), then keeps it (and a downloaded
     /// source) as the policy says. Nothing is stored when making it fails.
     private func make(from source: Source) async throws(ImageError) -> VariantResult {
@@ -113,7 +136,7 @@ struct VariantLoad: Sendable {
                 })
             }
         }
-        if source.cacheType == .none, let originalKey, originalStore.includesDisk {
+        if source.cacheType == .none, !source.stored, let originalKey, originalStore.includesDisk {
             let originalCache = self.originalCache
             writes.append(Task {
                 try? await originalCache.store(nil, data: source.data, forKey: originalKey, metadata: source.metadata, cacheType: .disk)
