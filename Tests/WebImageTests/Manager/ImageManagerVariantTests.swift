@@ -103,6 +103,42 @@ struct ImageManagerVariantTests {
         }
     }
 
+    @Test("ten different variants of one uncached source asked for at once share one download, and the source is kept once")
+    func variantsShareTheSourceDownload() async throws {
+        try await Self.withVariantManager { origin, manager, coder in
+            let gate = TestOriginGate()
+            origin.register("/s.jpg", .gated(gate, then: .image(Self.jpeg, contentType: "image/jpeg")))
+            let url = origin.url("/s.jpg")
+            let sizes = (1...10).map { PixelSize(width: 20 * $0, height: 15 * $0) }
+            let results = try await withThrowingTaskGroup(of: VariantResult.self) { group in
+                for size in sizes {
+                    let request = VariantRequest(
+                        url: url, transformer: ResizeTransformer(size: size, mode: .fill), encoding: VariantEncoding(format: .fixed(.png))
+                    )
+                    group.addTask { try await manager.loadVariant(request, options: .waitStoreCache) }
+                }
+                #expect(await gate.waitForArrivals(1))
+                try await Task.sleep(for: .milliseconds(100))  // every variant has asked for the source
+                gate.open()
+                return try await group.reduce(into: [VariantResult]()) { $0.append($1) }
+            }
+            #expect(origin.requestCount("/s.jpg") == 1)
+            #expect(coder.encodeCount == 10)
+            #expect(Set(results.map(\.variant.pixelSize)) == Set(sizes))
+            #expect(await manager.imageCache.diskData(forKey: url.absoluteString) == Self.jpeg)
+
+            // A variant returns only once its downloaded source is on disk, so the next
+            // variant of another source finds it there, however soon it starts.
+            origin.register("/t.jpg", .image(Self.jpeg, contentType: "image/jpeg"))
+            let next = origin.url("/t.jpg")
+            for size in sizes.prefix(5) {
+                let request = VariantRequest(url: next, transformer: ResizeTransformer(size: size, mode: .fill), encoding: VariantEncoding(format: .fixed(.png)))
+                _ = try await manager.loadVariant(request)
+            }
+            #expect(origin.requestCount("/t.jpg") == 1)
+        }
+    }
+
     @Test("a variant is made from the cached original without a download, decoded shrunk (shrink-on-load)")
     func madeFromCachedOriginal() async throws {
         try await Self.withVariantManager { origin, manager, coder in
