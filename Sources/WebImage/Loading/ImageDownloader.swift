@@ -199,8 +199,9 @@ public final class ImageDownloader: ImageLoader, Sendable {
 
     private func start(_ operation: DownloadOperation) {
         let transfer = HTTPTransfer(environment: environment.withLock { $0 }, operation: operation)
-        // The task keeps the downloader until the transfer ends (`shutdown` cancels it).
-        let task = Task {
+        // The task keeps the downloader until the transfer ends (`shutdown` cancels it). It
+        // runs in the first caller's trace context, not in that of whoever started it.
+        let task = ServiceContext.$current.withValue(operation.serviceContext) { Task {
             let result: Result<DownloadResponse, ImageError>
             do throws(ImageError) {
                 result = .success(try await transfer.run())
@@ -213,7 +214,7 @@ public final class ImageDownloader: ImageLoader, Sendable {
             // code) must not hold up the next download.
             queue.runningOperationEnded()
             operation.finish(result)
-        }
+        } }
         // Abandoned between the queue and here: the task is cancelled at once.
         operation.sharedWork.attach(task)
     }
