@@ -100,7 +100,7 @@ struct VariantLoad: Sendable {
         let (url, loader, downloadOptions) = (request.url, self.loader, DownloadOptions(options: options, context: context))
         do throws(ImageError) {
             // The span is current during the load: the origin's `traceparent` names it.
-            response = try await LibrarySpans.run("webimage.download", kind: .client) { span throws(ImageError) -> DownloadResponse in
+            response = try await LibrarySpans.run("webimage.download") { span throws(ImageError) -> DownloadResponse in
                 span.attributes["server.address"] = url.host ?? ""
                 if let port = url.port { span.attributes["server.port"] = port }
                 span.attributes["url.scheme"] = url.scheme ?? ""

@@ -14,10 +14,10 @@ enum LibrarySpans {
     /// span is current while `body` runs (so a download's `traceparent` names it) and gets
     /// an error status when `body` throws.
     static func run<Value, Failure: Error>(
-        _ name: String, kind: SpanKind = .internal, _ body: (any Span) async throws(Failure) -> Value
+        _ name: String, _ body: (any Span) async throws(Failure) -> Value
     ) async throws(Failure) -> Value {
         guard let tracer else { return try await body(NoOpTracer.NoOpSpan(context: .topLevel)) }
-        let span: any Span = tracer.startSpan(name, context: ServiceContext.current ?? .topLevel, ofKind: kind)
+        let span: any Span = tracer.startSpan(name, context: ServiceContext.current ?? .topLevel, ofKind: .internal)
         defer { span.end() }
         let result: Result<Value, Failure> = await ServiceContext.$current.withValue(span.context) {
             do throws(Failure) {

@@ -41,6 +41,6 @@ struct RequestTracingMiddleware: RouterMiddleware {
 /// Reads trace headers from a Hummingbird request.
 struct RequestHeaderExtractor: Extractor {
     func extract(key: String, from headers: HTTPFields) -> String? {
-        HTTPField.Name(key).flatMap { headers[$0] }
+        headers.first { $0.name.canonicalName == key }?.value
     }
 }

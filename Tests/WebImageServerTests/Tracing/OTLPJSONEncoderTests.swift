@@ -36,7 +36,7 @@ struct OTLPJSONEncoderTests {
         attributes["http.response.status_code"] = 200
         attributes["ratio"] = 0.5
         attributes["hit"] = true
-        attributes["big"] = .int64(9_007_199_254_740_993)
+        attributes["big"] = Int64(9_007_199_254_740_993)
         let span = FinishedSpan(
             identity: Self.identity, parentSpanID: "53995c3f42cd8ad8", name: "webimage.decode", kind: .internal,
             startNanoseconds: 1_544_712_660_000_000_000, endNanoseconds: 1_544_712_661_000_000_000,
