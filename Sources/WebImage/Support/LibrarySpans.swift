@@ -35,7 +35,7 @@ enum LibrarySpans {
     static func run<Value, Failure: Error>(
         _ name: String, parent: ServiceContext?, _ body: (any Span) throws(Failure) -> Value
     ) throws(Failure) -> Value {
-        guard let tracer, let parent else { return try body(NoOpTracer.NoOpSpan(context: .topLevel)) }
+        guard let parent, let tracer else { return try body(NoOpTracer.NoOpSpan(context: .topLevel)) }
         let span: any Span = tracer.startSpan(name, context: parent, ofKind: .internal)
         defer { span.end() }
         do throws(Failure) {

@@ -10,7 +10,7 @@ public struct FinishedSpan: Sendable {
     public var name: String
     /// The span's kind.
     public var kind: SpanKind
-    /// When it started and ended, in nanoseconds since 1970.
+    /// When it started, in nanoseconds since 1970.
     public var startNanoseconds: UInt64
     /// When it ended, in nanoseconds since 1970.
     public var endNanoseconds: UInt64

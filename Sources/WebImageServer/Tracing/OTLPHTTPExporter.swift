@@ -36,6 +36,7 @@ public final class OTLPHTTPExporter: SpanExporter {
         )
     }
 
+    /// POSTs `spans` as one export request; throws on a transport error or a status other than 2xx.
     public func export(_ spans: [FinishedSpan]) async throws {
         var request = HTTPClientRequest(url: url.absoluteString)
         request.method = .POST
@@ -47,6 +48,7 @@ public final class OTLPHTTPExporter: SpanExporter {
         guard (200..<300).contains(response.status.code) else { throw OTLPExportError(status: Int(response.status.code)) }
     }
 
+    /// Shuts the exporter's HTTP client down.
     public func shutdown() async {
         try? await client.shutdown()
     }

@@ -18,6 +18,8 @@ public struct OTLPTracer: Tracer {
         self.processor = processor
     }
 
+    /// Starts a span: a child of the span in `context` (same trace), else the root of a new
+    /// trace, sampled as ``sampler`` decides.
     public func startSpan<Instant: TracerInstant>(
         _ operationName: String,
         context: @autoclosure () -> ServiceContext,

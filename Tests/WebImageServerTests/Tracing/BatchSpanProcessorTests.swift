@@ -49,13 +49,13 @@ struct BatchSpanProcessorTests {
         let group = ServiceGroup(configuration: .init(services: [processor], logger: logger))
         let running = Task { try await group.run() }
         processor.enqueue(Self.span(0))
-        #expect(await eventually(timeout: .seconds(5)) { exporter.spanCount == 1 })
+        #expect(await eventually { exporter.spanCount == 1 })
         // A full batch goes at once, well before a long delay would pass.
         let slow = BatchSpanProcessor(exporter: exporter, maxQueueSize: 100, maxBatchSize: 5, scheduleDelay: .seconds(60))
         let slowGroup = ServiceGroup(configuration: .init(services: [slow], logger: logger))
         let slowRunning = Task { try await slowGroup.run() }
         for index in 1...5 { slow.enqueue(Self.span(index)) }
-        #expect(await eventually(timeout: .seconds(5)) { exporter.spanCount == 6 })
+        #expect(await eventually { exporter.spanCount == 6 })
         // Queued just before shutdown: flushed by it.
         slow.enqueue(Self.span(6))
         await slowGroup.triggerGracefulShutdown()

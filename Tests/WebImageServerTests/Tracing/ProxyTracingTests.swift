@@ -15,7 +15,7 @@ struct ProxyTracingTests {
 
     /// The server span of the request for `path`, once it has arrived.
     static func serverSpan(_ receiver: OTLPReceiver, path: String) async -> ReceivedSpan? {
-        _ = await eventually(timeout: .seconds(10)) { receiver.spans.contains { $0.kind == 2 && $0.attributes["url.path"] == path } }
+        _ = await eventually { receiver.spans.contains { $0.kind == 2 && $0.attributes["url.path"] == path } }
         return receiver.spans.first { $0.kind == 2 && $0.attributes["url.path"] == path }
     }
 
@@ -37,7 +37,7 @@ struct ProxyTracingTests {
         #expect(server.attributes["webimage.cache"] == "miss")
         #expect(server.resource["service.name"] == "webimage-test")
         // Both stores (variant and original) end after the response: wait for them.
-        #expect(await eventually(timeout: .seconds(10)) { receiver.trace(server.traceID).filter { $0.name == "webimage.store" }.count == 2 })
+        #expect(await eventually { receiver.trace(server.traceID).filter { $0.name == "webimage.store" }.count == 2 })
         let trace = receiver.trace(server.traceID)
         let children = trace.filter { $0.parentSpanID == server.spanID }
         #expect(Set(children.map(\.name)) == [
@@ -79,7 +79,7 @@ struct ProxyTracingTests {
         // Again: a memory hit, and nothing but the server span.
         let spansBefore = receiver.spans.count
         #expect(try await proxy.client.get(path).status == 200)
-        #expect(await eventually(timeout: .seconds(10)) { receiver.spans.count > spansBefore })
+        #expect(await eventually { receiver.spans.count > spansBefore })
         try await Task.sleep(for: .milliseconds(300))
         let hit = try #require(receiver.spans.dropFirst(spansBefore).first { $0.kind == 2 })
         #expect(hit.attributes["webimage.cache"] == "memory")
@@ -130,7 +130,7 @@ struct ProxyTracingTests {
         let server = try #require(await Self.serverSpan(receiver, path: path))
         #expect(server.attributes["http.response.status_code"] == "404")
         #expect(server.statusCode == 0)
-        #expect(await eventually(timeout: .seconds(10)) { receiver.trace(server.traceID).contains { $0.name == "webimage.download" } })
+        #expect(await eventually { receiver.trace(server.traceID).contains { $0.name == "webimage.download" } })
         let download = try #require(receiver.trace(server.traceID).first { $0.name == "webimage.download" })
         #expect(download.statusCode == 2)
         #expect(download.parentSpanID == server.spanID)
