@@ -67,7 +67,9 @@ public final class BatchSpanProcessor: Service {
         wake.yield()
     }
 
-    /// Exports every span queued now, in batches, and returns when they are sent (or failed).
+    /// Exports the spans queued now, in batches, and returns when they are sent, or at the
+    /// first batch that fails (its spans are dropped; the rest wait for the next export, so
+    /// a receiver that is down costs one timeout per export, also at shutdown).
     public func flush() async {
         while true {
             let batch = state.withLock { state -> [FinishedSpan] in
@@ -88,6 +90,7 @@ public final class BatchSpanProcessor: Service {
                 if failures == 1 || failures % 100 == 0 {
                     logger.warning("trace export failed", metadata: ["error": "\(error)", "spans": "\(batch.count)", "failedExports": "\(failures)"])
                 }
+                return
             }
         }
     }
@@ -111,5 +114,9 @@ public final class BatchSpanProcessor: Service {
         ticker.cancel()
         await flush()
         await exporter.shutdown()
+        let dropped = droppedSpans
+        if dropped > 0 {
+            logger.warning("spans dropped because the export queue was full", metadata: ["dropped": "\(dropped)", "maxQueueSize": "\(maxQueueSize)"])
+        }
     }
 }

@@ -40,6 +40,32 @@ struct BatchSpanProcessorTests {
         #expect(processor.exportedSpans == 10 && processor.queuedSpans == 0)
     }
 
+    @Test("A failed batch is dropped and the flush stops there; the rest go with the next flush")
+    func failedExport() async {
+        final class FailingOnce: SpanExporter {
+            let attempts = Mutex(0)
+            let received = Mutex<[String]>([])
+            struct Refused: Error {}
+            func export(_ spans: [FinishedSpan]) async throws {
+                let attempt = attempts.withLock { $0 += 1; return $0 }
+                if attempt == 1 { throw Refused() }
+                received.withLock { $0 += spans.map(\.name) }
+            }
+            func shutdown() async {}
+        }
+        let exporter = FailingOnce()
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let processor = BatchSpanProcessor(exporter: exporter, maxQueueSize: 10, maxBatchSize: 2, scheduleDelay: .seconds(60), logger: logger)
+        for index in 0..<6 { processor.enqueue(Self.span(index)) }
+        await processor.flush()
+        #expect(exporter.attempts.withLock { $0 } == 1)
+        #expect(processor.queuedSpans == 4 && processor.exportedSpans == 0)
+        await processor.flush()
+        #expect(exporter.received.withLock { $0 } == ["span 2", "span 3", "span 4", "span 5"])
+        #expect(processor.exportedSpans == 4)
+    }
+
     @Test("Exports after the schedule delay, early when a batch is full, and flushes on graceful shutdown")
     func scheduleAndShutdown() async throws {
         let exporter = RecordingExporter()
