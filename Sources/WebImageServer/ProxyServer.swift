@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import ServiceLifecycle
+import Tracing
 import WebImage
 
 /// The image proxy: a Hummingbird application on the WebImage pipeline, configured by a
@@ -106,7 +107,9 @@ public final class ProxyServer: Sendable {
     /// The Hummingbird application; `onRunning` gets the port it listens on.
     func makeApplication(onRunning: @escaping @Sendable (Int) async -> Void) -> some ApplicationProtocol {
         let proxy = ProxyResponder(pipeline: pipeline, metrics: metrics, ttl: config.ttl, requestTimeout: config.requestTimeout)
-        let responder = RequestMetricsMiddleware(metrics: metrics).wrapping(RequestLogMiddleware().wrapping(proxy))
+        let responder = RequestTracingMiddleware(tracer: Self.tracer).wrapping(
+            RequestMetricsMiddleware(metrics: metrics).wrapping(RequestLogMiddleware().wrapping(proxy))
+        )
         // Hummingbird sets a request ID on a copy of this logger per request: defer its rendering.
         let handler = logger.handler
         let logger = Logger(label: logger.label) { _ in DeferredMetadataLogHandler(wrapping: handler) }
@@ -118,12 +121,23 @@ public final class ProxyServer: Sendable {
         )
     }
 
+    /// The tracer bootstrapped in `InstrumentationSystem`; `nil` when it is the `NoOpTracer`.
+    static var tracer: (any Tracer)? {
+        let tracer = InstrumentationSystem.tracer
+        return tracer is NoOpTracer ? nil : tracer
+    }
+
     /// Serves until SIGTERM or SIGINT arrives (or the task is cancelled),
     /// then stops accepting connections, lets the requests in flight finish, and returns.
-    /// - Parameter onRunning: called with the port once the server listens.
-    public func run(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+    /// - Parameters:
+    ///   - services: services that run as long as the server and stop after it, e.g. the
+    ///     ``BatchSpanProcessor`` of ``ProxyTracing/bootstrap(_:logger:)`` (which then
+    ///     exports the spans of the last requests).
+    ///   - onRunning: called with the port once the server listens.
+    public func run(services: [any Service] = [], onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        // A service group stops its services in reverse order: the application first.
         let group = ServiceGroup(configuration: .init(
-            services: [makeApplication(onRunning: onRunning)],
+            services: services + [makeApplication(onRunning: onRunning)],
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger
         ))

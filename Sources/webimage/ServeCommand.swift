@@ -12,7 +12,8 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Every option can also be set with a WEBIMAGE_* environment variable (e.g. WEBIMAGE_PORT, \
             WEBIMAGE_KEYS, WEBIMAGE_ALLOWED_SOURCES as comma-separated lists); flags win. \
-            SIGTERM or SIGINT stops accepting connections, lets requests in flight finish, and exits 0.
+            SIGTERM or SIGINT stops accepting connections, lets requests in flight finish, and exits 0. \
+            Traces go by OTLP/HTTP (JSON) when OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_TRACES_EXPORTER=otlp is set.
             """
     )
 
@@ -66,10 +67,19 @@ struct ServeCommand: AsyncParsableCommand {
         }
         logger.logLevel = parsed
 
+        let tracing: TracingConfiguration
+        do {
+            tracing = try TracingConfiguration(environment: ProcessInfo.processInfo.environment)
+        } catch {
+            throw ValidationError(error.message)
+        }
+        // Before the server: its downloader and request spans use the tracer bootstrapped then.
+        let spanProcessor = ProxyTracing.bootstrap(tracing, logger: logger)
+
         let server = try ProxyServer(config: config, logger: logger)
         let host = config.host
         let signed = !config.keys.isEmpty
-        try await server.run { port in
+        try await server.run(services: spanProcessor.map { [$0] } ?? []) { port in
             let example = "http://\(host):\(port)/\(signed ? "<signature>" : "insecure")/rs:fit:300:300/plain/https://www.libvips.org/images/owl.jpg"
             // Written straight to the file descriptor: a test or script reading the pipe sees it at once.
             FileHandle.standardOutput.write(Data("webimage serve: listening on http://\(host):\(port)\nexample: \(example)\n".utf8))

@@ -16,14 +16,18 @@ final class ServeProcess: Sendable {
     let client: LiveClient
 
     /// Starts `webimage serve` on a free port with loopback sources allowed, the cache in
-    /// `cacheDirectory` (a fresh one by default) and `arguments`, and waits until it listens.
-    init(_ arguments: [String] = [], cacheDirectory: String? = nil) throws {
+    /// `cacheDirectory` (a fresh one by default) and `arguments`, with `environment` added to
+    /// this process's, and waits until it listens.
+    init(_ arguments: [String] = [], cacheDirectory: String? = nil, environment: [String: String] = [:]) throws {
         let cacheDirectory = cacheDirectory
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("webimage-serve-\(UUID().uuidString)").path
         self.cacheDirectory = cacheDirectory
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try BuiltExecutables.path(of: "webimage"))
         process.arguments = ["serve", "--port", "0", "--allow-loopback", "--cache-dir", cacheDirectory, "--log-level", "error"] + arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let output = Pipe()
         process.standardOutput = output
         try process.run()

@@ -1,4 +1,5 @@
 import Foundation
+import Tracing
 
 /// One transfer of one URL, queued or running: what the queue schedules and the transfer
 /// reads. The callers that asked for the URL while it runs share it through its
@@ -12,6 +13,9 @@ final class DownloadOperation: SharedWorkHolder {
     /// The queue position's priority: the first caller's.
     let priority: DownloadPriority
     let sharedWork: SharedWork<DownloadResponse, DownloadProgress>
+    /// The first caller's trace context (when a tracer is bootstrapped): the transfer runs
+    /// in it, so the request's `traceparent` names the caller's span.
+    let serviceContext: ServiceContext?
 
     init(url: URL, key: String, options: DownloadOptions, progressInterval: Duration) {
         self.url = url
@@ -19,6 +23,7 @@ final class DownloadOperation: SharedWorkHolder {
         self.options = options
         self.priority = options.priority
         self.sharedWork = SharedWork(progressInterval: progressInterval)
+        self.serviceContext = LibrarySpans.currentContext
     }
 
     /// Passes progress to the callers, throttled per caller (see ``SharedWork/report(_:position:isLast:)``);

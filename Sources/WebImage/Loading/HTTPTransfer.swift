@@ -5,6 +5,7 @@ import NIOFoundationCompat
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
+import Tracing
 
 /// One HTTP(S) transfer: hop-by-hop redirects (each approved by the hop guard),
 /// status and content-type checks, body size limits, progress, the decryptor, and
@@ -178,6 +179,12 @@ struct HTTPTransfer: Sendable {
         var request = HTTPClientRequest(url: described.url.absoluteString)
         request.method = .GET
         request.headers = described.headers
+        // The origin learns the trace it is part of (W3C `traceparent`). AsyncHTTPClient
+        // writes it when it has a tracer (one bootstrapped before the downloader was made);
+        // otherwise the bootstrapped instrument writes it here. Without one there is no context.
+        if client.tracer == nil, let context = ServiceContext.current {
+            InstrumentationSystem.instrument.inject(context, into: &request.headers, using: TraceHeaderInjector())
+        }
         if options.allowInvalidSSLCertificates {
             var tls = TLSConfiguration.makeClientConfiguration()
             tls.certificateVerification = .none
@@ -355,5 +362,12 @@ struct HTTPTransfer: Sendable {
             return .invalidResponse("malformed HTTP response: \(error)")
         }
         return .network(String(describing: error))
+    }
+}
+
+/// Writes trace headers (`traceparent`, `tracestate`) into a download's request.
+private struct TraceHeaderInjector: Injector {
+    func inject(_ value: String, forKey key: String, into headers: inout HTTPHeaders) {
+        headers.replaceOrAdd(name: key, value: value)
     }
 }

@@ -199,20 +199,23 @@ public final class ImageDownloader: ImageLoader, Sendable {
 
     private func start(_ operation: DownloadOperation) {
         let transfer = HTTPTransfer(environment: environment.withLock { $0 }, operation: operation)
-        // The task keeps the downloader until the transfer ends (`shutdown` cancels it).
-        let task = Task {
-            let result: Result<DownloadResponse, ImageError>
-            do throws(ImageError) {
-                result = .success(try await transfer.run())
-            } catch {
-                result = .failure(error)
+        // The task keeps the downloader until the transfer ends (`shutdown` cancels it). It
+        // runs in the first caller's trace context, not in that of whoever started it.
+        let task = ServiceContext.$current.withValue(operation.serviceContext) {
+            Task {
+                let result: Result<DownloadResponse, ImageError>
+                do throws(ImageError) {
+                    result = .success(try await transfer.run())
+                } catch {
+                    result = .failure(error)
+                }
+                // The next caller for the URL starts a fresh transfer.
+                inFlight.retire(operation.key, operation)
+                // The slot is free once the network is: callers' completions (which run user
+                // code) must not hold up the next download.
+                queue.runningOperationEnded()
+                operation.finish(result)
             }
-            // The next caller for the URL starts a fresh transfer.
-            inFlight.retire(operation.key, operation)
-            // The slot is free once the network is: callers' completions (which run user
-            // code) must not hold up the next download.
-            queue.runningOperationEnded()
-            operation.finish(result)
         }
         // Abandoned between the queue and here: the task is cancelled at once.
         operation.sharedWork.attach(task)

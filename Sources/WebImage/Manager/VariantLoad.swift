@@ -1,4 +1,5 @@
 import Foundation
+import Tracing
 
 /// One prepared ``ImageManager/loadVariant(_:options:context:)``: its keys, caches, loader
 /// and coder. `run` is the work shared by every request for the variant that runs at once.
@@ -41,7 +42,7 @@ struct VariantLoad: Sendable {
     }
 
     func run() async throws(ImageError) -> VariantResult {
-        if variantQuery.includesDisk, let key, let entry = await cache.entry(forKey: key), let variant = EncodedVariant(entry: entry) {
+        if variantQuery.includesDisk, let key, let variant = await cachedVariant(forKey: key) {
             if variantStore.includesMemory { cache.storeVariantToMemory(variant, forKey: key) }
             return VariantResult(variant: variant, cacheType: .disk)
         }
@@ -74,17 +75,45 @@ struct VariantLoad: Sendable {
 
     // MARK: Steps
 
+    /// The variant from the disk cache, in a `webimage.cache.lookup` span.
+    private func cachedVariant(forKey key: String) async -> EncodedVariant? {
+        let cache = self.cache
+        return await LibrarySpans.run("webimage.cache.lookup") { span async -> EncodedVariant? in
+            let variant = await cache.entry(forKey: key).flatMap { EncodedVariant(entry: $0) }
+            span.attributes["webimage.cache.kind"] = "variant"
+            span.attributes["webimage.cache.hit"] = variant != nil
+            return variant
+        }
+    }
+
+    /// The source from the originals' disk cache, in a `webimage.cache.lookup` span.
     private func cachedSource() async -> Source? {
-        guard let originalKey, let entry = await originalCache.entry(forKey: originalKey) else { return nil }
-        return Source(data: entry.data, metadata: entry.metadata, cacheType: .disk)
+        guard let originalKey else { return nil }
+        let originalCache = self.originalCache
+        return await LibrarySpans.run("webimage.cache.lookup") { span async -> Source? in
+            let entry = await originalCache.entry(forKey: originalKey)
+            span.attributes["webimage.cache.kind"] = "original"
+            span.attributes["webimage.cache.hit"] = entry != nil
+            return entry.map { Source(data: $0.data, metadata: $0.metadata, cacheType: .disk) }
+        }
     }
 
     private func download() async throws(ImageError) -> Source {
         if Task.isCancelled { throw .cancelled }
         guard loader.canLoad(request.url) else { throw .invalidURL(request.url.absoluteString) }
         let response: DownloadResponse
+        let (url, loader, downloadOptions) = (request.url, self.loader, DownloadOptions(options: options, context: context))
         do throws(ImageError) {
-            response = try await loader.load(request.url, options: DownloadOptions(options: options, context: context), progress: nil)
+            // The span is current during the load: the origin's `traceparent` names it.
+            response = try await LibrarySpans.run("webimage.download") { span throws(ImageError) -> DownloadResponse in
+                span.attributes["server.address"] = url.host ?? ""
+                if let port = url.port { span.attributes["server.port"] = port }
+                span.attributes["url.scheme"] = url.scheme ?? ""
+                let response = try await loader.load(url, options: downloadOptions, progress: nil)
+                span.attributes["http.response.status_code"] = response.head.statusCode
+                span.attributes["webimage.bytes"] = response.data.count
+                return response
+            }
         } catch {
             failedURLs.record(request.url, error: error)
             throw error
@@ -121,8 +150,10 @@ struct VariantLoad: Sendable {
         let request = self.request
         let coder = self.coder
         let limits = context.limits
+        // The pool's threads have no task: the spans of decode, transform and encode get their parent explicitly.
+        let trace = LibrarySpans.currentContext
         let variant = try await BlockingPools.run(on: limiter?.threads ?? BlockingPools.coding) { () throws(ImageError) -> EncodedVariant in
-            try Self.encodeVariant(request, from: source.data, metadata: source.metadata, coder: coder, limits: limits)
+            try Self.encodeVariant(request, from: source.data, metadata: source.metadata, coder: coder, limits: limits, trace: trace)
         }
         let downloadedBytes = source.cacheType == .none ? source.data.count : 0
         events.emit(.variantMade(url: request.url, bytes: variant.count, sourceCacheType: source.cacheType, downloadedBytes: downloadedBytes))
@@ -132,14 +163,14 @@ struct VariantLoad: Sendable {
             if variantStore.includesDisk {
                 let cache = self.cache
                 writes.append(Task {
-                    try? await cache.store(nil, data: variant.data, forKey: key, metadata: variant.metadata, cacheType: .disk)
+                    await Self.store(variant.data, forKey: key, metadata: variant.metadata, in: cache, kind: "variant")
                 })
             }
         }
         if source.cacheType == .none, !source.stored, let originalKey, originalStore.includesDisk {
             let originalCache = self.originalCache
             writes.append(Task {
-                try? await originalCache.store(nil, data: source.data, forKey: originalKey, metadata: source.metadata, cacheType: .disk)
+                await Self.store(source.data, forKey: originalKey, metadata: source.metadata, in: originalCache, kind: "original")
             })
         }
         if options.contains(.waitStoreCache) {
@@ -148,10 +179,22 @@ struct VariantLoad: Sendable {
         return VariantResult(variant: variant, cacheType: .none, sourceCacheType: source.cacheType, downloadedBytes: downloadedBytes)
     }
 
+    /// Writes `data` to the disk of `cache` in a `webimage.store` span; a failed write is
+    /// the cache's to report.
+    private static func store(_ data: Data, forKey key: String, metadata: CacheMetadata, in cache: any ImageCaching, kind: String) async {
+        await LibrarySpans.run("webimage.store") { span async in
+            span.attributes["webimage.cache.kind"] = kind
+            span.attributes["webimage.bytes"] = data.count
+            try? await cache.store(nil, data: data, forKey: key, metadata: metadata, cacheType: .disk)
+        }
+    }
+
     /// Reads the header of `data` (limits checked before any pixel), decodes it no larger
-    /// than the request needs, transforms and encodes it.
+    /// than the request needs, transforms and encodes it; each step is a span under the one
+    /// in `trace`, if any.
     static func encodeVariant(
-        _ request: VariantRequest, from data: Data, metadata: CacheMetadata, coder: any ImageCoder, limits: ImageLimits
+        _ request: VariantRequest, from data: Data, metadata: CacheMetadata, coder: any ImageCoder, limits: ImageLimits,
+        trace: ServiceContext? = nil
     ) throws(ImageError) -> EncodedVariant {
         // Served as they are (no decode): every source, or those of the listed formats.
         if request.passthrough || !request.passthroughFormats.isEmpty {
@@ -164,25 +207,43 @@ struct VariantLoad: Sendable {
         }
         var format = ImageFormat.unknown
         // One header read: the plan (output format, shrink-on-load size) comes from its facts.
-        let (_, decoded) = try coder.decode(data) { info throws(ImageError) -> ImageDecodeOptions in
-            let isAnimated = info.frameCount > 1
-            format = request.encoding.format.resolve(sourceFormat: info.format, hasAlpha: info.hasAlpha, isAnimated: isAnimated)
-            var options = ImageDecodeOptions(firstFrameOnly: !format.supportsAnimation, limits: limits)
-            options.preferEmbeddedThumbnail = request.preferEmbeddedThumbnail
-            // An embedded thumbnail's size is not in the header: it is decoded as it is.
-            let mayShrink = !request.preferEmbeddedThumbnail
-            if mayShrink, let box = request.thumbnailPixelSize {
-                options.thumbnailPixelSize = box
-            } else if mayShrink, !isAnimated || !format.supportsAnimation,
-                      let exact = request.transformer?.shrinkOnLoadSize(forSourceSize: info.uprightPixelSize) {
-                // The transformer's own scaled size, exactly (its aspect ratio is the source's).
-                options.thumbnailPixelSize = exact
-                options.preserveAspectRatio = false
+        let (_, decoded) = try LibrarySpans.run("webimage.decode", parent: trace) { span throws(ImageError) in
+            try coder.decode(data) { info throws(ImageError) -> ImageDecodeOptions in
+                span.attributes["webimage.source.format"] = info.format.rawValue
+                span.attributes["webimage.source.width"] = info.uprightPixelSize.width
+                span.attributes["webimage.source.height"] = info.uprightPixelSize.height
+                span.attributes["webimage.bytes"] = data.count
+                let isAnimated = info.frameCount > 1
+                format = request.encoding.format.resolve(sourceFormat: info.format, hasAlpha: info.hasAlpha, isAnimated: isAnimated)
+                var options = ImageDecodeOptions(firstFrameOnly: !format.supportsAnimation, limits: limits)
+                options.preferEmbeddedThumbnail = request.preferEmbeddedThumbnail
+                // An embedded thumbnail's size is not in the header: it is decoded as it is.
+                let mayShrink = !request.preferEmbeddedThumbnail
+                if mayShrink, let box = request.thumbnailPixelSize {
+                    options.thumbnailPixelSize = box
+                } else if mayShrink, !isAnimated || !format.supportsAnimation,
+                          let exact = request.transformer?.shrinkOnLoadSize(forSourceSize: info.uprightPixelSize) {
+                    // The transformer's own scaled size, exactly (its aspect ratio is the source's).
+                    options.thumbnailPixelSize = exact
+                    options.preserveAspectRatio = false
+                }
+                return options
             }
-            return options
         }
-        let output = try request.transformer?.transform(decoded) ?? decoded
-        let encoded = try coder.encode(output, options: request.encoding.encodeOptions(for: format))
+        let output = try request.transformer.map { transformer throws(ImageError) in
+            try LibrarySpans.run("webimage.transform", parent: trace) { span throws(ImageError) in
+                let output = try transformer.transform(decoded)
+                span.attributes["webimage.width"] = output.pixelSize.width
+                span.attributes["webimage.height"] = output.pixelSize.height
+                return output
+            }
+        } ?? decoded
+        let encoded = try LibrarySpans.run("webimage.encode", parent: trace) { span throws(ImageError) in
+            let encoded = try coder.encode(output, options: request.encoding.encodeOptions(for: format))
+            span.attributes["webimage.format"] = format.rawValue
+            span.attributes["webimage.bytes"] = encoded.count
+            return encoded
+        }
         return EncodedVariant(
             data: encoded, pixelSize: output.pixelSize, sourceETag: metadata.etag, sourceLastModified: metadata.lastModified
         )
