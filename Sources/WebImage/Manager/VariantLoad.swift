@@ -135,7 +135,7 @@ struct VariantLoad: Sendable {
         let (source, _) = try await sourceFlights.run(originalKey, keepRunning: options.contains(.continueInBackground)) { () throws(ImageError) -> Source in
             if load.context.originalQueryCacheType.includesDisk, let cached = await load.cachedSource() { return cached }
             var downloaded = try await load.download()
-            try? await load.originalCache.store(nil, data: downloaded.data, forKey: originalKey, metadata: downloaded.metadata, cacheType: .disk)
+            await Self.store(downloaded.data, forKey: originalKey, metadata: downloaded.metadata, in: load.originalCache, kind: "original")
             downloaded.stored = true
             return downloaded
         }
