@@ -31,25 +31,10 @@ struct GracefulShutdownTests {
         defer { Task { try? await origin.shutdown() } }
         origin.register("/slow.jpg", .delayed(.seconds(2), then: .image(ProxyImages.jpeg)))
 
-        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-serve-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: cache) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try BuiltExecutables.path(of: "webimage"))
-        process.arguments = ["serve", "--port", "0", "--allow-loopback", "--cache-dir", cache, "--log-level", "error"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-
-        // The first line says where it listens.
-        var text = ""
-        let handle = output.fileHandleForReading
-        while !text.contains("\n") {
-            let chunk = handle.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
-        let match = try #require(text.firstMatch(of: /listening on http:\/\/127\.0\.0\.1:(\d+)/))
-        let port = try #require(Int(match.output.1))
+        let proxy = try ServeProcess()
+        defer { proxy.stop() }
+        let port = proxy.port
+        let process = proxy.process
 
         let client = LiveClient(port: port)
         async let slow = client.get(proxyPath("", source: origin.url("/slow.jpg")))
