@@ -30,7 +30,8 @@ public struct ServerConfig: Sendable {
     public var maxSourceResolution = 50_000_000
     /// The most frames an animated source may have. Default 100.
     public var maxAnimationFrames = 100
-    /// The largest width or height a URL may ask for (after dpr). Default 8192.
+    /// The largest width or height a URL may ask for (after dpr), and the largest side of a
+    /// result: a larger one (from dpr, zoom or min sizes) is scaled down to it. Default 8192.
     public var maxResultDimension = 8192
     /// The longest a source download may take, redirects included. Default 10 s.
     public var downloadTimeout: Duration = .seconds(10)

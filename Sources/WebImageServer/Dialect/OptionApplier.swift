@@ -9,13 +9,14 @@ struct OptionApplier: Sendable {
     /// Whether the security options (`max_src_resolution`…) may be used; else they are 403.
     var allowSecurityOptions = false
 
-    /// How deep presets may refer to presets; deeper means a cycle.
+    /// How deep presets may nest; a preset already being expanded is skipped, as imgproxy does.
     static let maxPresetDepth = 8
     /// Largest `max_bytes`: 1 GiB.
     static let maxBytesLimit = 1 << 30
 
     /// Applies one `name:args…` segment.
-    func apply(_ text: Substring, to options: inout ProcessingOptions, presetDepth: Int = 0) throws(ProxyError) {
+    /// - Parameter presetChain: the presets being expanded, outermost first.
+    func apply(_ text: Substring, to options: inout ProcessingOptions, presetChain: [String] = []) throws(ProxyError) {
         let segment = OptionSegment(text)
         guard let option = ProcessingOptionName.byName[segment.name] else {
             throw .badRequest("unknown option '\(segment.name.prefix(64))' in segment '\(text.prefix(100))'; see imgproxy's processing options (e.g. rs, w, h, g, q, f)")
@@ -51,16 +52,22 @@ struct OptionApplier: Sendable {
             try applyExtend(segment, from: 0, to: &options, usage: usage)
         case .gravity:
             try segment.requireCount(1...3, usage: usage)
-            options.gravity = try gravity(segment, from: 0, allowSmart: true, usage: usage)
+            options.gravity = try gravity(segment, from: 0, current: options.gravity, allowSmart: true, usage: usage)
         case .crop:
-            try segment.requireCount(2...5, usage: usage)
+            // A missing height or gravity keeps the current one, as in imgproxy.
+            try segment.requireCount(1...5, usage: usage)
             let width = try segment.decimal(0, "crop width", in: 0...Double(maxDimension), usage: usage)
-            let height = try segment.decimal(1, "crop height", in: 0...Double(maxDimension), usage: usage)
-            let cropGravity = segment.arguments.count > 2 ? try gravity(segment, from: 2, allowSmart: true, usage: usage) : nil
+            let height = segment.arguments.count > 1
+                ? try segment.decimal(1, "crop height", in: 0...Double(maxDimension), usage: usage)
+                : options.crop?.height ?? 0
+            let current = options.crop?.gravity
+            let cropGravity = segment.arguments.count > 2
+                ? try gravity(segment, from: 2, current: current ?? .center, allowSmart: true, usage: usage)
+                : current
             options.crop = CropOption(width: width, height: height, gravity: cropGravity)
         case .padding:
             try segment.requireCount(1...4, usage: usage)
-            options.padding = try padding(segment, usage: usage)
+            options.padding = try padding(segment, current: options.padding, usage: usage)
         case .quality:
             try segment.requireCount(1...1, usage: usage)
             let quality = try segment.integer(0, "quality", in: 0...100, usage: usage)
@@ -96,8 +103,10 @@ struct OptionApplier: Sendable {
             let value = segment.arguments[0]
             options.cacheBuster = value.isEmpty ? nil : String(value)
         case .expires:
+            // 0 or less: the URL never expires (imgproxy compares only positive times).
             try segment.requireCount(1...1, usage: usage)
-            options.expires = try segment.integer(0, "expiry time", in: 0...Int(Int64.max / 2), usage: usage)
+            let expires = try segment.integer(0, "expiry time", in: -Int(Int64.max / 2)...Int(Int64.max / 2), usage: usage)
+            options.expires = expires > 0 ? expires : nil
         case .raw:
             try segment.requireCount(1...1, usage: usage)
             options.raw = try segment.boolean(0, "raw", usage: usage)
@@ -108,25 +117,30 @@ struct OptionApplier: Sendable {
             try applyFilterOption(option, segment, to: &options, usage: usage)
         case .maxSourceResolution, .maxSourceFileSize, .maxAnimationFrames, .maxAnimationFrameResolution, .maxResultDimension:
             try applySecurityOption(option, segment, to: &options, usage: usage)
+        case .minWidth, .minHeight, .zoom, .extendAspectRatio, .autoRotate, .flip:
+            try applyGeometryOption(option, segment, to: &options, usage: usage)
         case .preset:
             try segment.requireCount(1...64, usage: usage)
             for name in segment.arguments {
-                try applyPreset(String(name), to: &options, depth: presetDepth + 1)
+                try applyPreset(String(name), to: &options, chain: presetChain)
             }
         }
     }
 
-    /// Expands a preset in place: its options apply where the `preset` option stands.
-    func applyPreset(_ name: String, to options: inout ProcessingOptions, depth: Int) throws(ProxyError) {
+    /// Expands a preset in place: its options apply where the `preset` option stands. A
+    /// preset already in `chain` (the presets being expanded) is skipped, as imgproxy skips
+    /// a recursive use, so presets referring to each other apply each once.
+    func applyPreset(_ name: String, to options: inout ProcessingOptions, chain: [String] = []) throws(ProxyError) {
         guard let definition = presets[name] else {
             throw .badRequest("unknown preset '\(name.prefix(64))'; use one of the configured presets\(presets.isEmpty ? " (none are configured)" : ": " + presets.keys.sorted().joined(separator: ", "))")
         }
-        guard depth <= Self.maxPresetDepth else {
-            throw .badRequest("preset '\(name.prefix(64))' nests presets more than \(Self.maxPresetDepth) deep; presets must not refer to each other in a cycle")
+        if chain.contains(name) { return }
+        guard chain.count < Self.maxPresetDepth else {
+            throw .badRequest("preset '\(name.prefix(64))' nests presets more than \(Self.maxPresetDepth) deep; flatten the presets")
         }
         for part in Substring(definition).fields(separatedBy: "/") where !part.isEmpty {
             do throws(ProxyError) {
-                try apply(part, to: &options, presetDepth: depth)
+                try apply(part, to: &options, presetChain: chain + [name])
             } catch {
                 // Say which preset holds the bad option: the URL itself looks fine.
                 throw ProxyError(status: error.status, message: "in preset '\(name.prefix(64))': \(error.message)")
@@ -170,57 +184,19 @@ struct OptionApplier: Sendable {
         }
     }
 
-    /// `extend[:gravity[:x:y]]` starting at `first`.
-    private func applyExtend(_ segment: OptionSegment, from first: Int, to options: inout ProcessingOptions, usage: String) throws(ProxyError) {
-        options.extend = try segment.boolean(first, "extend", usage: usage)
-        options.extendGravity = segment.arguments.count > first + 1
-            ? try gravity(segment, from: first + 1, allowSmart: false, usage: usage)
-            : .center
-    }
-
-    /// A gravity whose type is at `first`; every argument after it belongs to the gravity.
-    private func gravity(_ segment: OptionSegment, from first: Int, allowSmart: Bool, usage: String) throws(ProxyError) -> ProxyGravity {
-        let type = segment.arguments[first]
-        let extra = segment.arguments.count - first - 1
-        switch type {
-        case "sm":
-            guard allowSmart else { throw segment.error("smart gravity cannot place an extended image", usage: usage) }
-            guard extra == 0 else { throw segment.error("smart gravity takes no offsets", usage: usage) }
-            return .smart
-        case "fp":
-            guard extra == 2 else { throw segment.error("focus-point gravity needs fp:<x>:<y>", usage: usage) }
-            let x = try segment.decimal(first + 1, "focus point x", in: 0...1, usage: usage)
-            let y = try segment.decimal(first + 2, "focus point y", in: 0...1, usage: usage)
-            return .focusPoint(x: x, y: y)
-        default:
-            guard let anchor = GravityAnchor(rawValue: String(type)) else {
-                throw segment.error("unknown gravity '\(type.prefix(32))'", usage: usage)
-            }
-            guard extra == 0 || extra == 2 else {
-                throw segment.error("gravity offsets come in pairs: <type>:<x offset>:<y offset>", usage: usage)
-            }
-            guard extra == 2 else { return .anchor(anchor, xOffset: 0, yOffset: 0) }
-            let bound = Double(maxDimension)
-            let x = try segment.decimal(first + 1, "x offset", in: -bound...bound, usage: usage)
-            let y = try segment.decimal(first + 2, "y offset", in: -bound...bound, usage: usage)
-            return .anchor(anchor, xOffset: x, yOffset: y)
+    /// CSS shorthand, as imgproxy reads it: an empty top keeps the current top; a missing
+    /// or empty right copies the top, bottom the top, left the right; all zero is no padding.
+    private func padding(_ segment: OptionSegment, current: ImagePadding?, usage: String) throws(ProxyError) -> ImagePadding? {
+        func side(_ index: Int, _ name: String, else fallback: Int) throws(ProxyError) -> Int {
+            guard segment.optional(index) != nil else { return fallback }
+            return try segment.integer(index, "\(name) padding", in: 0...maxDimension, usage: usage)
         }
-    }
-
-    /// CSS shorthand: a missing right copies the top, a missing bottom the top, a missing
-    /// left the right; all zero is no padding.
-    private func padding(_ segment: OptionSegment, usage: String) throws(ProxyError) -> ImagePadding? {
-        var sides = [0, 0, 0, 0]
-        for (index, name) in ["top", "right", "bottom", "left"].enumerated() where segment.optional(index) != nil {
-            let value = try segment.integer(index, "\(name) padding", in: 0...maxDimension, usage: usage)
-            switch index {
-            case 0: sides = [value, value, value, value]
-            case 1: sides[1] = value; sides[3] = value
-            default: sides[index] = value
-            }
-        }
-        guard sides.contains(where: { $0 > 0 }) else { return nil }
-        return ImagePadding(top: sides[0], right: sides[1], bottom: sides[2], left: sides[3])
+        let top = try side(0, "top", else: current?.top ?? 0)
+        let right = try side(1, "right", else: top)
+        let bottom = try side(2, "bottom", else: top)
+        let left = try side(3, "left", else: right)
+        guard top > 0 || right > 0 || bottom > 0 || left > 0 else { return nil }
+        return ImagePadding(top: top, right: right, bottom: bottom, left: left)
     }
 
     private func background(_ segment: OptionSegment, usage: String) throws(ProxyError) -> ImageColor? {

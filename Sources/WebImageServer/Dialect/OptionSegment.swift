@@ -64,13 +64,16 @@ struct OptionSegment {
         return value
     }
 
-    /// `1`/`t`/`true` or `0`/`f`/`false`, in any letter case.
+    /// A boolean spelled as Go's `strconv.ParseBool` accepts (`1`, `t`, `T`, `TRUE`, `true`,
+    /// `True`, `0`, `f`, `F`, `FALSE`, `false`, `False`), as imgproxy reads them. An empty
+    /// argument is `false`, as in imgproxy; any other spelling is a 400 (imgproxy reads it
+    /// as `false` with a logged warning).
     func boolean(_ index: Int, _ what: String, usage: String) throws(ProxyError) -> Bool {
         let text = index < arguments.count ? arguments[index] : ""
-        switch text.lowercased() {
-        case "1", "t", "true": return true
-        case "0", "f", "false": return false
-        default: throw error("\(what) '\(text.prefix(32))' is not a boolean (1, t, true, 0, f, false)", usage: usage)
+        switch text {
+        case "1", "t", "T", "TRUE", "true", "True": return true
+        case "0", "f", "F", "FALSE", "false", "False", "": return false
+        default: throw error("\(what) '\(text.prefix(32))' is not a boolean (1, t, T, true, True, TRUE or 0, f, F, false, False, FALSE)", usage: usage)
         }
     }
 

@@ -2,15 +2,23 @@ import WebImage
 
 extension ProcessingGeometry {
     /// The transformers that carry out the geometry and the options' filters, in order:
-    /// rotate, crop, resize, crop to the result, blur, sharpen, pixelate, extend, pad, flatten.
+    /// orient (`auto_rotate:0`), rotate, flip, crop, resize, crop to the result, blur,
+    /// sharpen, pixelate, extend, extend to the aspect ratio, pad, flatten.
     ///
     /// Every size and rectangle is given exactly, computed by the geometry, so the pipeline
-    /// ends at ``outputSize`` and the plan's promise holds.
-    func transformers(blur: Double?, sharpen: Double?, pixelate: Int? = nil, background: ImageColor?) -> [any ImageTransformer] {
-        var steps: [any ImageTransformer] = []
+    /// ends at ``outputSize`` and the plan's promise holds. With `decodedSmaller` the image
+    /// the pipeline is given was decoded smaller than the planned source (shrink-on-load):
+    /// the resize then starts from it whatever its size.
+    func transformers(
+        blur: Double?, sharpen: Double?, pixelate: Int? = nil, background: ImageColor?, decodedSmaller: Bool = false
+    ) -> [any ImageTransformer] {
+        var steps: [any ImageTransformer] = Self.unorienting(unorientation)
         if rotation != 0 { steps.append(RotateTransformer(degrees: Double(rotation))) }
+        if flipHorizontal || flipVertical { steps.append(FlipTransformer(horizontal: flipHorizontal, vertical: flipVertical)) }
         if let sourceCut { steps.append(Self.transformer(for: sourceCut)) }
-        if let resize { steps.append(ResizeTransformer(size: resize, mode: .force, enlarge: true)) }
+        if let size = resize ?? (decodedSmaller ? sourceCut?.size ?? rotatedSize : nil) {
+            steps.append(ResizeTransformer(size: size, mode: .force, enlarge: true))
+        }
         if let resultCut { steps.append(Self.transformer(for: resultCut)) }
         if let blur { steps.append(BlurTransformer(sigma: blur)) }
         if let sharpen { steps.append(SharpenTransformer(sigma: sharpen)) }
@@ -19,7 +27,7 @@ extension ProcessingGeometry {
         // space starts transparent so that it is not covered twice.
         let fill = background.flatMap { $0.isOpaque ? $0 : nil } ?? .transparent
         var current = resultCut?.size ?? resize ?? sourceCut?.size ?? rotatedSize
-        for placement in [padding, border].compactMap({ $0 }) {
+        for placement in [padding, aspectPadding, border].compactMap({ $0 }) {
             steps += Self.extensions(of: current, to: placement, fill: fill)
             current = placement.canvas
         }
@@ -27,16 +35,37 @@ extension ProcessingGeometry {
         return steps
     }
 
-    /// Puts an image of `size` at an exact pixel position on a larger canvas with two
-    /// paddings: first the space above and to the left (the image anchored bottom-right),
-    /// then below and to the right.
-    private static func extensions(of size: PixelSize, to placement: Placement, fill: ImageColor) -> [ExtendTransformer] {
-        var steps: [ExtendTransformer] = []
+    /// The steps that take an EXIF `orientation` (applied at decode) back off the image.
+    static func unorienting(_ orientation: Int) -> [any ImageTransformer] {
+        switch orientation {
+        case 2: [FlipTransformer(horizontal: true, vertical: false)]
+        case 3: [RotateTransformer(degrees: 180)]
+        case 4: [FlipTransformer(horizontal: false, vertical: true)]
+        case 5: [RotateTransformer(degrees: 90), FlipTransformer(horizontal: true, vertical: false)]
+        case 6: [RotateTransformer(degrees: 270)]
+        case 7: [RotateTransformer(degrees: 270), FlipTransformer(horizontal: true, vertical: false)]
+        case 8: [RotateTransformer(degrees: 90)]
+        default: []
+        }
+    }
+
+    /// Puts an image of `size` at an exact pixel position on a canvas: first what falls
+    /// outside a smaller canvas is cut away, then two paddings: the space above and to the
+    /// left (the image anchored bottom-right), then below and to the right.
+    private static func extensions(of size: PixelSize, to placement: Placement, fill: ImageColor) -> [any ImageTransformer] {
+        var steps: [any ImageTransformer] = []
+        var size = size
+        if placement.canvas.width < size.width || placement.canvas.height < size.height {
+            size = PixelSize(width: min(size.width, placement.canvas.width), height: min(size.height, placement.canvas.height))
+            steps.append(CropTransformer(rect: PixelRect(x: 0, y: 0, width: size.width, height: size.height)))
+        }
         if placement.x > 0 || placement.y > 0 {
             let leading = PixelSize(width: placement.x + size.width, height: placement.y + size.height)
             steps.append(ExtendTransformer(size: leading, gravity: .southEast, background: fill))
         }
-        steps.append(ExtendTransformer(size: placement.canvas, gravity: .northWest, background: fill))
+        if placement.canvas != PixelSize(width: placement.x + size.width, height: placement.y + size.height) {
+            steps.append(ExtendTransformer(size: placement.canvas, gravity: .northWest, background: fill))
+        }
         return steps
     }
 

@@ -1,7 +1,9 @@
 import WebImage
 
 /// The sizes and rectangles of every step imgproxy's pipeline takes for one source size,
-/// computed before any pixel is touched: rotate, crop, resize, crop to the result, extend, pad.
+/// computed before any pixel is touched, with imgproxy's arithmetic (its `calcScale`,
+/// `calcSizes`, `limitScale` and `calcPosition`): orient, rotate and flip, crop, resize,
+/// crop to the result, extend, extend to the aspect ratio, pad.
 ///
 /// All sizes after ``rotation`` refer to the rotated image, so a requested 300×200 is
 /// 300×200 in the output whatever the angle (imgproxy swaps its sizes the same way).
@@ -18,83 +20,101 @@ struct ProcessingGeometry: Sendable, Hashable {
         }
     }
 
-    /// Where the image sits inside a larger canvas.
+    /// Where the image sits on a canvas. A canvas narrower or lower than the image cuts it
+    /// (the image then sits at 0 on that axis), as libvips' embed does.
     struct Placement: Sendable, Hashable {
         var canvas: PixelSize
         var x: Int
         var y: Int
     }
 
-    /// Clockwise degrees applied first (0, 90, 180, 270).
+    /// The EXIF orientation taken back off an upright image (`auto_rotate:0`); 1 when none.
+    var unorientation = 1
+    /// Clockwise degrees applied after that (0, 90, 180, 270).
     var rotation = 0
-    /// The size after rotation.
+    /// Mirrors applied after the rotation.
+    var flipHorizontal = false
+    var flipVertical = false
+    /// The size after orientation, rotation and flips.
     var rotatedSize: PixelSize
     /// The `crop` option's area, in rotated source pixels.
     var sourceCut: Cut?
     /// The size the (cropped) image is scaled to, `nil` when it keeps its size.
     var resize: PixelSize?
-    /// The `fill` crop of the resized image.
+    /// The crop of the resized image to the requested size (`fill`, `fill-down`, and any
+    /// result larger than the request, e.g. after `min-width`).
     var resultCut: Cut?
-    /// The padding of `extend`.
+    /// The canvas of `extend`.
     var padding: Placement?
+    /// The canvas of `extend_aspect_ratio`.
+    var aspectPadding: Placement?
     /// The `padding` option's border, around everything else.
     var border: Placement?
+    /// The dpr after imgproxy's adjustments (never enlarging without `enlarge`), which
+    /// scales the requested size, pixel offsets and padding.
+    var dprScale: Double
     /// The final size.
     var outputSize: PixelSize
 
-    init(options: ProcessingOptions, sourceSize: PixelSize) {
-        let source = PixelSize(width: max(sourceSize.width, 1), height: max(sourceSize.height, 1))
+    /// The geometry for an upright image of `sourceSize` whose EXIF `orientation` (1–8)
+    /// was applied when it was decoded.
+    init(options: ProcessingOptions, sourceSize: PixelSize, orientation: Int = 1) {
+        var source = PixelSize(width: max(sourceSize.width, 1), height: max(sourceSize.height, 1))
+        if !options.autoRotate, (2...8).contains(orientation) {
+            unorientation = orientation
+            if orientation >= 5 { source = PixelSize(width: source.height, height: source.width) }
+        }
         rotation = options.rotate
+        flipHorizontal = options.flipHorizontal
+        flipVertical = options.flipVertical
         rotatedSize = rotation == 90 || rotation == 270 ? PixelSize(width: source.height, height: source.width) : source
         var current = rotatedSize
 
-        if let crop = options.crop {
-            let width = Self.cropLength(crop.width, of: current.width)
-            let height = Self.cropLength(crop.height, of: current.height)
-            if width != current.width || height != current.height {
-                let cut = Self.cut(PixelSize(width: width, height: height), in: current, gravity: crop.gravity ?? options.gravity, offsetScale: 1)
-                sourceCut = cut
-                current = cut.size
+        // imgproxy's CalcParams.
+        let cropWidth = Self.cropLength(options.crop?.width ?? 0, of: current.width)
+        let cropHeight = Self.cropLength(options.crop?.height ?? 0, of: current.height)
+        let scaled = PixelSize(width: Self.minNonZero(cropWidth, current.width), height: Self.minNonZero(cropHeight, current.height))
+        var scale = Scale(options: options, size: scaled)
+        var sizes = Sizes(options: options, size: scaled, scale: scale)
+        if let limit = options.limits.maxResultDimension, limit > 0 {
+            scale.limit(to: limit, options: options, size: scaled, sizes: &sizes)
+        }
+        dprScale = scale.dpr
+
+        if cropWidth > 0 || cropHeight > 0, scaled != current {
+            let cut = Self.cut(scaled, in: current, gravity: options.crop?.gravity ?? options.gravity, offsetScale: 1)
+            sourceCut = cut
+            current = cut.size
+        }
+        if scale.width != 1 || scale.height != 1 {
+            let resized = PixelSize(width: max(1, sizes.scaled.width), height: max(1, sizes.scaled.height))
+            if resized != current {
+                resize = resized
+                current = resized
             }
         }
-
-        let target = PixelSize(width: Self.pixels(Double(options.width) * options.dpr),
-                               height: Self.pixels(Double(options.height) * options.dpr))
-        let type = Self.effectiveType(options.resizingType, size: current, target: target)
-        let resized = Self.resized(current, to: target, type: type, enlarge: options.enlarge)
-        if resized != current {
-            resize = resized
-            current = resized
-        }
-
-        if (type == .fill || type == .fillDown), target.width > 0, target.height > 0 {
-            var wanted = PixelSize(width: min(target.width, current.width), height: min(target.height, current.height))
-            if type == .fillDown, current.width < target.width || current.height < target.height {
-                // Too small to fill: keep the requested aspect ratio at the largest size that fits.
-                let ratio = min(Double(current.width) / Double(target.width), Double(current.height) / Double(target.height))
-                wanted = PixelSize(width: min(current.width, max(1, Self.pixels(Double(target.width) * ratio))),
-                                   height: min(current.height, max(1, Self.pixels(Double(target.height) * ratio))))
-            }
-            if wanted != current {
-                let cut = Self.cut(wanted, in: current, gravity: options.gravity, offsetScale: options.dpr)
+        if sizes.resultCrop.width > 0 || sizes.resultCrop.height > 0 {
+            let wanted = PixelSize(width: Self.minNonZero(sizes.resultCrop.width, current.width), height: Self.minNonZero(sizes.resultCrop.height, current.height))
+            if wanted.width < current.width || wanted.height < current.height {
+                let cut = Self.cut(wanted, in: current, gravity: options.gravity, offsetScale: scale.dpr)
                 resultCut = cut
                 current = cut.size
             }
         }
-
-        if options.extend {
-            let canvas = PixelSize(width: max(current.width, target.width), height: max(current.height, target.height))
-            if canvas != current {
-                let origin = Self.origin(of: current, in: canvas, gravity: options.extendGravity, offsetScale: options.dpr)
-                padding = Placement(canvas: canvas, x: origin.x, y: origin.y)
-                current = canvas
-            }
+        if options.extend, let placement = Self.embedding(current, to: sizes.target, gravity: options.extendGravity, offsetScale: scale.dpr) {
+            padding = placement
+            current = placement.canvas
+        }
+        if options.extendAspectRatio, sizes.aspect.width > 0, sizes.aspect.height > 0,
+           let placement = Self.embedding(current, to: sizes.aspect, gravity: options.extendAspectRatioGravity, offsetScale: scale.dpr) {
+            aspectPadding = placement
+            current = placement.canvas
         }
         if let border = options.padding {
-            let top = max(0, Self.pixels(Double(border.top) * options.dpr))
-            let right = max(0, Self.pixels(Double(border.right) * options.dpr))
-            let bottom = max(0, Self.pixels(Double(border.bottom) * options.dpr))
-            let left = max(0, Self.pixels(Double(border.left) * options.dpr))
+            let top = Self.scaledToEven(border.top, scale.dpr)
+            let right = Self.scaledToEven(border.right, scale.dpr)
+            let bottom = Self.scaledToEven(border.bottom, scale.dpr)
+            let left = Self.scaledToEven(border.left, scale.dpr)
             let canvas = PixelSize(width: min(current.width + left + right, Self.maxCoordinate),
                                    height: min(current.height + top + bottom, Self.maxCoordinate))
             if canvas != current {
@@ -105,48 +125,21 @@ struct ProcessingGeometry: Sendable, Hashable {
         outputSize = current
     }
 
-    /// `auto` resolved: `fill` when source and target share an orientation, else `fit`.
-    static func effectiveType(_ type: ResizingType, size: PixelSize, target: PixelSize) -> ResizingType {
-        guard type == .auto else { return type }
-        guard target.width > 0, target.height > 0 else { return .fit }
-        return (size.width >= size.height) == (target.width >= target.height) ? .fill : .fit
+    /// imgproxy's `extendImage`: `image` on a canvas of `target` (0 or less: the image's own
+    /// length) at `gravity`; `nil` when the target fits inside the image.
+    static func embedding(_ image: PixelSize, to target: PixelSize, gravity: ProxyGravity, offsetScale: Double) -> Placement? {
+        guard target.width > image.width || target.height > image.height else { return nil }
+        let canvas = PixelSize(width: target.width > 0 ? target.width : image.width, height: target.height > 0 ? target.height : image.height)
+        let origin = origin(of: image, in: canvas, gravity: gravity, offsetScale: offsetScale)
+        return Placement(canvas: canvas, x: origin.x, y: origin.y)
     }
 
-    /// A `crop` length: 0 the whole length, below 1 a fraction of it, else pixels; within 1…length.
+    /// A `crop` length (imgproxy's `CalcCropSize`): 0 for none, 1 or more is pixels
+    /// (whole ones), below 1 a fraction of the length (at least one pixel).
     static func cropLength(_ value: Double, of length: Int) -> Int {
-        let pixels = value == 0 ? length : value < 1 ? pixels(value * Double(length)) : pixels(value, .down)
-        return min(max(pixels, 1), length)
-    }
-
-    /// The size `size` scales to for `target` (0 in a dimension: derived or kept).
-    static func resized(_ size: PixelSize, to target: PixelSize, type: ResizingType, enlarge: Bool) -> PixelSize {
-        guard target.width > 0 || target.height > 0 else { return size }
-        let widthScale = target.width > 0 ? Double(target.width) / Double(size.width) : nil
-        let heightScale = target.height > 0 ? Double(target.height) / Double(size.height) : nil
-        var scaleX: Double
-        var scaleY: Double
-        switch type {
-        case .force:
-            scaleX = widthScale ?? 1
-            scaleY = heightScale ?? 1
-        case .fit, .fill, .fillDown, .auto:
-            let scales = [widthScale, heightScale].compactMap { $0 }
-            let uniform = (type == .fit ? scales.min() : scales.max()) ?? 1
-            scaleX = uniform
-            scaleY = uniform
-        }
-        if !enlarge {
-            scaleX = min(scaleX, 1)
-            scaleY = min(scaleY, 1)
-        }
-        // Snap the constrained sides exactly to the target: no 299-pixel results from rounding.
-        func length(_ original: Int, _ scale: Double, _ wanted: Int?) -> Int {
-            let exact = Double(original) * scale
-            if let wanted, abs(exact - Double(wanted)) < 0.5 { return wanted }
-            return max(1, pixels(exact))
-        }
-        return PixelSize(width: length(size.width, scaleX, target.width > 0 ? target.width : nil),
-                         height: length(size.height, scaleY, target.height > 0 ? target.height : nil))
+        if value == 0 { return 0 }
+        if value >= 1 { return pixels(value, .towardZero) }
+        return max(1, scaled(length, value))
     }
 
     /// The cut of `size` out of `image` at `gravity`.
@@ -156,41 +149,35 @@ struct ProcessingGeometry: Sendable, Hashable {
         return .rect(x: origin.x, y: origin.y, width: size.width, height: size.height)
     }
 
-    /// The top-left corner of an `inner` box placed in `outer` at `gravity`, kept inside `outer`.
-    /// Offsets of 1 or more pixels are multiplied by `offsetScale` (the dpr); smaller ones
-    /// are fractions of the outer size. Positive offsets move away from the anchored edge.
+    /// imgproxy's `calcPosition`: the top-left corner of an `inner` box placed in `outer` at
+    /// `gravity`, kept inside `outer` (at 0 where `inner` is the larger). Offsets of 1 or
+    /// more pixels are multiplied by `offsetScale` (the dpr); smaller ones are fractions of
+    /// the outer size. Positive offsets move away from the anchored edge. Halves round to even.
     static func origin(of inner: PixelSize, in outer: PixelSize, gravity: ProxyGravity, offsetScale: Double) -> (x: Int, y: Int) {
-        let freeX = Double(outer.width - inner.width)
-        let freeY = Double(outer.height - inner.height)
-        // Centred boxes lean right/down by half a pixel when the free space is odd, as in imgproxy.
-        let centreX = ((freeX + 1) / 2).rounded(.down)
-        let centreY = ((freeY + 1) / 2).rounded(.down)
-        var x: Double
-        var y: Double
+        var x: Int
+        var y: Int
         switch gravity {
-        case .smart:
-            x = centreX
-            y = centreY
         case .focusPoint(let fx, let fy):
-            x = fx * Double(outer.width) - Double(inner.width) / 2
-            y = fy * Double(outer.height) - Double(inner.height) / 2
+            x = scaledToEven(outer.width, fx) - inner.width / 2
+            y = scaledToEven(outer.height, fy) - inner.height / 2
+        case .smart:
+            x = shrunkToEven(outer.width - inner.width + 1, 2)
+            y = shrunkToEven(outer.height - inner.height + 1, 2)
         case .anchor(let anchor, let xOffset, let yOffset):
-            let dx = abs(xOffset) < 1 ? xOffset * Double(outer.width) : xOffset * offsetScale
-            let dy = abs(yOffset) < 1 ? yOffset * Double(outer.height) : yOffset * offsetScale
+            let dx = abs(xOffset) >= 1 ? pixels(xOffset * offsetScale, .toNearestOrEven) : scaledToEven(outer.width, xOffset)
+            let dy = abs(yOffset) >= 1 ? pixels(yOffset * offsetScale, .toNearestOrEven) : scaledToEven(outer.height, yOffset)
             switch anchor {
             case .west, .northWest, .southWest: x = dx
-            case .east, .northEast, .southEast: x = freeX - dx
-            case .center, .north, .south: x = centreX + dx
+            case .east, .northEast, .southEast: x = outer.width - inner.width - dx
+            case .center, .north, .south: x = shrunkToEven(outer.width - inner.width + 1, 2) + dx
             }
             switch anchor {
             case .north, .northWest, .northEast: y = dy
-            case .south, .southWest, .southEast: y = freeY - dy
-            case .center, .west, .east: y = centreY + dy
+            case .south, .southWest, .southEast: y = outer.height - inner.height - dy
+            case .center, .west, .east: y = shrunkToEven(outer.height - inner.height + 1, 2) + dy
             }
         }
-        let clampedX = min(max(pixels(x, .down), 0), max(pixels(freeX), 0))
-        let clampedY = min(max(pixels(y, .down), 0), max(pixels(freeY), 0))
-        return (clampedX, clampedY)
+        return (max(0, min(x, outer.width - inner.width)), max(0, min(y, outer.height - inner.height)))
     }
 
     /// libvips' largest coordinate (VIPS_MAX_COORD): no image dimension exceeds it.
@@ -202,5 +189,25 @@ struct ProcessingGeometry: Sendable, Hashable {
         guard value.isFinite else { return 0 }
         let limit = Double(maxCoordinate)
         return Int(min(max(value.rounded(rule), -limit), limit))
+    }
+
+    /// imgproxy's `imath.Scale`: `length × scale` rounded half away from zero; 0 stays 0.
+    static func scaled(_ length: Int, _ scale: Double) -> Int {
+        length == 0 ? 0 : pixels(Double(length) * scale)
+    }
+
+    /// imgproxy's `imath.ScaleToEven`: `length × scale` rounded half to even; 0 stays 0.
+    static func scaledToEven(_ length: Int, _ scale: Double) -> Int {
+        length == 0 ? 0 : pixels(Double(length) * scale, .toNearestOrEven)
+    }
+
+    /// imgproxy's `imath.ShrinkToEven`: `length ÷ shrink` rounded half to even; 0 stays 0.
+    static func shrunkToEven(_ length: Int, _ shrink: Double) -> Int {
+        length == 0 ? 0 : pixels(Double(length) / shrink, .toNearestOrEven)
+    }
+
+    /// imgproxy's `imath.MinNonZero`: the smaller of two lengths, ignoring a 0.
+    static func minNonZero(_ a: Int, _ b: Int) -> Int {
+        a == 0 ? b : b == 0 ? a : min(a, b)
     }
 }

@@ -7,6 +7,8 @@ enum ProcessingOptionName: CaseIterable {
     case backgroundAlpha, stripColorProfile, keepCopyright, enforceThumbnail, formatQuality, skipProcessing
     case filename, returnAttachment, trim, pixelate, watermark
     case maxSourceResolution, maxSourceFileSize, maxAnimationFrames, maxAnimationFrameResolution, maxResultDimension
+    // Geometry options of imgproxy's processing tests.
+    case minWidth, minHeight, zoom, extendAspectRatio, autoRotate, flip
 
     /// Full name first, then aliases, as imgproxy spells them.
     var names: [String] {
@@ -50,6 +52,12 @@ enum ProcessingOptionName: CaseIterable {
         case .maxAnimationFrames: ["max_animation_frames", "maf"]
         case .maxAnimationFrameResolution: ["max_animation_frame_resolution", "mafr"]
         case .maxResultDimension: ["max_result_dimension", "mrd"]
+        case .minWidth: ["min-width", "mw"]
+        case .minHeight: ["min-height", "mh"]
+        case .zoom: ["zoom", "z"]
+        case .extendAspectRatio: ["extend_aspect_ratio", "extend_ar", "exar"]
+        case .autoRotate: ["auto_rotate", "ar"]
+        case .flip: ["flip", "fl"]
         }
     }
 
@@ -95,6 +103,12 @@ enum ProcessingOptionName: CaseIterable {
         case .maxAnimationFrames: "max_animation_frames:<frames, at least 1> (alias maf)"
         case .maxAnimationFrameResolution: "max_animation_frame_resolution:<megapixels, 0 for no limit> (alias mafr)"
         case .maxResultDimension: "max_result_dimension:<pixels, 0 for no limit> (alias mrd)"
+        case .minWidth: "min-width:<pixels> (alias mw)"
+        case .minHeight: "min-height:<pixels> (alias mh)"
+        case .zoom: "zoom:<factor greater than 0, at most 8>[:<vertical factor>] (alias z)"
+        case .extendAspectRatio: "extend_aspect_ratio:<1|0>[:<gravity>[:<x offset>:<y offset>]] (aliases extend_ar, exar)"
+        case .autoRotate: "auto_rotate:<1|0> (alias ar)"
+        case .flip: "flip:<horizontal 1|0>[:<vertical 1|0>] (alias fl)"
         }
     }
 

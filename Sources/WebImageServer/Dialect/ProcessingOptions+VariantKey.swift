@@ -29,6 +29,7 @@ extension ProcessingOptions {
         if let background { parts.append("bg:" + (background.isOpaque ? String(background.hex.prefix(6)) : background.hex)) }
         if let stripMetadata { parts.append("sm:\(stripMetadata ? 1 : 0)") }
         if raw { parts.append("raw:1") }
+        parts += geometryKeyParts
         parts += outputFilterAndLimitKeyParts
         // Last: free text (it never holds a '/', being one path segment).
         if let cacheBuster { parts.append("cb:" + cacheBuster) }

@@ -11,7 +11,8 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var width: Int = 0
     /// Requested height in CSS pixels before ``dpr`` (`height`, `h`); 0 derives it from the width.
     public var height: Int = 0
-    /// Device pixel ratio multiplying the requested size and pixel offsets (`dpr`), 0 < dpr ≤ 8.
+    /// Device pixel ratio multiplying the requested size, pixel offsets and padding (`dpr`),
+    /// 0 < dpr ≤ 8; without `enlarge` it never scales the image beyond its own size.
     public var dpr: Double = 1
     /// Whether an image smaller than the requested size is enlarged (`enlarge`, `el`).
     public var enlarge: Bool = false
@@ -47,6 +48,29 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var expires: Int?
     /// Serve the source unprocessed (`raw`).
     public var raw: Bool = false
+
+    // MARK: Geometry options of imgproxy's processing tests
+
+    /// Smallest width of the result in CSS pixels before ``dpr`` (`min-width`, `mw`): a
+    /// result that would be narrower is scaled up to it; 0 is no minimum.
+    public var minWidth: Int = 0
+    /// Smallest height of the result, as ``minWidth`` (`min-height`, `mh`).
+    public var minHeight: Int = 0
+    /// Horizontal scale applied after the resize (`zoom`, `z`), greater than 0.
+    public var zoomWidth: Double = 1
+    /// Vertical scale applied after the resize (`zoom`, `z`), greater than 0.
+    public var zoomHeight: Double = 1
+    /// Whether the result is padded to the aspect ratio of the requested size
+    /// (`extend_aspect_ratio`, `extend_ar`, `exar`).
+    public var extendAspectRatio: Bool = false
+    /// Where the image sits inside the padding of ``extendAspectRatio``.
+    public var extendAspectRatioGravity: ProxyGravity = .center
+    /// Whether the source's EXIF orientation is applied (`auto_rotate`, `ar`).
+    public var autoRotate: Bool = true
+    /// Mirror left–right after the rotation (`flip`, `fl`, first argument).
+    public var flipHorizontal: Bool = false
+    /// Mirror top–bottom after the rotation (`flip`, `fl`, second argument).
+    public var flipVertical: Bool = false
 
     // MARK: Output, handling, filter and security options
 

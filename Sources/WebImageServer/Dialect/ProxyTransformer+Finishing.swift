@@ -9,14 +9,6 @@ extension ProxyTransformer {
         ).transform(image)
     }
 
-    /// `image` fitted within the URL's `max_result_dimension`, when it is larger.
-    func limited(_ image: Image) throws(ImageError) -> Image {
-        guard let limit = options.limits.maxResultDimension, limit > 0 else { return image }
-        let size = image.pixelSize
-        guard size.width > limit || size.height > limit else { return image }
-        return try ResizeTransformer(size: PixelSize(width: limit, height: limit), mode: .fit).transform(image)
-    }
-
     /// `image` with the server's watermark put on as the options say.
     func watermarked(_ image: Image) throws(ImageError) -> Image {
         guard let option = options.watermark, let watermark, !options.raw else { return image }

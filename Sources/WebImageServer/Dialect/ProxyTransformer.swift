@@ -43,7 +43,7 @@ public struct ProxyTransformer: ImageTransformer {
 
     /// The size a source of `sourceSize` (upright) may be decoded at: the source fitted into
     /// ``ProcessingOptions/decodeHint(sourceSize:)``'s box, when the plan shrinks it by half
-    /// or more. The plan is made for the decoded size, so it gives the same output.
+    /// or more. The plan is made for the source's size and resizes from the decoded one.
     public func shrinkOnLoadSize(forSourceSize sourceSize: PixelSize) -> PixelSize? {
         guard let box = options.decodeHint(sourceSize: sourceSize) else { return nil }
         let scale = min(Double(box.width) / Double(sourceSize.width), Double(box.height) / Double(sourceSize.height))
@@ -54,13 +54,33 @@ public struct ProxyTransformer: ImageTransformer {
         )
     }
 
-    /// Trims `image` (`trim`), plans for its size and runs the plan's pipeline, then fits
-    /// the result within `max_result_dimension` and puts the watermark on; returns `image`
-    /// itself when nothing is to be done.
+    /// Trims `image` (`trim`), plans for its size and runs the plan's pipeline, then puts
+    /// the watermark on; returns `image` itself when nothing is to be done.
+    ///
+    /// An image decoded smaller than its source (shrink-on-load) is planned for the
+    /// source's size, so the output is what the full-size source would give.
     public func transform(_ image: Image) throws(ImageError) -> Image {
         let source = try trimmed(image)
-        let plan = options.plan(for: source.pixelSize)
+        let plan: ProcessingPlan
+        if options.trim == nil, options.crop == nil, Self.isShrunkOnLoad(image) {
+            plan = options.plan(for: image.sourcePixelSize, orientation: image.sourceOrientation, decodedSize: image.pixelSize)
+        } else {
+            plan = options.plan(for: source.pixelSize, orientation: image.sourceOrientation)
+        }
         let processed = plan.isIdentity ? source : try plan.pipeline.transform(source)
-        return try watermarked(try limited(processed))
+        return try watermarked(processed)
+    }
+
+    /// Whether `image` is its source decoded smaller with its aspect ratio kept (within
+    /// rounding), as shrink-on-load decodes it.
+    static func isShrunkOnLoad(_ image: Image) -> Bool {
+        let size = image.pixelSize
+        let source = image.sourcePixelSize
+        guard source != size, size.width <= source.width, size.height <= source.height, size.width > 0, size.height > 0 else {
+            return false
+        }
+        let expectedHeight = Double(source.height) * Double(size.width) / Double(source.width)
+        let expectedWidth = Double(source.width) * Double(size.height) / Double(source.height)
+        return abs(expectedHeight - Double(size.height)) <= 1 || abs(expectedWidth - Double(size.width)) <= 1
     }
 }

@@ -7,7 +7,10 @@ import WebImage
 /// URL-safe base64 (optionally split into `/` chunks, then `.<ext>`) or
 /// `plain/<percent-encoded URL>[@<ext>]`. With keys configured, the signature must be
 /// `base64url(HMAC-SHA256(key, salt + "/" + rest of the path))`, the digest truncated to
-/// ``signatureSize`` bytes; without keys any signature segment (`insecure`, `_`) is accepted.
+/// ``signatureSize`` bytes; without keys any signature segment (`insecure`, `_`) without a
+/// `:` is accepted. As in imgproxy, the path is restored first (`%3A` in the options becomes
+/// `:`, a plain source's `https:/host` becomes `https://host`; see
+/// ``ProxyPathNormalization``), and the signature is checked against the restored path.
 ///
 /// Pass the request's path as it arrived, still percent-encoded, without its query string.
 public struct ProxyURLParser: Sendable {
@@ -22,6 +25,9 @@ public struct ProxyURLParser: Sendable {
     public let maxDimension: Int
     /// Whether URLs may set their own limits (`max_src_resolution`…); else such an option is 403.
     public let allowSecurityOptions: Bool
+    /// Signature segments accepted as they are, without an HMAC check (imgproxy's
+    /// `IMGPROXY_TRUSTED_SIGNATURES`).
+    public let trustedSignatures: Set<String>
 
     /// The longest path accepted, in bytes.
     public static let maxPathLength = 16_384
@@ -33,15 +39,17 @@ public struct ProxyURLParser: Sendable {
     ///   - presets: preset name → option string, e.g. `"rs:fit:300:300/q:75"`.
     ///   - maxDimension: the bound on sizes and offsets, at least 1.
     ///   - allowSecurityOptions: whether URLs may set their own limits.
+    ///   - trustedSignatures: signature segments accepted without a check.
     public init(
         keys: [SigningKey], signatureSize: Int = 32, presets: [String: String] = [:], maxDimension: Int = 8192,
-        allowSecurityOptions: Bool = false
+        allowSecurityOptions: Bool = false, trustedSignatures: Set<String> = []
     ) {
         self.keys = keys
         self.signatureSize = min(max(signatureSize, 1), 32)
         self.presets = presets
         self.maxDimension = max(maxDimension, 1)
         self.allowSecurityOptions = allowSecurityOptions
+        self.trustedSignatures = trustedSignatures
     }
 
     private var applier: OptionApplier {
@@ -69,12 +77,13 @@ public struct ProxyURLParser: Sendable {
         let afterSlash = path.dropFirst()
         let signatureEnd = afterSlash.firstIndex(of: "/") ?? afterSlash.endIndex
         let signature = afterSlash[..<signatureEnd]
-        let signedPath = afterSlash[signatureEnd...]
-        try URLSignature(keys: keys, size: signatureSize).verify(signature: signature, path: signedPath)
+        let restored = "/" + ProxyPathNormalization.redenormalized(afterSlash[signatureEnd...].dropFirst())
+        let signedPath = Substring(restored)
+        try URLSignature(keys: keys, size: signatureSize, trusted: trustedSignatures).verify(signature: signature, path: signedPath)
 
         var options = ProcessingOptions()
         if presets["default"] != nil {
-            try applier.applyPreset("default", to: &options, depth: 1)
+            try applier.applyPreset("default", to: &options)
         }
         let segments = signedPath.fields(separatedBy: "/").dropFirst()
         var index = segments.startIndex
@@ -89,18 +98,23 @@ public struct ProxyURLParser: Sendable {
         try checkScaledSize(options)
         let source = try ProxySource.decode(segments[index...])
         if let format = source.extension { options.format = format }
-        if let expires = options.expires, Double(expires) <= now.timeIntervalSince1970 {
+        if let expires = options.expires, Double(expires) < now.timeIntervalSince1970.rounded(.down) {
             throw ProxyError(status: 404, message: "URL expired: its expires option (\(expires)) is in the past; ask for a freshly signed URL")
         }
         return ProxyRequest(source: source.url, options: options, extensionFormat: source.extension)
     }
 
-    /// The requested size times `dpr` must stay within ``maxDimension`` too.
+    /// The requested sizes times `dpr` (and `zoom`) must stay within ``maxDimension`` too.
     private func checkScaledSize(_ options: ProcessingOptions) throws(ProxyError) {
-        for (name, value) in [("width", options.width), ("height", options.height)] {
-            let scaled = (Double(value) * options.dpr).rounded()
+        let sizes = [
+            ("width", options.width, options.zoomWidth), ("height", options.height, options.zoomHeight),
+            ("min-width", options.minWidth, options.zoomWidth), ("min-height", options.minHeight, options.zoomHeight),
+        ]
+        for (name, value, zoom) in sizes {
+            let scaled = (Double(value) * options.dpr * zoom).rounded()
             if scaled > Double(maxDimension) {
-                throw .badRequest("\(name) \(value) × dpr \(ProcessingOptions.canonical(options.dpr)) = \(Int(scaled)) pixels exceeds the limit of \(maxDimension); lower the \(name) or the dpr")
+                let factors = "dpr \(ProcessingOptions.canonical(options.dpr))" + (zoom == 1 ? "" : " × zoom \(ProcessingOptions.canonical(zoom))")
+                throw .badRequest("\(name) \(value) × \(factors) = \(Int(scaled)) pixels exceeds the limit of \(maxDimension); lower the \(name), the dpr or the zoom")
             }
         }
     }
@@ -110,7 +124,7 @@ public struct ProxyURLParser: Sendable {
     public func validatePresets() throws(ProxyError) {
         for name in presets.keys.sorted() {
             var options = ProcessingOptions()
-            try applier.applyPreset(name, to: &options, depth: 1)
+            try applier.applyPreset(name, to: &options)
         }
     }
 

@@ -6,6 +6,8 @@ struct URLSignature: Sendable {
     let keys: [SigningKey]
     /// Bytes of the digest kept (1…32).
     let size: Int
+    /// Signatures accepted as they are.
+    var trusted: Set<String> = []
 
     /// The signature of `path` (everything after the signature segment, starting with `/`).
     static func sign(_ path: Substring, with key: SigningKey, size: Int) -> String {
@@ -21,8 +23,17 @@ struct URLSignature: Sendable {
 
     /// Checks `signature` against every key pair. Each comparison runs in constant time
     /// and every pair is tried, so the timing does not reveal which pair (if any) matched.
+    ///
+    /// Without keys every signature is accepted except one holding a `:`: that is an
+    /// option, so the URL lacks its signature segment (403, as in imgproxy).
     func verify(signature: Substring, path: Substring) throws(ProxyError) {
-        guard !keys.isEmpty else { return }
+        guard !keys.isEmpty else {
+            guard !signature.containsByte(":") else {
+                throw .forbidden("malformed signature '\(signature.prefix(64))': the first path segment must be a signature (any text without ':', e.g. 'insecure', when URLs are not signed), not an option")
+            }
+            return
+        }
+        if trusted.contains(String(signature)) { return }
         guard !signature.isEmpty else {
             throw .forbidden("missing signature: the first path segment must be the URL's signature")
         }

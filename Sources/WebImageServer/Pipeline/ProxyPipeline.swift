@@ -120,7 +120,10 @@ final class ProxyPipeline: Sendable {
 
     /// The library request for `request` encoded as `choice` says.
     private func variantRequest(for request: ProxyRequest, choice: FormatNegotiation.Choice) -> VariantRequest {
-        let options = request.options
+        var options = request.options
+        // The server's bound on the result's sides, unless the URL sets its own: dpr, zoom and
+        // min sizes scale the source itself, which no URL check can bound.
+        if options.limits.maxResultDimension == nil { options.limits.maxResultDimension = parser.maxDimension }
         let background = options.background.map { ImageEncodeOptions.Color(red: Int($0.red), green: Int($0.green), blue: Int($0.blue)) }
         let encoding = VariantEncoding(
             format: negotiation.variantFormat(for: choice),

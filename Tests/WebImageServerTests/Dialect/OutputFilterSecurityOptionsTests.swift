@@ -120,7 +120,7 @@ struct OutputFilterSecurityOptionsTests {
         ("bga:x", "not a number"),
         ("bga:0.5:1", "expected 1 argument"),
         ("scp:maybe", "not a boolean"),
-        ("kcr:", "not a boolean"),
+        ("kcr:yes", "not a boolean"),
         ("eth:1:1", "expected 1 argument"),
         ("fq:jpg", "expected 2 to 32 arguments"),
         ("fq:jpg:80:png", "missing the quality for 'png'"),

@@ -33,7 +33,8 @@ struct ProcessingPlanTests {
         ("rs:fill:2000:2000:1", PixelSize(width: 1000, height: 500), PixelSize(width: 2000, height: 2000)),
         ("rs:fill-down:2000:2000", PixelSize(width: 1000, height: 500), PixelSize(width: 500, height: 500)),
         ("rs:fill-down:400:100", PixelSize(width: 300, height: 300), PixelSize(width: 300, height: 75)),
-        ("rs:force:2000:100", PixelSize(width: 1000, height: 500), PixelSize(width: 1000, height: 100)),
+        // Not enlarged: imgproxy scales both sides back by the same factor (2000 → 1000, 100 → 50).
+        ("rs:force:2000:100", PixelSize(width: 1000, height: 500), PixelSize(width: 1000, height: 50)),
         ("rs:force:2000:100:1", PixelSize(width: 1000, height: 500), PixelSize(width: 2000, height: 100)),
         ("rs:fit:2000:2000:0:1", PixelSize(width: 1000, height: 500), PixelSize(width: 2000, height: 2000)),
         ("rs:fit:300:300:0:1", PixelSize(width: 1000, height: 500), PixelSize(width: 300, height: 300)),
