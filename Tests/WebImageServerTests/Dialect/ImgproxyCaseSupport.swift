@@ -139,7 +139,7 @@ enum ImgproxyCaseRunner {
         // Sample the content at its centre and near its corners: each sample's colour names
         // the source pixel it came from. One output pixel spans 1 / scale source pixels.
         let scale = min(content.width / visible.width, content.height / visible.height)
-        let tolerance = 1.5 / scale + 2.5
+        let tolerance = 0.75 / scale + 2
         for (fx, fy) in [(0.5, 0.5), (0.2, 0.2), (0.8, 0.2), (0.2, 0.8), (0.8, 0.8)] {
             let at = content.point(fx, fy)
             let (px, py) = (Int(at.x.rounded(.down)), Int(at.y.rounded(.down)))
