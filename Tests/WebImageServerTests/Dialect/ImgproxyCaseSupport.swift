@@ -108,9 +108,10 @@ extension ImgproxyCase {
 
 /// Runs ported imgproxy cases against a live proxy serving the positional image.
 enum ImgproxyCaseRunner {
-    /// The path imgproxy's `processImage` requests: `/unsafe/<options>/plain/<source>`.
+    /// The path imgproxy's `processImage` requests: `/unsafe/<options>/plain/<source>`
+    /// (with no options, `/unsafe//plain/<source>`, as imgproxy's tests write it).
     static func path(_ options: String, source: URL) -> String {
-        "/unsafe/" + (options.isEmpty ? "" : options + "/") + "plain/" + source.absoluteString
+        "/unsafe/" + options + "/plain/" + source.absoluteString
     }
 
     /// Fetches and checks every case; the proxy allows security options (`max_result_dimension`).
