@@ -146,4 +146,15 @@ struct GeometryOptionsTests {
         let wide = try source("mw:300", 150, 75)
         #expect(abs(wide.x - 100) <= 3 && abs(wide.y - 50) <= 3)
     }
+
+    @Test("a mangled builder URL with every geometry option parses (%3A restored, https:/ restored)")
+    func mangledURL() throws {
+        let request = try ProxyURLParser(keys: []).parse(path: ProxyURLFuzzTests.validPaths.last!)
+        let options = request.options
+        #expect(request.source.absoluteString == "https://example.com/a.jpg" && options.format == .png)
+        #expect(options.width == 100 && options.minWidth == 50 && options.minHeight == 20)
+        #expect(options.zoomWidth == 1.5 && options.zoomHeight == 0.5 && !options.autoRotate && options.flipVertical && !options.flipHorizontal)
+        #expect(options.extendAspectRatio && options.extendAspectRatioGravity == .anchor(.north, xOffset: 0, yOffset: 5))
+        #expect(options.crop == CropOption(width: 80, height: 0))
+    }
 }

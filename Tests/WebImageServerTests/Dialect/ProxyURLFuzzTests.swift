@@ -19,8 +19,8 @@ struct SeededGenerator: RandomNumberGenerator {
 struct ProxyPathFuzzer {
     var random: SeededGenerator
 
-    static let optionNames = ["resize", "rs", "size", "s", "resizing_type", "rt", "width", "w", "height", "h", "dpr", "enlarge", "el", "extend", "ex", "gravity", "g", "crop", "c", "padding", "pd", "quality", "q", "max_bytes", "mb", "format", "f", "ext", "blur", "bl", "sharpen", "sh", "rotate", "rot", "background", "bg", "strip_metadata", "sm", "cachebuster", "cb", "expires", "exp", "raw", "preset", "pr", "background_alpha", "bga", "strip_color_profile", "scp", "keep_copyright", "kcr", "enforce_thumbnail", "eth", "format_quality", "fq", "skip_processing", "skp", "filename", "fn", "return_attachment", "att", "trim", "t", "pixelate", "pix", "watermark", "wm", "max_src_resolution", "msr", "max_src_file_size", "msfs", "max_animation_frames", "maf", "max_animation_frame_resolution", "mafr", "max_result_dimension", "mrd", "bogus", "W", ""]
-    static let words = ["fit", "fill", "fill-down", "force", "auto", "ce", "no", "so", "ea", "we", "noea", "nowe", "soea", "sowe", "sm", "fp", "1", "0", "t", "f", "true", "false", "jpg", "png", "webp", "avif", "gif", "bmp", "thumb", "default", "ff8000", "fff", "nan", "inf", "re", "heic", "svg", "aGVsbG8", "-1", "1e3", "0.5", ".5", "8192", "8193", "99999999999999999999", "", "%00", "%zz", "é", "🙂"]
+    static let optionNames = ["resize", "rs", "size", "s", "resizing_type", "rt", "width", "w", "height", "h", "dpr", "enlarge", "el", "extend", "ex", "gravity", "g", "crop", "c", "padding", "pd", "quality", "q", "max_bytes", "mb", "format", "f", "ext", "blur", "bl", "sharpen", "sh", "rotate", "rot", "background", "bg", "strip_metadata", "sm", "cachebuster", "cb", "expires", "exp", "raw", "preset", "pr", "background_alpha", "bga", "strip_color_profile", "scp", "keep_copyright", "kcr", "enforce_thumbnail", "eth", "format_quality", "fq", "skip_processing", "skp", "filename", "fn", "return_attachment", "att", "trim", "t", "pixelate", "pix", "watermark", "wm", "max_src_resolution", "msr", "max_src_file_size", "msfs", "max_animation_frames", "maf", "max_animation_frame_resolution", "mafr", "max_result_dimension", "mrd", "min-width", "mw", "min-height", "mh", "zoom", "z", "extend_aspect_ratio", "extend_ar", "exar", "auto_rotate", "ar", "flip", "fl", "bogus", "W", ""]
+    static let words = ["fit", "fill", "fill-down", "force", "auto", "ce", "no", "so", "ea", "we", "noea", "nowe", "soea", "sowe", "sm", "fp", "1", "0", "t", "f", "true", "false", "T", "TRUE", "True", "F", "FALSE", "False", "tRuE", "jpg", "png", "webp", "avif", "gif", "bmp", "thumb", "default", "ff8000", "fff", "nan", "inf", "re", "heic", "svg", "aGVsbG8", "-1", "1e3", "0.5", ".5", "8192", "8193", "99999999999999999999", "", "%00", "%zz", "é", "🙂"]
     static let sources = ["plain/http://example.com/a.jpg", "plain/https://example.com/a%20b.png@webp", "plain/http://h/x.jpg@png", "aHR0cDovL2V4YW1wbGUuY29tL2EuanBn", "aHR0cDovL2V4YW1w/bGUuY29tL2EuanBn.png", "enc/abc", "plain/", "plain/%", "aHR0cDovL2E", "!!", "plain/http://[::1]/a.jpg", "plain/javascript:alert(1)"]
     /// Bytes the mutations insert: separators, escapes, control bytes, and pieces of
     /// multi-byte UTF-8 (alone they make invalid UTF-8, which String repairs).
@@ -83,6 +83,7 @@ struct ProxyURLFuzzTests {
         "/_/s:100:0/dpr:2/c:0.5:0.5:nowe/bl:1.5/sh:0.5/rot:90/bg:ff8000/sm:1/cb:v1/aHR0cDovL2V4YW1w/bGUuY29tL2EuanBn.png",
         "/_/pr:thumb/w:50/ex:1:soea:5:5/f:avif/raw:0/exp:4102444800/plain/https://example.com/a%20b.png",
         "/oKfUtW34Dvo2BGQehJFR4Nr0_rIjOtdtzJ3QFsUcXH8/rs:fill:300:400:0/g:sm/aHR0cDovL2V4YW1w/bGUuY29tL2ltYWdl/cy9jdXJpb3NpdHku/anBn.png",
+        "/_/rs%3Afit%3A100%3A100/mw:50/mh:20/z:1.5:0.5/exar:1:no::5/ar:0/fl::1/g:no::5/c:80/plain/https:/example.com/a.jpg@png",
     ]
 
     @Test("S1 fuzz: 100,000 random and mutated URLs never crash and fail only with 400/403/404/410")
@@ -141,6 +142,9 @@ struct ProxyURLFuzzTests {
         let options = request.options
         if !(0...maxDimension).contains(options.width) || !(0...maxDimension).contains(options.height) { return "size out of bounds" }
         if !(options.dpr > 0 && options.dpr <= 8) { return "dpr out of bounds" }
+        if !(options.zoomWidth > 0 && options.zoomWidth <= 8 && options.zoomHeight > 0 && options.zoomHeight <= 8) { return "zoom out of bounds" }
+        if !(0...maxDimension).contains(options.minWidth) || !(0...maxDimension).contains(options.minHeight) { return "min size out of bounds" }
+        if Double(options.minWidth) * options.dpr * options.zoomWidth > Double(maxDimension) + 0.5 { return "min width × dpr × zoom out of bounds" }
         if Double(max(options.width, options.height)) * options.dpr > Double(maxDimension) + 0.5 { return "size × dpr out of bounds" }
         if let quality = options.quality, !(1...100).contains(quality) { return "quality out of bounds" }
         if ![0, 90, 180, 270].contains(options.rotate) { return "rotation \(options.rotate)" }

@@ -248,7 +248,7 @@ struct ProxyURLParserTests {
         ("/_/g:up/plain/http://a/b.jpg", "unknown gravity 'up'"),
         ("/_/g:no:1:2:3/plain/http://a/b.jpg", "expected 1 to 3 arguments"),
         ("/_/ex:1:no:1:2:3/plain/http://a/b.jpg", "expected 1 to 4 arguments"),
-        ("/_/rs:fit:1:1:0:1:no:1:2:3/plain/http://a/b.jpg", "at most two offsets"),
+        ("/_/rs:fit:1:1:0:1:no:1:2:3/plain/http://a/b.jpg", "expected 1 to 8 arguments"),
         ("/_/g:sm:1:1/plain/http://a/b.jpg", "takes no offsets"),
         ("/_/g:fp:0.5/plain/http://a/b.jpg", "fp:<x>:<y>"),
         ("/_/g:fp:1.5:0.5/plain/http://a/b.jpg", "out of range 0…1"),
