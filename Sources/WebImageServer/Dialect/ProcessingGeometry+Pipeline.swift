@@ -7,7 +7,7 @@ extension ProcessingGeometry {
     ///
     /// Every size and rectangle is given exactly, computed by the geometry, so the pipeline
     /// ends at ``outputSize`` and the plan's promise holds. With `decodedSmaller` the image
-    /// the pipeline is given was decoded smaller than the planned source (shrink-on-load):
+    /// the pipeline is given is decoded smaller than the planned source (shrink-on-load):
     /// the resize then starts from it whatever its size.
     func transformers(
         blur: Double?, sharpen: Double?, pixelate: Int? = nil, background: ImageColor?, decodedSmaller: Bool = false

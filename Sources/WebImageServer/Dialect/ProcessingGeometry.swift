@@ -32,8 +32,9 @@ struct ProcessingGeometry: Sendable, Hashable {
     var unorientation = 1
     /// Clockwise degrees applied after that (0, 90, 180, 270).
     var rotation = 0
-    /// Mirrors applied after the rotation.
+    /// Mirror left–right after the rotation.
     var flipHorizontal = false
+    /// Mirror top–bottom after the rotation.
     var flipVertical = false
     /// The size after orientation, rotation and flips.
     var rotatedSize: PixelSize
@@ -57,7 +58,7 @@ struct ProcessingGeometry: Sendable, Hashable {
     var outputSize: PixelSize
 
     /// The geometry for an upright image of `sourceSize` whose EXIF `orientation` (1–8)
-    /// was applied when it was decoded.
+    /// is applied by the decoder.
     init(options: ProcessingOptions, sourceSize: PixelSize, orientation: Int = 1) {
         var source = PixelSize(width: max(sourceSize.width, 1), height: max(sourceSize.height, 1))
         if !options.autoRotate, (2...8).contains(orientation) {

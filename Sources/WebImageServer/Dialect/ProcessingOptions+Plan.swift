@@ -1,8 +1,8 @@
 import WebImage
 
 extension ProcessingOptions {
-    /// The plan for a source of `sourceSize` pixels, upright (its EXIF `orientation` was
-    /// applied when it was decoded; with ``autoRotate`` off the plan takes it back off):
+    /// The plan for a source of `sourceSize` pixels, upright (the decoder applies its EXIF
+    /// `orientation`; with ``autoRotate`` off the plan takes it back off):
     /// orient, rotate, flip, crop, resize, crop to the result, blur, sharpen, pixelate,
     /// extend, pad, flatten — imgproxy's steps and arithmetic, with every size after the
     /// rotation measured on the rotated image.

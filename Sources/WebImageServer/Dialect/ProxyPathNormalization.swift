@@ -1,7 +1,7 @@
 /// Undoes what browsers, CDNs and reverse proxies do to proxy paths on the way, as
 /// imgproxy does before it checks the signature and parses the options (its
 /// `RedenormalizePath`): in the options part `%3A` becomes `:` again, and in a plain source
-/// a `scheme:/host` whose double slash was merged becomes `scheme://host` again
+/// a `scheme:/host` with its double slash merged becomes `scheme://host` again
 /// (`local:/x` becomes `local:///x`). The signature is checked against the result, so a URL
 /// signed before the mangling still matches.
 enum ProxyPathNormalization {
