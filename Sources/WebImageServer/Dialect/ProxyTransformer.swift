@@ -58,11 +58,13 @@ public struct ProxyTransformer: ImageTransformer {
     /// the watermark on; returns `image` itself when nothing is to be done.
     ///
     /// An image decoded smaller than its source (shrink-on-load) is planned for the
-    /// source's size, so the output is what the full-size source would give.
+    /// source's size, so the output is what the full-size source would give (except an
+    /// embedded thumbnail read for `enforce_thumbnail`, which stands for the image).
     public func transform(_ image: Image) throws(ImageError) -> Image {
         let source = try trimmed(image)
         let plan: ProcessingPlan
-        if options.trim == nil, options.crop == nil, Self.isShrunkOnLoad(image) {
+        // An embedded thumbnail (`enforce_thumbnail`) is the image itself, as in imgproxy.
+        if options.trim == nil, options.crop == nil, options.enforceThumbnail != true, Self.isShrunkOnLoad(image) {
             plan = options.plan(for: image.sourcePixelSize, orientation: image.sourceOrientation, decodedSize: image.pixelSize)
         } else {
             plan = options.plan(for: source.pixelSize, orientation: image.sourceOrientation)

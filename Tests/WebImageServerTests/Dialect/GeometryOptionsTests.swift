@@ -157,4 +157,15 @@ struct GeometryOptionsTests {
         #expect(options.extendAspectRatio && options.extendAspectRatioGravity == .anchor(.north, xOffset: 0, yOffset: 5))
         #expect(options.crop == CropOption(width: 80, height: 0))
     }
+
+    @Test("shrink-on-load: no decode box that the option could make too small or mis-oriented")
+    func shrinkOnLoad() throws {
+        #expect(try Self.options("rs:fit:100:100").thumbnailPixelSize != nil)
+        for text in ["rs:fit:100:100/z:2", "rs:fit:100:100/mw:300", "rs:fit:100:100/mh:300", "rs:fit:100:100/ar:0"] {
+            #expect(try Self.options(text).thumbnailPixelSize == nil, "\(text)")
+        }
+        let large = PixelSize(width: 4000, height: 2000)
+        #expect(try Self.options("rs:fill:100:100").decodeHint(sourceSize: large) != nil)
+        #expect(try Self.options("rs:fill:100:100/ar:0").decodeHint(sourceSize: large) == nil)
+    }
 }
