@@ -168,4 +168,16 @@ struct GeometryOptionsTests {
         #expect(try Self.options("rs:fill:100:100").decodeHint(sourceSize: large) != nil)
         #expect(try Self.options("rs:fill:100:100/ar:0").decodeHint(sourceSize: large) == nil)
     }
+
+    @Test("end to end through the proxy: min-width, min-height and zoom scale the whole source")
+    func liveProxy() async throws {
+        let whole = Area(PositionalImage.size)
+        try await ImgproxyCaseRunner.run([
+            ImgproxyCase(test: "min-width", name: "mw:300", options: "mw:300", size: PixelSize(width: 300, height: 150), visible: whole),
+            ImgproxyCase(test: "min-height", name: "mh:150", options: "min-height:150", size: PixelSize(width: 300, height: 150), visible: whole),
+            ImgproxyCase(test: "zoom", name: "z:0.5:0.25", options: "z:0.5:0.25", size: PixelSize(width: 100, height: 25), visible: whole),
+            ImgproxyCase(test: "zoom", name: "z:2/el:1", options: "zoom:2/el:1", size: PixelSize(width: 400, height: 200), visible: whole),
+            ImgproxyCase(test: "zoom", name: "z:0", options: "z:0", status: 400),
+        ])
+    }
 }
