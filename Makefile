@@ -18,11 +18,12 @@ test: bootstrap
 	swift test
 
 # The image proxy on 127.0.0.1:8080 (release build), cache under $XDG_CACHE_HOME/webimage,
-# else .build-cache/ in this checkout. Extra flags: make run ARGS="--key … --salt …".
+# else .build-cache/ in this checkout. local:///… sources come from Samples/, so the example
+# URL it prints works offline. Extra flags: make run ARGS="--key … --salt …".
 RUN_CACHE_DIR ?= $(if $(XDG_CACHE_HOME),$(XDG_CACHE_HOME)/webimage,$(CURDIR)/.build-cache)
 run: bootstrap
 	swift build -c release --product webimage
-	"$$(swift build -c release --show-bin-path)/webimage" serve --bind 127.0.0.1 --port 8080 --cache-dir "$(RUN_CACHE_DIR)" $(ARGS)
+	"$$(swift build -c release --show-bin-path)/webimage" serve --bind 127.0.0.1 --port 8080 --cache-dir "$(RUN_CACHE_DIR)" --local-filesystem-root "$(CURDIR)/Samples" $(ARGS)
 
 bench: bootstrap
 	cd Benchmarks && swift package --allow-writing-to-package-directory benchmark

@@ -33,13 +33,19 @@ final class ProxyPipeline: Sendable {
     let metrics: ServerMetrics
     /// The encoder quality of a URL that names none.
     let defaultQuality: Int
+    /// Per-format qualities of a URL that names no quality.
+    let formatQuality: [ImageFormat: Int]
+    /// Whether metadata is stripped when the URL does not say.
+    let stripMetadata: Bool
     /// Paths already resolved, so that a repeated path skips parsing and checking.
     private let resolvedPaths = ResolvedPaths()
 
     init(
         parser: ProxyURLParser, sourceGuard: SourceGuard, negotiation: FormatNegotiation, manager: ImageManager,
-        metrics: ServerMetrics, defaultQuality: Int
+        metrics: ServerMetrics, defaultQuality: Int, formatQuality: [ImageFormat: Int] = [:], stripMetadata: Bool = true
     ) {
+        self.formatQuality = formatQuality
+        self.stripMetadata = stripMetadata
         self.parser = parser
         self.sourceGuard = sourceGuard
         self.negotiation = negotiation
@@ -102,7 +108,7 @@ final class ProxyPipeline: Sendable {
         }
         let choice = negotiation.choice(requested: entry.request.options.format, accept: accept)
         let varies: Bool
-        if case .explicit = choice { varies = false } else { varies = negotiation.variesWithAccept }
+        if case .explicit = choice, !negotiation.enforces { varies = false } else { varies = negotiation.variesWithAccept }
         let variant = entry.variants[choice] ?? {
             let request = variantRequest(for: entry.request, choice: choice)
             return Variant(request: request, key: manager.variantKey(for: request))
@@ -117,8 +123,9 @@ final class ProxyPipeline: Sendable {
         let encoding = VariantEncoding(
             format: negotiation.variantFormat(for: choice),
             quality: options.quality ?? defaultQuality,
+            formatQuality: options.quality == nil ? formatQuality : [:],
             maxFileSize: options.maxBytes,
-            stripMetadata: options.stripMetadata ?? true,
+            stripMetadata: options.stripMetadata ?? stripMetadata,
             backgroundColor: background ?? .white
         )
         return VariantRequest(
