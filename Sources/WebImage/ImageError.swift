@@ -54,6 +54,9 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Every worker is busy and the queue of waiting work is full (``WorkLimiter``): the
     /// work was turned away at once rather than queued without bound.
     case overloaded(String)
+    /// The source does not exist: a file missing under a ``RootedFileLoader``'s root, or a
+    /// path that cannot name a file there (`..`, a directory).
+    case notFound(String)
 
     /// A user-facing explanation, including what to change to make the call succeed.
     public var description: String {
@@ -104,6 +107,8 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
             return "source refused: \(reason)"
         case .overloaded(let reason):
             return "too busy: \(reason); retry later"
+        case .notFound(let reason):
+            return "not found: \(reason)"
         }
     }
 }

@@ -67,6 +67,8 @@ public struct ProxyError: Error, Sendable, Hashable, CustomStringConvertible {
             self.init(status: 502, message: "source sent an invalid response: \(reason)")
         case .blockedURL:
             self.init(status: 422, message: error.description)
+        case .notFound(let reason):
+            self.init(status: 404, message: "source not found: \(reason)")
         case .overloaded:
             self.init(status: 429, message: "too many requests: every worker is busy and the queue is full; retry later")
         case .cancelled:

@@ -36,9 +36,10 @@ public final class ProxyServer: Sendable {
         try config.validate()
         self.config = config
         self.logger = logger
+        let localFiles = try config.localFiles()
         let sourceGuard = SourceGuard(
             allowedPrefixes: config.allowedSources, allowLoopback: config.allowLoopback,
-            allowPrivate: config.allowPrivate, allowLinkLocal: config.allowLinkLocal, resolve: resolve
+            allowPrivate: config.allowPrivate, allowLinkLocal: config.allowLinkLocal, localFiles: localFiles, resolve: resolve
         )
         var downloaderConfig = DownloaderConfig()
         downloaderConfig.maxBodySize = config.maxSourceBytes
@@ -46,7 +47,8 @@ public final class ProxyServer: Sendable {
         downloaderConfig.idleTimeout = config.downloadTimeout
         downloaderConfig.connectTimeout = min(config.downloadTimeout, .seconds(10))
         downloaderConfig.maxConcurrentDownloads = max(config.workers, 6)
-        downloaderConfig.headers.replaceOrAdd(name: "User-Agent", value: "\(WebImageServer.serverHeader) (image proxy)")
+        downloaderConfig.maxRedirects = config.maxRedirects
+        downloaderConfig.headers.replaceOrAdd(name: "User-Agent", value: config.userAgent ?? "\(WebImageServer.serverHeader) (image proxy)")
         // Every hop, redirects included, connects to the address the guard checked.
         downloaderConfig.hopAddress = { url in try await sourceGuard.address(for: url) }
         downloader = ImageDownloader(config: downloaderConfig)
@@ -73,19 +75,31 @@ public final class ProxyServer: Sendable {
         warnings.watch(originalCache.diskCache, name: "originals")
         warnings.watch(variantCache.diskCache, name: "variants")
         context.originalCache = originalCache
+        // `local://` sources load through the same manager: cached and coalesced like downloads.
+        let loader: any ImageLoader
+        if let localFiles {
+            loader = ImageLoaders([localFiles, downloader])
+        } else {
+            loader = downloader
+        }
         manager = ImageManager(
-            cache: variantCache, loader: downloader,
+            cache: variantCache, loader: loader,
             failedURLs: FailedURLs(ttl: .seconds(60)), defaultContext: context,
             variantWorkLimiter: WorkLimiter(workers: config.workers, queueSize: config.queueSize)
         )
-        let negotiation = FormatNegotiation(autoWebP: config.autoWebP, autoAVIF: config.autoAVIF, preferredFormats: config.preferredFormats)
+        let negotiation = FormatNegotiation(
+            autoWebP: config.autoWebP, autoAVIF: config.autoAVIF, preferredFormats: config.preferredFormats,
+            enforceWebP: config.enforceWebP, enforceAVIF: config.enforceAVIF
+        )
         let parser = ProxyURLParser(
             keys: try config.signingKeys(), signatureSize: config.signatureSize, presets: config.presets,
-            maxDimension: config.maxResultDimension, allowSecurityOptions: config.allowSecurityOptions
+            maxDimension: config.maxResultDimension, allowSecurityOptions: config.allowSecurityOptions,
+            sourceCipher: try config.sourceCipher(), onlyPresets: config.onlyPresets
         )
         pipeline = ProxyPipeline(
             parser: parser, sourceGuard: sourceGuard, negotiation: negotiation, manager: manager,
-            metrics: metrics, defaultQuality: config.defaultQuality
+            metrics: metrics, defaultQuality: config.defaultQuality, formatQuality: config.formatQuality,
+            stripMetadata: config.stripMetadata
         )
         watermarkSource = WatermarkSource.configured(config)
         if let watermarkSource, watermarkSource.isLocal {
@@ -106,7 +120,9 @@ public final class ProxyServer: Sendable {
 
     /// The Hummingbird application; `onRunning` gets the port it listens on.
     func makeApplication(onRunning: @escaping @Sendable (Int) async -> Void) -> some ApplicationProtocol {
-        let proxy = ProxyResponder(pipeline: pipeline, metrics: metrics, ttl: config.ttl, requestTimeout: config.requestTimeout)
+        let proxy = ProxyResponder(
+            pipeline: pipeline, metrics: metrics, ttl: config.ttl, requestTimeout: config.requestTimeout, useETag: config.useETag
+        )
         let responder = RequestTracingMiddleware(tracer: Self.tracer).wrapping(
             RequestMetricsMiddleware(metrics: metrics).wrapping(RequestLogMiddleware().wrapping(proxy))
         )

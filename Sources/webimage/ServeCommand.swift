@@ -11,7 +11,10 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Serve resized images from remote sources (imgproxy URL format).",
         discussion: """
             Every option can also be set with a WEBIMAGE_* environment variable (e.g. WEBIMAGE_PORT, \
-            WEBIMAGE_KEYS, WEBIMAGE_ALLOWED_SOURCES as comma-separated lists); flags win. \
+            WEBIMAGE_KEYS, WEBIMAGE_ALLOWED_SOURCES as comma-separated lists), and imgproxy's IMGPROXY_* \
+            variables are read with imgproxy's meaning (IMGPROXY_KEY, IMGPROXY_BIND, IMGPROXY_PRESETS…); \
+            flags win over WEBIMAGE_*, which win over IMGPROXY_*. IMGPROXY_* variables WebImage does not \
+            have are listed in one warning at start-up. \
             SIGTERM or SIGINT stops accepting connections, lets requests in flight finish, and exits 0. \
             Traces go by OTLP/HTTP (JSON) when OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_TRACES_EXPORTER=otlp is set.
             """
@@ -44,32 +47,49 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Memory for encoded variants, e.g. 256M (default 256M).") var cacheMaxMemory: String?
     @Option(help: "Age in seconds after which unused disk entries go (default 2592000).") var cacheMaxAge: String?
     @Option(name: .customLong("preset"), help: "Preset name=options, e.g. thumb=rs:fill:300:300 (repeatable).") var presets: [String] = []
+    @Flag(inversion: .prefixedNo, help: "Accept only preset names as options: /<signature>/<preset>[:<preset>...]/<source> (default off).") var onlyPresets: Bool?
+    @Option(help: "Directory that local:///path sources are read from (default: none, local:// refused).") var localFilesystemRoot: String?
+    @Option(help: "Hex AES key (16, 24 or 32 bytes) for enc/ sources (default: none, enc/ refused).") var sourceUrlEncryptionKey: String?
+    @Option(name: .customLong("format-quality"), help: "Quality for one format when the URL gives none, e.g. webp=70 (repeatable).") var formatQualities: [String] = []
+    @Flag(name: .customLong("enforce-webp"), inversion: .prefixedNo, help: "Serve WebP when Accept lists it even if the URL names a format (default off).") var enforceWebP: Bool?
+    @Flag(name: .customLong("enforce-avif"), inversion: .prefixedNo, help: "Serve AVIF when Accept lists it even if the URL names a format (default off).") var enforceAVIF: Bool?
+    @Flag(name: .customLong("use-etag"), inversion: .prefixedNo, help: "Send ETag and answer If-None-Match with 304 (default on).") var useETag: Bool?
+    @Flag(inversion: .prefixedNo, help: "Strip metadata unless the URL says otherwise (default on).") var stripMetadata: Bool?
+    @Option(help: "User-Agent sent to sources.") var userAgent: String?
+    @Option(help: "Redirects followed per source download (default 10).") var maxRedirects: String?
     @Flag(inversion: .prefixedNo, help: "Let URLs set their own limits with max_src_resolution, max_src_file_size, max_animation_frames, max_animation_frame_resolution, max_result_dimension (default off).") var allowSecurityOptions: Bool?
-    @Option(help: "File holding the watermark image for the watermark option.") var watermarkPath: String?
-    @Option(help: "URL the watermark image is downloaded from at start-up.") var watermarkUrl: String?
-    @Option(help: "The watermark image, base64-encoded.") var watermarkData: String?
-    @Option(help: "Base watermark opacity 0-1, multiplied by each URL's (default 1).") var watermarkOpacity: String?
+    @Option(help: "Watermark image file for the watermark option.") var watermarkPath: String?
+    @Option(name: .customLong("watermark-url"), help: "Watermark image URL for the watermark option.") var watermarkURL: String?
+    @Option(help: "Watermark image as base64 for the watermark option.") var watermarkData: String?
+    @Option(help: "Base opacity of the watermark, 0-1 (default 1).") var watermarkOpacity: String?
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default info).") var logLevel: String?
 
     func run() async throws {
         var config = ServerConfig()
+        let environment = ProcessInfo.processInfo.environment
+        let unknownImgproxySettings: [String]
         do {
-            try ServerSetting.apply(environment: ProcessInfo.processInfo.environment, to: &config)
+            // Weakest first: IMGPROXY_*, then WEBIMAGE_*, then flags.
+            unknownImgproxySettings = try ImgproxyEnvironment.apply(environment, to: &config)
+            try ServerSetting.apply(environment: environment, to: &config)
             try applyFlags(to: &config)
             try config.validate()
         } catch {
             throw ValidationError(error.message)
         }
         var logger = Logger(label: "webimage.serve")
-        let level = logLevel ?? ProcessInfo.processInfo.environment["WEBIMAGE_LOG_LEVEL"] ?? "info"
+        let level = logLevel ?? environment["WEBIMAGE_LOG_LEVEL"] ?? ImgproxyEnvironment.logLevel(environment) ?? "info"
         guard let parsed = Logger.Level(rawValue: level.lowercased()) else {
-            throw ValidationError("--log-level / WEBIMAGE_LOG_LEVEL: '\(level)' is not a log level (trace, debug, info, notice, warning, error, critical)")
+            throw ValidationError("--log-level / WEBIMAGE_LOG_LEVEL / IMGPROXY_LOG_LEVEL: '\(level)' is not a log level (trace, debug, info, notice, warning, error, critical)")
         }
         logger.logLevel = parsed
+        if let warning = ImgproxyEnvironment.warning(unknown: unknownImgproxySettings) {
+            logger.warning("\(warning)")
+        }
 
         let tracing: TracingConfiguration
         do {
-            tracing = try TracingConfiguration(environment: ProcessInfo.processInfo.environment)
+            tracing = try TracingConfiguration(environment: environment)
         } catch {
             throw ValidationError(error.message)
         }
@@ -78,9 +98,9 @@ struct ServeCommand: AsyncParsableCommand {
 
         let server = try ProxyServer(config: config, logger: logger)
         let host = config.host
-        let signed = !config.keys.isEmpty
+        let examplePath = config.examplePath()
         try await server.run(services: spanProcessor.map { [$0] } ?? []) { port in
-            let example = "http://\(host):\(port)/\(signed ? "<signature>" : "insecure")/rs:fit:300:300/plain/https://www.libvips.org/images/owl.jpg"
+            let example = "http://\(host):\(port)\(examplePath)"
             // Written straight to the file descriptor: a test or script reading the pipe sees it at once.
             FileHandle.standardOutput.write(Data("webimage serve: listening on http://\(host):\(port)\nexample: \(example)\n".utf8))
         }
@@ -96,13 +116,19 @@ struct ServeCommand: AsyncParsableCommand {
             (.workers, workers), (.queueSize, queueSize), (.ttl, ttl), (.autoWebP, autoWebP.map(String.init)), (.autoAVIF, autoAVIF.map(String.init)),
             (.preferredFormats, preferredFormats), (.quality, quality), (.cacheDir, cacheDir), (.cacheMaxDisk, cacheMaxDisk),
             (.cacheMaxMemory, cacheMaxMemory), (.cacheMaxAge, cacheMaxAge),
+            (.onlyPresets, onlyPresets.map(String.init)), (.localFilesystemRoot, localFilesystemRoot),
+            (.sourceURLEncryptionKey, sourceUrlEncryptionKey), (.enforceWebP, enforceWebP.map(String.init)),
+            (.enforceAVIF, enforceAVIF.map(String.init)), (.useETag, useETag.map(String.init)),
+            (.stripMetadata, stripMetadata.map(String.init)), (.userAgent, userAgent), (.maxRedirects, maxRedirects),
             (.allowSecurityOptions, allowSecurityOptions.map(String.init)), (.watermarkPath, watermarkPath),
-            (.watermarkUrl, watermarkUrl), (.watermarkData, watermarkData), (.watermarkOpacity, watermarkOpacity),
+            (.watermarkURL, watermarkURL), (.watermarkData, watermarkData), (.watermarkOpacity, watermarkOpacity),
         ]
         for (setting, value) in single {
             if let value { try setting.apply([value], to: &config) }
         }
-        let lists: [(ServerSetting, [String])] = [(.key, keys), (.salt, salts), (.allowedSource, allowedSources), (.preset, presets)]
+        let lists: [(ServerSetting, [String])] = [
+            (.key, keys), (.salt, salts), (.allowedSource, allowedSources), (.preset, presets), (.formatQuality, formatQualities),
+        ]
         for (setting, values) in lists where !values.isEmpty {
             try setting.apply(values, to: &config)
         }

@@ -101,7 +101,7 @@ extension ImageError {
     public var blocksURL: Bool {
         switch self {
         case .badImageData, .invalidURL, .invalidContentType, .imageTooLarge, .tooManyFrames,
-             .bodyTooLarge, .untrustedFormat:
+             .bodyTooLarge, .untrustedFormat, .notFound:
             return true
         case .invalidStatusCode(let code):
             return (400..<500).contains(code) && ![401, 407, 408, 425, 429].contains(code)

@@ -62,17 +62,37 @@ public struct ServerConfig: Sendable {
     public var cacheMaxAge: TimeInterval = 30 * 24 * 3600
     /// Named option strings for `preset:<name>` (`thumb` → `rs:fill:300:300/q:70`); `default` applies to every URL.
     public var presets: [String: String] = [:]
-    /// Let URLs set their own limits (`max_src_resolution`, `max_src_file_size`,
-    /// `max_animation_frames`, `max_animation_frame_resolution`, `max_result_dimension`);
-    /// otherwise those options are answered 403. Default off.
+    /// imgproxy's only-presets mode: the options segment of a URL is a `:`-separated list of
+    /// preset names and nothing else. Default off.
+    public var onlyPresets = false
+    /// The directory `local:///path` sources are read from; `nil`: `local://` sources are refused.
+    public var localFilesystemRoot: String?
+    /// Hex AES key (16, 24 or 32 bytes) of `enc/` sources; `nil`: encrypted sources are refused.
+    public var sourceURLEncryptionKey: String?
+    /// Per-format qualities used when the URL gives no quality (imgproxy's `IMGPROXY_FORMAT_QUALITY`).
+    public var formatQuality: [ImageFormat: Int] = [:]
+    /// Serve WebP to clients whose `Accept` lists it even when the URL names another format. Default off.
+    public var enforceWebP = false
+    /// Serve AVIF to clients whose `Accept` lists it even when the URL names another format. Default off.
+    public var enforceAVIF = false
+    /// Send an `ETag` with every image and answer a matching `If-None-Match` with 304. Default on.
+    public var useETag = true
+    /// Leave metadata (EXIF, XMP, IPTC) out of served images unless the URL says otherwise. Default on.
+    public var stripMetadata = true
+    /// The `User-Agent` sent to sources; `nil`: WebImage's own.
+    public var userAgent: String?
+    /// Redirects followed per source download. Default 10.
+    public var maxRedirects = 10
+    /// Whether URLs may carry the security options (`max_src_resolution`, `max_src_file_size`,
+    /// `max_animation_frames`, `max_animation_frame_resolution`, `max_result_dimension`). Default off.
     public var allowSecurityOptions = false
-    /// A file holding the watermark image for the `watermark` option.
+    /// A watermark image file for the `watermark` option.
     public var watermarkPath: String?
-    /// A URL the watermark image is downloaded from when the server starts.
+    /// A watermark image URL for the `watermark` option, fetched like a source.
     public var watermarkURL: String?
-    /// The watermark image itself, base64-encoded; first of the three watermark sources.
+    /// A watermark image as base64 for the `watermark` option.
     public var watermarkData: String?
-    /// The watermark's base opacity 0…1, multiplied by each URL's. Default 1.
+    /// The watermark's base opacity, 0…1, multiplied by the URL's. Default 1.
     public var watermarkOpacity = 1.0
 
     /// The defaults.
@@ -155,6 +175,39 @@ public struct ServerConfig: Sendable {
         } catch {
             throw ServerConfigError("preset: \(error.message) (--preset, WEBIMAGE_PRESETS)")
         }
+        if onlyPresets, presets.isEmpty {
+            throw ServerConfigError("only-presets mode needs at least one preset (--preset, WEBIMAGE_PRESETS, IMGPROXY_PRESETS)")
+        }
+        _ = try localFiles()
+        _ = try sourceCipher()
+        for (format, quality) in formatQuality.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where !(1...100).contains(quality) {
+            throw ServerConfigError("format quality \(format.rawValue)=\(quality) is not in 1…100 (--format-quality, WEBIMAGE_FORMAT_QUALITY)")
+        }
+        guard maxRedirects >= 0 else { throw ServerConfigError("max redirects must be 0 or more, not \(maxRedirects) (--max-redirects, WEBIMAGE_MAX_REDIRECTS)") }
+        if let watermarkPath {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: watermarkPath, isDirectory: &isDirectory), !isDirectory.boolValue else {
+                throw ServerConfigError("watermark file '\(watermarkPath)' does not exist or is a directory (--watermark-path, WEBIMAGE_WATERMARK_PATH)")
+            }
+        }
+    }
+
+    /// The loader of `local://` sources, or `nil` when no root is configured.
+    /// - Throws: ``ServerConfigError`` when the root is not an existing directory.
+    public func localFiles() throws(ServerConfigError) -> RootedFileLoader? {
+        guard let localFilesystemRoot, !localFilesystemRoot.isEmpty else { return nil }
+        do {
+            return try RootedFileLoader(root: localFilesystemRoot, scheme: "local", maxFileSize: maxSourceBytes)
+        } catch {
+            throw ServerConfigError("local file-system root: \(error.description) (--local-filesystem-root, WEBIMAGE_LOCAL_FILESYSTEM_ROOT)")
+        }
+    }
+
+    /// The key of `enc/` sources, or `nil` when none is configured.
+    /// - Throws: ``ServerConfigError`` when the key is not 16, 24 or 32 bytes of hex.
+    public func sourceCipher() throws(ServerConfigError) -> SourceURLCipher? {
+        guard let sourceURLEncryptionKey, !sourceURLEncryptionKey.isEmpty else { return nil }
+        return try SourceURLCipher(hexKey: sourceURLEncryptionKey)
     }
 }
 

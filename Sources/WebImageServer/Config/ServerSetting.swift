@@ -9,13 +9,20 @@ public enum ServerSetting: String, CaseIterable, Sendable {
     case maxSourceBytes, maxSourceResolution, maxAnimationFrames, maxResultDimension
     case downloadTimeout, requestTimeout, workers, queueSize, ttl, autoWebP, autoAVIF, preferredFormats, quality
     case cacheDir, cacheMaxDisk, cacheMaxMemory, cacheMaxAge, preset
-    case allowSecurityOptions, watermarkPath, watermarkUrl, watermarkData, watermarkOpacity
+    case onlyPresets, localFilesystemRoot, sourceURLEncryptionKey, formatQuality, enforceWebP, enforceAVIF, useETag
+    case stripMetadata, userAgent, maxRedirects, allowSecurityOptions
+    case watermarkPath, watermarkURL, watermarkData, watermarkOpacity
 
     /// The command-line flag, without the leading dashes.
     public var flag: String {
         switch self {
         case .autoWebP: "auto-webp"
         case .autoAVIF: "auto-avif"
+        case .enforceWebP: "enforce-webp"
+        case .enforceAVIF: "enforce-avif"
+        case .useETag: "use-etag"
+        case .sourceURLEncryptionKey: "source-url-encryption-key"
+        case .watermarkURL: "watermark-url"
         default: rawValue.replacing(/([A-Z])/) { "-" + $0.output.1.lowercased() }
         }
     }
@@ -32,7 +39,7 @@ public enum ServerSetting: String, CaseIterable, Sendable {
     }
 
     /// Whether the setting holds a list: repeated flags, or a comma-separated variable.
-    public var isList: Bool { [.key, .salt, .allowedSource, .preset].contains(self) }
+    public var isList: Bool { [.key, .salt, .allowedSource, .preset, .formatQuality].contains(self) }
 
     /// Reads every `WEBIMAGE_*` variable of `environment` into `config`.
     public static func apply(environment: [String: String], to config: inout ServerConfig) throws(ServerConfigError) {
@@ -97,9 +104,28 @@ public enum ServerSetting: String, CaseIterable, Sendable {
                 presets[String(item[..<equals])] = String(item[item.index(after: equals)...])
             }
             config.presets = presets
+        case .onlyPresets: config.onlyPresets = try boolean(value)
+        case .localFilesystemRoot: config.localFilesystemRoot = value.isEmpty ? nil : value
+        case .sourceURLEncryptionKey: config.sourceURLEncryptionKey = value.isEmpty ? nil : value
+        case .formatQuality:
+            var qualities: [ImageFormat: Int] = [:]
+            for item in values {
+                let parts = item.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                guard parts.count == 2, let format = ImageFormat(name: parts[0]), let quality = Int(parts[1]) else {
+                    throw invalid(item, "format=quality, e.g. webp=70 (formats jpeg, png, gif, webp, avif, heic, tiff)")
+                }
+                qualities[format] = quality
+            }
+            config.formatQuality = qualities
+        case .enforceWebP: config.enforceWebP = try boolean(value)
+        case .enforceAVIF: config.enforceAVIF = try boolean(value)
+        case .useETag: config.useETag = try boolean(value)
+        case .stripMetadata: config.stripMetadata = try boolean(value)
+        case .userAgent: config.userAgent = value.isEmpty ? nil : value
+        case .maxRedirects: config.maxRedirects = try integer(value)
         case .allowSecurityOptions: config.allowSecurityOptions = try boolean(value)
         case .watermarkPath: config.watermarkPath = value.isEmpty ? nil : value
-        case .watermarkUrl: config.watermarkURL = value.isEmpty ? nil : value
+        case .watermarkURL: config.watermarkURL = value.isEmpty ? nil : value
         case .watermarkData: config.watermarkData = value.isEmpty ? nil : value
         case .watermarkOpacity:
             guard let opacity = Double(value.trimmingCharacters(in: .whitespaces)), (0...1).contains(opacity) else {
@@ -120,9 +146,9 @@ public enum ServerSetting: String, CaseIterable, Sendable {
 
     private func boolean(_ value: String) throws(ServerConfigError) -> Bool {
         switch value.lowercased().trimmingCharacters(in: .whitespaces) {
-        case "1", "true", "yes", "on": return true
-        case "0", "false", "no", "off": return false
-        default: throw invalid(value, "a boolean (true/false, 1/0, yes/no)")
+        case "1", "t", "true", "yes", "on": return true
+        case "0", "f", "false", "no", "off": return false
+        default: throw invalid(value, "a boolean (true/false, t/f, 1/0, yes/no)")
         }
     }
 

@@ -2,13 +2,15 @@ import Foundation
 import WebImage
 
 /// Decodes the source part of a proxy URL: base64url chunks with an optional `.ext`,
-/// or `plain/<percent-encoded URL>` with an optional `@ext`.
+/// `plain/<percent-encoded URL>` with an optional `@ext`, or `enc/<encrypted source>`
+/// with an optional `.ext` (``SourceURLCipher``).
 enum ProxySource {
     /// The usage quoted when the source is bad.
-    static let usage = "a URL-safe base64 source (optionally split by '/', then .<ext>) or plain/<percent-encoded URL>[@<ext>]"
+    static let usage = "a URL-safe base64 source (optionally split by '/', then .<ext>), plain/<percent-encoded URL>[@<ext>] or enc/<encrypted source>[.<ext>]"
 
     /// Decodes `segments` (everything after the options) into a URL and an optional extension.
-    static func decode(_ segments: ArraySlice<Substring>) throws(ProxyError) -> (url: URL, extension: ImageFormat?) {
+    /// - Parameter cipher: the key of `enc/` sources; `nil`: they are refused.
+    static func decode(_ segments: ArraySlice<Substring>, cipher: SourceURLCipher? = nil) throws(ProxyError) -> (url: URL, extension: ImageFormat?) {
         guard let first = segments.first, segments.contains(where: { !$0.isEmpty }) else {
             throw .badRequest("missing source URL after the processing options; give \(usage)")
         }
@@ -16,9 +18,31 @@ enum ProxySource {
             return try plain(segments.dropFirst().joined(separator: "/"))
         }
         if first == "enc" {
-            throw .badRequest("encrypted source URLs (enc/…) are not supported; give \(usage)")
+            return try encrypted(segments.dropFirst().joined(), cipher: cipher)
         }
         return try base64(segments.joined())
+    }
+
+    private static func encrypted(_ text: String, cipher: SourceURLCipher?) throws(ProxyError) -> (url: URL, extension: ImageFormat?) {
+        guard let cipher else {
+            throw .badRequest("encrypted source 'enc/\(text.prefix(100))' cannot be read: the server has no source URL encryption key (--source-url-encryption-key, IMGPROXY_SOURCE_URL_ENCRYPTION_KEY)")
+        }
+        var encoded = Substring(text)
+        var format: ImageFormat?
+        if let dot = encoded.lastIndex(of: ".") {
+            format = try AnyExtension.format(encoded[encoded.index(after: dot)...])
+            encoded = encoded[..<dot]
+        }
+        guard !encoded.isEmpty else {
+            throw .badRequest("missing encrypted source after 'enc/'; give enc/<URL-safe base64 of IV + AES-CBC ciphertext>[.<ext>]")
+        }
+        guard let payload = Base64URL.decode(encoded) else {
+            throw .badRequest("encrypted source 'enc/\(encoded.prefix(100))' is not valid URL-safe base64; encode IV + ciphertext with the alphabet A-Z a-z 0-9 - _")
+        }
+        guard let decrypted = cipher.decrypt(payload) else {
+            throw .badRequest("encrypted source 'enc/\(encoded.prefix(100))' cannot be decrypted: encrypt the URL with AES-CBC under the server's key, PKCS #7 padding, and put the 16-byte IV first")
+        }
+        return (try url(decrypted, shown: "enc/" + encoded), format)
     }
 
     private static func plain(_ text: String) throws(ProxyError) -> (url: URL, extension: ImageFormat?) {

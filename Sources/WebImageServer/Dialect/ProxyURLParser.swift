@@ -28,6 +28,11 @@ public struct ProxyURLParser: Sendable {
     /// Signature segments accepted as they are, without an HMAC check (imgproxy's
     /// `IMGPROXY_TRUSTED_SIGNATURES`).
     public let trustedSignatures: Set<String>
+    /// The key of `enc/` sources; `nil`: encrypted sources are refused.
+    public let sourceCipher: SourceURLCipher?
+    /// imgproxy's only-presets mode: the segment after the signature is a `:`-separated
+    /// list of preset names (`/sig/thumb:sharp/plain/…`), and no other options are read.
+    public let onlyPresets: Bool
 
     /// The longest path accepted, in bytes.
     public static let maxPathLength = 16_384
@@ -40,9 +45,12 @@ public struct ProxyURLParser: Sendable {
     ///   - maxDimension: the bound on sizes and offsets, at least 1.
     ///   - allowSecurityOptions: whether URLs may set their own limits.
     ///   - trustedSignatures: signature segments accepted without a check.
+    ///   - sourceCipher: the key of `enc/` sources, if any.
+    ///   - onlyPresets: read the options segment as preset names only.
     public init(
         keys: [SigningKey], signatureSize: Int = 32, presets: [String: String] = [:], maxDimension: Int = 8192,
-        allowSecurityOptions: Bool = false, trustedSignatures: Set<String> = []
+        allowSecurityOptions: Bool = false, trustedSignatures: Set<String> = [], sourceCipher: SourceURLCipher? = nil,
+        onlyPresets: Bool = false
     ) {
         self.keys = keys
         self.signatureSize = min(max(signatureSize, 1), 32)
@@ -50,6 +58,8 @@ public struct ProxyURLParser: Sendable {
         self.maxDimension = max(maxDimension, 1)
         self.allowSecurityOptions = allowSecurityOptions
         self.trustedSignatures = trustedSignatures
+        self.sourceCipher = sourceCipher
+        self.onlyPresets = onlyPresets
     }
 
     private var applier: OptionApplier {
@@ -87,21 +97,43 @@ public struct ProxyURLParser: Sendable {
         }
         let segments = signedPath.fields(separatedBy: "/").dropFirst()
         var index = segments.startIndex
-        // Options are the segments with a ':'; the first without one starts the source
-        // (base64 never contains ':'). Empty segments between options are skipped.
-        while index < segments.endIndex, segments[index].isEmpty || segments[index].containsByte(":") {
-            if !segments[index].isEmpty {
-                try applier.apply(segments[index], to: &options)
-            }
+        if onlyPresets {
+            try applyPresetNames(segments.first, with: applier, to: &options)
             index += 1
+        } else {
+            // Options are the segments with a ':'; the first without one starts the source
+            // (base64 never contains ':'). Empty segments between options are skipped.
+            while index < segments.endIndex, segments[index].isEmpty || segments[index].containsByte(":") {
+                if !segments[index].isEmpty {
+                    try applier.apply(segments[index], to: &options)
+                }
+                index += 1
+            }
         }
         try checkScaledSize(options)
-        let source = try ProxySource.decode(segments[index...])
+        let source = try ProxySource.decode(segments[index...], cipher: sourceCipher)
         if let format = source.extension { options.format = format }
         if let expires = options.expires, Double(expires) < now.timeIntervalSince1970.rounded(.down) {
             throw ProxyError(status: 404, message: "URL expired: its expires option (\(expires)) is in the past; ask for a freshly signed URL")
         }
         return ProxyRequest(source: source.url, options: options, extensionFormat: source.extension)
+    }
+
+    /// Only-presets mode: `segment` names presets separated by `:`, applied in order.
+    private func applyPresetNames(_ segment: Substring?, with applier: OptionApplier, to options: inout ProcessingOptions) throws(ProxyError) {
+        guard let segment, !segment.isEmpty else {
+            throw .badRequest("only presets are accepted: write /<signature>/<preset>[:<preset>…]/<source>")
+        }
+        for name in segment.split(separator: ":", omittingEmptySubsequences: false) {
+            guard !name.isEmpty else {
+                throw .badRequest("empty preset name in segment '\(segment.prefix(100))'; only presets are accepted: write <preset>[:<preset>…]")
+            }
+            do {
+                try applier.applyPreset(String(name), to: &options)
+            } catch {
+                throw .badRequest("segment '\(segment.prefix(100))': \(error.message) (only presets are accepted in this server's URLs)")
+            }
+        }
     }
 
     /// The requested sizes times `dpr` (and `zoom`) must stay within ``maxDimension`` too.

@@ -6,7 +6,7 @@ import NIOCore
 /// Answers every HTTP request: `GET /health`, `GET /metrics`, and proxy paths (SPEC S6).
 ///
 /// An image response carries `Content-Type`, `Content-Length`, `Cache-Control: public,
-/// max-age=<ttl>`, a strong `ETag`, `Last-Modified`, `Vary: Accept` when the format was
+/// max-age=<ttl>`, a strong `ETag` (unless turned off), `Last-Modified`, `Vary: Accept` when the format was
 /// or could have been negotiated, `Content-Disposition` (`inline`, or `attachment` with
 /// `return_attachment`) with a file name, a
 /// sandboxing `Content-Security-Policy` and `X-Content-Type-Options: nosniff`; a matching
@@ -23,6 +23,8 @@ struct ProxyResponder: HTTPResponder {
     let requestTimeout: Duration
     /// `public, max-age=<ttl>`, made once rather than per response.
     let cacheControl: String
+    /// Whether images carry an `ETag` and `If-None-Match` is answered.
+    let useETag: Bool
 
     /// One header field (`HTTPField`, which Hummingbird does not re-export).
     private typealias Field = HTTPFields.Element
@@ -37,7 +39,8 @@ struct ProxyResponder: HTTPResponder {
         return headers
     }()
 
-    init(pipeline: ProxyPipeline, metrics: ServerMetrics, ttl: Int, requestTimeout: Duration) {
+    init(pipeline: ProxyPipeline, metrics: ServerMetrics, ttl: Int, requestTimeout: Duration, useETag: Bool = true) {
+        self.useETag = useETag
         self.pipeline = pipeline
         self.metrics = metrics
         self.requestTimeout = requestTimeout
@@ -116,11 +119,11 @@ struct ProxyResponder: HTTPResponder {
         var headers = Self.securityHeaders
         headers.append(Field(name: .contentType, value: variant.format.mimeType))
         headers.append(Field(name: .cacheControl, value: cacheControl))
-        headers.append(Field(name: .eTag, value: variant.etag))
+        if useETag { headers.append(Field(name: .eTag, value: variant.etag)) }
         headers.append(Field(name: .lastModified, value: HTTPDate.string(from: variant.createdAt)))
         if outcome.variesWithAccept { headers.append(Field(name: .vary, value: "Accept")) }
         headers.append(Field(name: .contentDisposition, value: outcome.disposition.value(for: variant.format)))
-        if let ifNoneMatch = request.headers[.ifNoneMatch], Self.matches(ifNoneMatch, etag: variant.etag) {
+        if useETag, let ifNoneMatch = request.headers[.ifNoneMatch], Self.matches(ifNoneMatch, etag: variant.etag) {
             return Response(status: .notModified, headers: headers)
         }
         headers.append(Field(name: .contentLength, value: String(variant.count)))

@@ -1,13 +1,18 @@
 import WebImage
 
-/// Chooses the output format of a request (SPEC S7): the URL's `format` option or
-/// extension first; else, when enabled, AVIF or WebP if the client's `Accept` lists them;
+/// Chooses the output format of a request (SPEC S7): AVIF or WebP when enforced and the
+/// client's `Accept` lists them; else the URL's `format` option or
+/// extension; else, when enabled, AVIF or WebP if the client's `Accept` lists them;
 /// else the source's own format when it is a preferred one; else the first preferred
 /// format that can carry the image (alpha, animation).
 struct FormatNegotiation: Sendable {
     let autoWebP: Bool
     let autoAVIF: Bool
     let preferredFormats: [ImageFormat]
+    /// imgproxy's `IMGPROXY_ENFORCE_WEBP`: WebP for clients that accept it, whatever the URL names.
+    var enforceWebP = false
+    /// imgproxy's `IMGPROXY_ENFORCE_AVIF`: AVIF for clients that accept it, whatever the URL names (before WebP).
+    var enforceAVIF = false
 
     /// What can be decided before the source is read.
     enum Choice: Sendable, Hashable {
@@ -29,14 +34,22 @@ struct FormatNegotiation: Sendable {
     }
 
     /// Whether a response for a URL without a format depends on `Accept` (→ `Vary: Accept`).
-    var variesWithAccept: Bool { autoWebP || autoAVIF }
+    var variesWithAccept: Bool { autoWebP || autoAVIF || enforces }
+
+    /// Whether `Accept` can replace a format the URL names (so such a response varies too).
+    var enforces: Bool { enforceWebP || enforceAVIF }
 
     func choice(requested: ImageFormat?, accept: String?) -> Choice {
+        if enforces, requested != nil {
+            let accepted = Self.acceptedTypes(accept)
+            if enforceAVIF, accepted.contains("image/avif") { return .negotiated(.avif) }
+            if enforceWebP, accepted.contains("image/webp") { return .negotiated(.webp) }
+        }
         if let requested { return .explicit(requested) }
-        guard autoAVIF || autoWebP else { return .fromSource }
+        guard autoAVIF || autoWebP || enforces else { return .fromSource }
         let accepted = Self.acceptedTypes(accept)
-        if autoAVIF, accepted.contains("image/avif") { return .negotiated(.avif) }
-        if autoWebP, accepted.contains("image/webp") { return .negotiated(.webp) }
+        if autoAVIF || enforceAVIF, accepted.contains("image/avif") { return .negotiated(.avif) }
+        if autoWebP || enforceWebP, accepted.contains("image/webp") { return .negotiated(.webp) }
         return .fromSource
     }
 
@@ -51,10 +64,9 @@ struct FormatNegotiation: Sendable {
 
     /// Every choice a URL asking for `requested` (or no format) can get, whatever `Accept` says.
     func possibleChoices(requested: ImageFormat?) -> [Choice] {
-        if let requested { return [.explicit(requested)] }
-        var choices: [Choice] = [.fromSource]
-        if autoAVIF { choices.append(.negotiated(.avif)) }
-        if autoWebP { choices.append(.negotiated(.webp)) }
+        var choices: [Choice] = [requested.map(Choice.explicit) ?? .fromSource]
+        if requested == nil ? autoAVIF || enforceAVIF : enforceAVIF { choices.append(.negotiated(.avif)) }
+        if requested == nil ? autoWebP || enforceWebP : enforceWebP { choices.append(.negotiated(.webp)) }
         return choices
     }
 

@@ -34,6 +34,10 @@ final class ProxyPipeline: Sendable {
     let metrics: ServerMetrics
     /// The encoder quality of a URL that names none.
     let defaultQuality: Int
+    /// Per-format qualities of a URL that names no quality.
+    let formatQuality: [ImageFormat: Int]
+    /// Whether metadata is stripped when the URL does not say.
+    let stripMetadata: Bool
     /// Paths already resolved, so that a repeated path skips parsing and checking.
     private let resolvedPaths = ResolvedPaths()
     /// The server's watermark image, once loaded (before the server listens).
@@ -46,8 +50,10 @@ final class ProxyPipeline: Sendable {
 
     init(
         parser: ProxyURLParser, sourceGuard: SourceGuard, negotiation: FormatNegotiation, manager: ImageManager,
-        metrics: ServerMetrics, defaultQuality: Int
+        metrics: ServerMetrics, defaultQuality: Int, formatQuality: [ImageFormat: Int] = [:], stripMetadata: Bool = true
     ) {
+        self.formatQuality = formatQuality
+        self.stripMetadata = stripMetadata
         self.parser = parser
         self.sourceGuard = sourceGuard
         self.negotiation = negotiation
@@ -110,7 +116,7 @@ final class ProxyPipeline: Sendable {
         }
         let choice = negotiation.choice(requested: entry.request.options.format, accept: accept)
         let varies: Bool
-        if case .explicit = choice { varies = false } else { varies = negotiation.variesWithAccept }
+        if case .explicit = choice, !negotiation.enforces { varies = false } else { varies = negotiation.variesWithAccept }
         let variant = entry.variants[choice] ?? {
             let request = variantRequest(for: entry.request, choice: choice)
             return Variant(request: request, key: manager.variantKey(for: request))
@@ -128,10 +134,10 @@ final class ProxyPipeline: Sendable {
         let encoding = VariantEncoding(
             format: negotiation.variantFormat(for: choice),
             quality: options.quality ?? defaultQuality,
-            // A URL's quality is for every format; its format_quality otherwise.
-            formatQuality: options.quality == nil ? options.formatQuality : [:],
+            // A URL's quality is for every format; its format_quality, then the server's, otherwise.
+            formatQuality: options.quality == nil ? formatQuality.merging(options.formatQuality) { _, url in url } : [:],
             maxFileSize: options.maxBytes,
-            stripMetadata: options.stripMetadata ?? true,
+            stripMetadata: options.stripMetadata ?? stripMetadata,
             backgroundColor: background ?? .white,
             keepColorProfile: options.stripColorProfile.map { !$0 },
             keepCopyright: options.keepCopyright ?? false

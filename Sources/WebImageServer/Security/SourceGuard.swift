@@ -3,8 +3,11 @@ import WebImage
 
 /// The proxy's protection against server-side request forgery (SPEC S3).
 ///
-/// - ``checkPolicy(_:)`` runs once per request on the source URL: only `http` and `https`,
-///   no credentials in the URL, and (when configured) one of the allowed prefixes.
+/// - ``checkPolicy(_:)`` runs once per request on the source URL: only `http` and `https`
+///   (and `local` when a local file-system root is configured), no credentials in the URL,
+///   and (when configured) one of the allowed prefixes. A `local://` path with `.`, `..`
+///   (also percent-encoded) or a host is refused here, before any file is touched; the
+///   ``RootedFileLoader`` refuses symbolic links out of the root when it opens the file.
 ///   A refusal answers 404, as if the image did not exist.
 /// - ``address(for:)`` runs on every hop the downloader makes, redirects included: the
 ///   host is resolved here and refused (403) if ANY of its addresses is loopback, private,
@@ -20,8 +23,10 @@ import WebImage
 /// any request, and one whose answer turns to another allowed address is fetched over a
 /// new connection to that address.
 struct SourceGuard: Sendable {
-    /// Normalised allowed prefixes; empty allows every http(s) source.
-    let allowedPrefixes: [String]
+    /// Allowed source patterns (prefixes, `*` within one path segment); empty allows every source.
+    let allowedPrefixes: [SourcePattern]
+    /// The loader of `local://` sources; `nil`: such sources are refused.
+    let localFiles: RootedFileLoader?
     /// Kinds of address allowed besides ``IPCategory/global``.
     let allowedCategories: Set<IPCategory>
     /// Resolves a host name; `HostResolver.resolve` unless a test replaces it.
@@ -32,11 +37,13 @@ struct SourceGuard: Sendable {
         allowLoopback: Bool,
         allowPrivate: Bool,
         allowLinkLocal: Bool,
+        localFiles: RootedFileLoader? = nil,
         resolve: @escaping @Sendable (String) async throws(ImageError) -> [IPAddress] = { host throws(ImageError) in
             try await HostResolver.resolve(host)
         }
     ) {
-        self.allowedPrefixes = allowedPrefixes.map { Self.normalized($0) }
+        self.allowedPrefixes = allowedPrefixes.map(SourcePattern.init)
+        self.localFiles = localFiles
         var categories: Set<IPCategory> = [.global]
         if allowLoopback { categories.insert(.loopback) }
         if allowPrivate { categories.formUnion([.privateNetwork, .sharedCGNAT]) }
@@ -48,15 +55,25 @@ struct SourceGuard: Sendable {
     /// Scheme, credentials and allowlist checks on the requested source.
     func checkPolicy(_ url: URL) throws(ProxyError) {
         let scheme = url.scheme?.lowercased() ?? ""
-        guard scheme == "http" || scheme == "https" else {
-            throw ProxyError(status: 404, message: "source scheme '\(scheme)' is not allowed: only http and https sources are fetched")
-        }
-        guard url.user == nil, url.password == nil else {
-            throw ProxyError(status: 404, message: "source URLs with credentials (user:password@) are not allowed")
+        if let localFiles, scheme == localFiles.scheme {
+            do {
+                _ = try localFiles.relativePath(of: url)
+            } catch {
+                throw ProxyError(error)
+            }
+        } else if scheme == "local" {
+            throw ProxyError(status: 404, message: "local:// sources are off: start the server with --local-filesystem-root (IMGPROXY_LOCAL_FILESYSTEM_ROOT) to serve files from a directory")
+        } else {
+            guard scheme == "http" || scheme == "https" else {
+                throw ProxyError(status: 404, message: "source scheme '\(scheme)' is not allowed: only http and https sources are fetched\(localFiles == nil ? "" : ", and local:// files")")
+            }
+            guard url.user == nil, url.password == nil else {
+                throw ProxyError(status: 404, message: "source URLs with credentials (user:password@) are not allowed")
+            }
         }
         if !allowedPrefixes.isEmpty {
             let source = Self.normalized(url.absoluteString)  // once, not once per prefix
-            guard allowedPrefixes.contains(where: { source.hasPrefix($0) }) else {
+            guard allowedPrefixes.contains(where: { $0.matches(source) }) else {
                 throw ProxyError(status: 404, message: "source \(url.absoluteString.prefix(200)) is not under an allowed source prefix")
             }
         }
@@ -103,12 +120,16 @@ struct SourceGuard: Sendable {
 
     /// Why an allowed-source prefix cannot be used, or `nil` when it is fine: it must be an
     /// http(s) URL with a host, and end with `/` after the host, or `https://example.com`
-    /// would also allow `https://example.com.evil.org`.
+    /// would also allow `https://example.com.evil.org`; or a `local:///` prefix. A `*`
+    /// stands for any characters but `/` (``SourcePattern``).
     static func problem(withPrefix prefix: String) -> String? {
-        guard let url = URL(string: prefix), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+        if prefix.lowercased().hasPrefix("local:///") { return nil }
+        // `*` is not a host character: check the pattern with a letter in its place.
+        let sample = prefix.replacing("*", with: "x")
+        guard let url = URL(string: sample), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
               let host = url.host, !host.isEmpty
         else {
-            return "allowed source '\(prefix)' is not an http(s) URL with a host, e.g. https://images.example.com/"
+            return "allowed source '\(prefix)' is not an http(s) URL with a host, e.g. https://images.example.com/ (or a local:/// prefix)"
         }
         if url.path.isEmpty, !prefix.hasSuffix("/") {
             return "allowed source '\(prefix)' must end with '/' after the host (\(prefix)/), or it would also allow \(prefix).evil.example"

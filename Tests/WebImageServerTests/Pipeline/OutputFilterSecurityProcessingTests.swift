@@ -239,7 +239,7 @@ struct OutputFilterSecurityProcessingTests {
         #expect(config.allowSecurityOptions && config.watermarkOpacity == 0.25)
         #expect(config.watermarkPath == "/tmp/mark.png" && config.watermarkURL == "https://example.com/m.png")
         #expect(ServerSetting.allowSecurityOptions.flag == "allow-security-options")
-        #expect(ServerSetting.watermarkUrl.flag == "watermark-url" && ServerSetting.watermarkUrl.environmentName == "WEBIMAGE_WATERMARK_URL")
+        #expect(ServerSetting.watermarkURL.flag == "watermark-url" && ServerSetting.watermarkURL.environmentName == "WEBIMAGE_WATERMARK_URL")
         #expect(throws: ServerConfigError.self) { try ServerSetting.watermarkOpacity.apply(["1.5"], to: &config) }
         var bad = ServerConfig()
         bad.watermarkData = "!!!"
