@@ -94,7 +94,7 @@ public final class ProxyServer: Sendable {
         let parser = ProxyURLParser(
             keys: try config.signingKeys(), signatureSize: config.signatureSize, presets: config.presets,
             maxDimension: config.maxResultDimension, allowSecurityOptions: config.allowSecurityOptions,
-            sourceCipher: try config.sourceCipher(), onlyPresets: config.onlyPresets
+            trustedSignatures: Set(config.trustedSignatures), sourceCipher: try config.sourceCipher(), onlyPresets: config.onlyPresets
         )
         pipeline = ProxyPipeline(
             parser: parser, sourceGuard: sourceGuard, negotiation: negotiation, manager: manager,

@@ -32,7 +32,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Largest source download, e.g. 64M (default 64M).") var maxSourceBytes: String?
     @Option(help: "Largest source in megapixels, frames counted (default 50).") var maxSourceResolution: String?
     @Option(help: "Most frames of an animated source (default 100).") var maxAnimationFrames: String?
-    @Option(help: "Largest width or height a URL may ask for (default 8192).") var maxResultDimension: String?
+    @Option(help: "Largest width or height a URL may ask for; every result is scaled down to fit it (default 8192).") var maxResultDimension: String?
     @Option(help: "Source download timeout in seconds (default 10).") var downloadTimeout: String?
     @Option(help: "Request timeout in seconds (default 30).") var requestTimeout: String?
     @Option(help: "Requests processed at once (default 2 x cores).") var workers: String?
@@ -46,6 +46,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Disk cache limit, split between originals and variants, e.g. 2G (default 2G; 0: none).") var cacheMaxDisk: String?
     @Option(help: "Memory for encoded variants, e.g. 256M (default 256M).") var cacheMaxMemory: String?
     @Option(help: "Age in seconds after which unused disk entries go (default 2592000).") var cacheMaxAge: String?
+    @Option(name: .customLong("trusted-signature"), help: "Signature accepted without a check, for URLs signed elsewhere (repeatable).") var trustedSignatures: [String] = []
     @Option(name: .customLong("preset"), help: "Preset name=options, e.g. thumb=rs:fill:300:300 (repeatable).") var presets: [String] = []
     @Flag(inversion: .prefixedNo, help: "Accept only preset names as options: /<signature>/<preset>[:<preset>...]/<source> (default off).") var onlyPresets: Bool?
     @Option(help: "Directory that local:///path sources are read from (default: none, local:// refused).") var localFilesystemRoot: String?
@@ -127,7 +128,7 @@ struct ServeCommand: AsyncParsableCommand {
             if let value { try setting.apply([value], to: &config) }
         }
         let lists: [(ServerSetting, [String])] = [
-            (.key, keys), (.salt, salts), (.allowedSource, allowedSources), (.preset, presets), (.formatQuality, formatQualities),
+            (.key, keys), (.salt, salts), (.allowedSource, allowedSources), (.preset, presets), (.formatQuality, formatQualities), (.trustedSignature, trustedSignatures),
         ]
         for (setting, values) in lists where !values.isEmpty {
             try setting.apply(values, to: &config)

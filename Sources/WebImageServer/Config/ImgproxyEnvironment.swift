@@ -80,6 +80,7 @@ public enum ImgproxyEnvironment {
         same("IMGPROXY_KEY", .key)
         same("IMGPROXY_SALT", .salt)
         same("IMGPROXY_SIGNATURE_SIZE", .signatureSize)
+        same("IMGPROXY_TRUSTED_SIGNATURES", .trustedSignature)
         custom("IMGPROXY_BIND") { value, _, config throws(ServerConfigError) in try bind(value, &config) }
         same("IMGPROXY_MAX_SRC_RESOLUTION", .maxSourceResolution)
         zeroKeepsDefault("IMGPROXY_MAX_SRC_FILE_SIZE", .maxSourceBytes)

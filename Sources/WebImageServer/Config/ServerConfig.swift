@@ -94,6 +94,9 @@ public struct ServerConfig: Sendable {
     public var watermarkData: String?
     /// The watermark's base opacity, 0…1, multiplied by the URL's. Default 1.
     public var watermarkOpacity = 1.0
+    /// Signature segments accepted without an HMAC check, as imgproxy's
+    /// `IMGPROXY_TRUSTED_SIGNATURES`: for URLs signed elsewhere that must keep working.
+    public var trustedSignatures: [String] = []
 
     /// The defaults.
     public init() {}

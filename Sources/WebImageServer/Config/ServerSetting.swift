@@ -11,7 +11,7 @@ public enum ServerSetting: String, CaseIterable, Sendable {
     case cacheDir, cacheMaxDisk, cacheMaxMemory, cacheMaxAge, preset
     case onlyPresets, localFilesystemRoot, sourceURLEncryptionKey, formatQuality, enforceWebP, enforceAVIF, useETag
     case stripMetadata, userAgent, maxRedirects, allowSecurityOptions
-    case watermarkPath, watermarkURL, watermarkData, watermarkOpacity
+    case watermarkPath, watermarkURL, watermarkData, watermarkOpacity, trustedSignature
 
     /// The command-line flag, without the leading dashes.
     public var flag: String {
@@ -34,12 +34,13 @@ public enum ServerSetting: String, CaseIterable, Sendable {
         case .salt: "WEBIMAGE_SALTS"
         case .allowedSource: "WEBIMAGE_ALLOWED_SOURCES"
         case .preset: "WEBIMAGE_PRESETS"
+        case .trustedSignature: "WEBIMAGE_TRUSTED_SIGNATURES"
         default: "WEBIMAGE_" + flag.uppercased().replacing("-", with: "_")
         }
     }
 
     /// Whether the setting holds a list: repeated flags, or a comma-separated variable.
-    public var isList: Bool { [.key, .salt, .allowedSource, .preset, .formatQuality].contains(self) }
+    public var isList: Bool { [.key, .salt, .allowedSource, .preset, .formatQuality, .trustedSignature].contains(self) }
 
     /// Reads every `WEBIMAGE_*` variable of `environment` into `config`.
     public static func apply(environment: [String: String], to config: inout ServerConfig) throws(ServerConfigError) {
@@ -64,6 +65,7 @@ public enum ServerSetting: String, CaseIterable, Sendable {
         case .salt: config.salts = values
         case .signatureSize: config.signatureSize = try integer(value)
         case .allowedSource: config.allowedSources = values
+        case .trustedSignature: config.trustedSignatures = values
         case .allowLoopback: config.allowLoopback = try boolean(value)
         case .allowPrivate: config.allowPrivate = try boolean(value)
         case .allowLinkLocal: config.allowLinkLocal = try boolean(value)

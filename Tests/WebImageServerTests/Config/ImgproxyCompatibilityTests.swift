@@ -16,7 +16,7 @@ struct ImgproxyCompatibilityTests {
         var config = ServerConfig()
         let unknown = try ImgproxyEnvironment.apply([
             "IMGPROXY_KEY": "736563726574, 6b6579", "IMGPROXY_SALT": "68656c6c6f,73616c74", "IMGPROXY_BIND": ":9091",
-            "IMGPROXY_SIGNATURE_SIZE": "8", "IMGPROXY_MAX_SRC_RESOLUTION": "12.5", "IMGPROXY_MAX_SRC_FILE_SIZE": "0",
+            "IMGPROXY_SIGNATURE_SIZE": "8", "IMGPROXY_TRUSTED_SIGNATURES": "abc, def","IMGPROXY_MAX_SRC_RESOLUTION": "12.5", "IMGPROXY_MAX_SRC_FILE_SIZE": "0",
             "IMGPROXY_MAX_ANIMATION_FRAMES": "7", "IMGPROXY_MAX_RESULT_DIMENSION": "4000", "IMGPROXY_WORKERS": "3",
             "IMGPROXY_TTL": "60", "IMGPROXY_QUALITY": "70", "IMGPROXY_FORMAT_QUALITY": "webp=60,avif=50,jxl=77",
             "IMGPROXY_ENABLE_WEBP_DETECTION": "false", "IMGPROXY_ENFORCE_AVIF": "t", "IMGPROXY_ALLOWED_SOURCES": "https://a.example.com,https://*.b.example/img/",
@@ -33,6 +33,7 @@ struct ImgproxyCompatibilityTests {
         #expect(config.keys == ["736563726574", "6b6579"] && config.salts.count == 2)
         #expect(config.host == "0.0.0.0" && config.port == 9091)
         #expect(config.signatureSize == 8)
+        #expect(config.trustedSignatures == ["abc", "def"])
         #expect(config.maxSourceResolution == 12_500_000)
         #expect(config.maxSourceBytes == ServerConfig().maxSourceBytes)  // imgproxy's 0 (no limit) keeps ours
         #expect(config.maxAnimationFrames == 7 && config.maxResultDimension == 4000 && config.workers == 3)
@@ -158,6 +159,21 @@ struct ImgproxyCompatibilityTests {
             let reply = try await proxy.get("/insecure/enc/" + (try cipher.encrypt("http://127.0.0.1/a.jpg", iv: Array(0..<16))))
             #expect(reply.status == 400)
             #expect(reply.text.contains("IMGPROXY_SOURCE_URL_ENCRYPTION_KEY"))
+        }
+    }
+
+    @Test("trusted signatures pass a signing server without a check; others are still checked")
+    func trustedSignatures() async throws {
+        try await LiveProxy.with(configure: { config in
+            config.keys = ["736563726574"]
+            config.salts = ["68656c6c6f"]
+            config.trustedSignatures = ["signed-elsewhere"]
+        }) { (origin, proxy) async throws in
+            origin.register("/a.jpg", .image(ProxyImages.jpeg))
+            let source = "/rs:fit:20:20/plain/\(origin.url("/a.jpg").absoluteString)"
+            #expect(try await proxy.get("/signed-elsewhere" + source).status == 200)
+            #expect(try await proxy.get("/signed-nowhere" + source).status == 403)
+            #expect(try await proxy.get("/insecure" + source).status == 403)
         }
     }
 

@@ -12,8 +12,6 @@ import WebImage
 //   TestParseWithArgumentsSeparator, TestParseAllowedOptions: settings the proxy does not have
 //   (IMGPROXY_BASE64_URL_INCLUDES_FILENAME, IMGPROXY_BASE_URL, IMGPROXY_URL_REPLACEMENTS,
 //   IMGPROXY_ARGUMENTS_SEPARATOR, IMGPROXY_ALLOWED_PROCESSING_OPTIONS).
-// - TestParsePathOnlyPresets, TestParseBase64URLOnlyPresets: only-presets mode belongs to the
-//   configuration work (IMGPROXY_ONLY_PRESETS).
 // - TestParsePathWebpDetection, …Enforce, …Avif…, …Jxl…, TestParsePathClientHints,
 //   TestParsePathClientHintsRedefine: the proxy negotiates formats from Accept after parsing
 //   (FormatNegotiation, tested in AcceptParsingTests) and reads no client hints.
@@ -26,6 +24,20 @@ struct ImgproxyProcessingOptionsCasesTests {
 
     static func parse(_ path: String, parser: ProxyURLParser = parser) throws -> ProxyRequest {
         try parser.parse(path: "/unsafe" + path)
+    }
+
+    @Test("imgproxy TestParsePathOnlyPresets, TestParseBase64URLOnlyPresets")
+    func onlyPresets() throws {
+        let parser = ProxyURLParser(keys: [], presets: ["test1": "blur:0.2", "test2": "quality:50"], onlyPresets: true)
+        for (path, source) in [
+            ("/test1:test2/plain/\(Self.origin)@png", Self.origin),
+            ("/test1:test2/\(base64URL(Self.originWithQuery)).png", Self.originWithQuery),
+        ] {
+            let request = try Self.parse(path, parser: parser)
+            #expect(abs((request.options.blur ?? 0) - 0.2) < 0.0001, "\(path)")
+            #expect(request.options.quality == 50 && request.options.format == .png, "\(path)")
+            #expect(request.source.absoluteString == source)
+        }
     }
 
     @Test("imgproxy TestParseBase64URL, TestParseBase64URLWithoutExtension")
