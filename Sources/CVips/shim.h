@@ -287,6 +287,63 @@ static inline int wi_set_int(VipsImage *image, const char *name, int value) { vi
 static inline void wi_set_int_array(VipsImage *image, const char *name, int *values, int n) { vips_image_set_array_int(image, name, values, n); }
 static inline void wi_remove(VipsImage *image, const char *name) { vips_image_remove(image, name); }
 
+/* The luma of `in` as a float image in memory: alpha flattened onto white, then sRGB to
+   B_W. In memory because SSIM reads it along five branches. */
+static inline int wi_luma_float(VipsImage *in, VipsImage *parent, VipsImage **out) {
+    VipsImage **t = (VipsImage **)vips_object_local_array(VIPS_OBJECT(parent), 4);
+    VipsImage *current = in;
+    if (vips_image_hasalpha(current)) {
+        double white[1] = {255};
+        VipsArrayDouble *background = vips_array_double_new(white, 1);
+        int failed = vips_flatten(current, &t[0], "background", background, NULL);
+        vips_area_unref(VIPS_AREA(background));
+        if (failed) return -1;
+        current = t[0];
+    }
+    if (vips_colourspace(current, &t[1], VIPS_INTERPRETATION_B_W, NULL) ||
+        vips_extract_band(t[1], &t[2], 0, NULL) ||
+        vips_cast(t[2], &t[3], VIPS_FORMAT_FLOAT, NULL)) return -1;
+    *out = vips_image_copy_memory(t[3]);
+    return *out ? 0 : -1;
+}
+
+/* Mean SSIM (Wang et al. 2004) of the lumas of two images of one size: Gaussian window
+   sigma 1.5, C1 = (0.01 × 255)², C2 = (0.03 × 255)². */
+static inline int wi_ssim(VipsImage *a, VipsImage *b, double *out) {
+    VipsImage *parent = vips_image_new();
+    VipsImage **t = (VipsImage **)vips_object_local_array(VIPS_OBJECT(parent), 26);
+    const double c1 = 6.5025, c2 = 58.5225;
+    double two[1] = {2}, one[1] = {1}, k1[1] = {c1}, k2[1] = {c2};
+    int failed =
+        wi_luma_float(a, parent, &t[0]) || wi_luma_float(b, parent, &t[1]) ||
+        vips_gaussblur(t[0], &t[2], 1.5, "min_ampl", 0.01, "precision", VIPS_PRECISION_FLOAT, NULL) ||
+        vips_gaussblur(t[1], &t[3], 1.5, "min_ampl", 0.01, "precision", VIPS_PRECISION_FLOAT, NULL) ||
+        vips_multiply(t[0], t[0], &t[4], NULL) ||
+        vips_gaussblur(t[4], &t[5], 1.5, "min_ampl", 0.01, "precision", VIPS_PRECISION_FLOAT, NULL) ||
+        vips_multiply(t[1], t[1], &t[6], NULL) ||
+        vips_gaussblur(t[6], &t[7], 1.5, "min_ampl", 0.01, "precision", VIPS_PRECISION_FLOAT, NULL) ||
+        vips_multiply(t[0], t[1], &t[8], NULL) ||
+        vips_gaussblur(t[8], &t[9], 1.5, "min_ampl", 0.01, "precision", VIPS_PRECISION_FLOAT, NULL) ||
+        vips_multiply(t[2], t[2], &t[10], NULL) ||   /* mu_a² */
+        vips_multiply(t[3], t[3], &t[11], NULL) ||   /* mu_b² */
+        vips_multiply(t[2], t[3], &t[12], NULL) ||   /* mu_a mu_b */
+        vips_subtract(t[5], t[10], &t[13], NULL) ||  /* sigma_a² */
+        vips_subtract(t[7], t[11], &t[14], NULL) ||  /* sigma_b² */
+        vips_subtract(t[9], t[12], &t[15], NULL) ||  /* sigma_ab */
+        vips_linear(t[12], &t[16], two, k1, 1, NULL) ||
+        vips_linear(t[15], &t[17], two, k2, 1, NULL) ||
+        vips_multiply(t[16], t[17], &t[18], NULL) ||
+        vips_add(t[10], t[11], &t[19], NULL) ||
+        vips_linear(t[19], &t[20], one, k1, 1, NULL) ||
+        vips_add(t[13], t[14], &t[21], NULL) ||
+        vips_linear(t[21], &t[22], one, k2, 1, NULL) ||
+        vips_multiply(t[20], t[22], &t[23], NULL) ||
+        vips_divide(t[18], t[23], &t[24], NULL) ||
+        vips_avg(t[24], out, NULL);
+    g_object_unref(parent);  /* and with it every image in its local arrays */
+    return failed ? -1 : 0;
+}
+
 static inline void wi_object_unref(void *object) { g_object_unref(object); }
 static inline void wi_g_free(void *memory) { g_free(memory); }
 

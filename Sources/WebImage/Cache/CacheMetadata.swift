@@ -27,11 +27,17 @@ public struct CacheMetadata: Sendable, Hashable {
     /// For an entry made from a download (an encoded variant): the `Last-Modified` of the
     /// source it was made from.
     public var sourceLastModified: String?
+    /// For an encoded variant: the encoder quality it was written at, when known.
+    public var encodeQuality: Int?
+    /// For an encoded variant whose quality was chosen by ``QualitySearch``: its SSIM
+    /// against the image that was encoded.
+    public var similarityScore: Double?
 
     /// Creates metadata; `storedDate` defaults to now.
     public init(
         etag: String? = nil, lastModified: String? = nil, expirationDate: Date? = nil, storedDate: Date = Date(), sourceURL: URL? = nil,
-        pixelSize: PixelSize? = nil, sourceETag: String? = nil, sourceLastModified: String? = nil
+        pixelSize: PixelSize? = nil, sourceETag: String? = nil, sourceLastModified: String? = nil,
+        encodeQuality: Int? = nil, similarityScore: Double? = nil
     ) {
         self.etag = etag
         self.lastModified = lastModified
@@ -41,6 +47,8 @@ public struct CacheMetadata: Sendable, Hashable {
         self.pixelSize = pixelSize
         self.sourceETag = sourceETag
         self.sourceLastModified = sourceLastModified
+        self.encodeQuality = encodeQuality
+        self.similarityScore = similarityScore
     }
 
     /// Whether ``expirationDate`` has passed at `date` (never, when there is none).

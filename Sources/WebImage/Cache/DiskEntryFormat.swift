@@ -41,7 +41,7 @@ enum DiskEntryFormat {
 
     private enum Tag: UInt8 {
         case storedDate = 1, expirationDate = 2, etag = 3, lastModified = 4, key = 5, sourceURL = 6
-        case pixelSize = 7, sourceETag = 8, sourceLastModified = 9
+        case pixelSize = 7, sourceETag = 8, sourceLastModified = 9, encodeQuality = 10, similarityScore = 11
     }
 
     /// How a file's bytes read.
@@ -74,6 +74,12 @@ enum DiskEntryFormat {
         }
         if let sourceETag = metadata.sourceETag { append(.sourceETag, string: sourceETag, to: &bytes) }
         if let sourceLastModified = metadata.sourceLastModified { append(.sourceLastModified, string: sourceLastModified, to: &bytes) }
+        if let quality = metadata.encodeQuality, let value = UInt32(exactly: quality) {
+            bytes.append(Tag.encodeQuality.rawValue)
+            appendInteger(UInt32(4), to: &bytes)
+            appendInteger(value, to: &bytes)
+        }
+        if let score = metadata.similarityScore { append(.similarityScore, double: score, to: &bytes) }
         let metadataLength = bytes.count
         appendInteger(UInt64(data.count), to: &bytes)
         appendInteger(UInt32(metadataLength), to: &bytes)
@@ -137,6 +143,12 @@ enum DiskEntryFormat {
                 metadata.pixelSize = PixelSize(width: Int(width), height: Int(height))
             case .sourceETag: metadata.sourceETag = String(decoding: value, as: UTF8.self)
             case .sourceLastModified: metadata.sourceLastModified = String(decoding: value, as: UTF8.self)
+            case .encodeQuality:
+                guard value.count == 4 else { return nil }
+                metadata.encodeQuality = Int(UInt32(littleEndian: value.loadUnaligned(as: UInt32.self)))
+            case .similarityScore:
+                guard let score = double(value) else { return nil }
+                metadata.similarityScore = score
             case nil: continue
             }
         }

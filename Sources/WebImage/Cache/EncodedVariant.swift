@@ -25,11 +25,16 @@ public final class EncodedVariant: Sendable {
     public let sourceETag: String?
     /// The `Last-Modified` of the source the variant was made from, if the source had one.
     public let sourceLastModified: String?
+    /// The encoder quality the bytes were written at, when known (lossy formats).
+    public let quality: Int?
+    /// The SSIM of the bytes against the image encoded, when the quality was chosen for
+    /// the image (``VariantEncoding/autoQuality``).
+    public let score: Double?
 
     /// Creates a variant from its bytes; the ETag is computed unless given.
     public init(
         data: Data, pixelSize: PixelSize, etag: String? = nil, createdAt: Date = Date(),
-        sourceETag: String? = nil, sourceLastModified: String? = nil
+        sourceETag: String? = nil, sourceLastModified: String? = nil, quality: Int? = nil, score: Double? = nil
     ) {
         self.bytes = ByteBuffer(bytes: data)
         self.format = ImageFormat(data: data)
@@ -38,6 +43,8 @@ public final class EncodedVariant: Sendable {
         self.createdAt = createdAt
         self.sourceETag = sourceETag
         self.sourceLastModified = sourceLastModified
+        self.quality = quality
+        self.score = score
     }
 
     /// The variant stored as `entry` (see ``metadata``); `nil` when the entry does not
@@ -46,7 +53,8 @@ public final class EncodedVariant: Sendable {
         guard let pixelSize = entry.metadata.pixelSize else { return nil }
         self.init(
             data: entry.data, pixelSize: pixelSize, etag: entry.metadata.etag, createdAt: entry.metadata.storedDate,
-            sourceETag: entry.metadata.sourceETag, sourceLastModified: entry.metadata.sourceLastModified
+            sourceETag: entry.metadata.sourceETag, sourceLastModified: entry.metadata.sourceLastModified,
+            quality: entry.metadata.encodeQuality, score: entry.metadata.similarityScore
         )
     }
 
@@ -59,7 +67,8 @@ public final class EncodedVariant: Sendable {
     /// What a cache stores beside the bytes so that ``init(entry:)`` gives this variant back.
     public var metadata: CacheMetadata {
         CacheMetadata(
-            etag: etag, storedDate: createdAt, pixelSize: pixelSize, sourceETag: sourceETag, sourceLastModified: sourceLastModified
+            etag: etag, storedDate: createdAt, pixelSize: pixelSize, sourceETag: sourceETag, sourceLastModified: sourceLastModified,
+            encodeQuality: quality, similarityScore: score
         )
     }
 

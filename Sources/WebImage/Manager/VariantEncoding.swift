@@ -6,6 +6,9 @@ public struct VariantEncoding: Sendable, Hashable {
     public var format: VariantFormat
     /// Encoder quality 1…100 for lossy formats. Default 80.
     public var quality: Int
+    /// Choose the quality per image instead (lossy still images; ``QualitySearch``):
+    /// ``quality`` and ``formatQuality`` then apply to animations only. Default `nil`.
+    public var autoQuality: AutoQuality?
     /// Per-format qualities that take the place of ``quality`` for those formats.
     public var formatQuality: [ImageFormat: Int]
     /// The largest encoded size in bytes: a lossy encode lowers the quality until it fits,
@@ -30,6 +33,7 @@ public struct VariantEncoding: Sendable, Hashable {
     public init(
         format: VariantFormat = .matchingSource,
         quality: Int = 80,
+        autoQuality: AutoQuality? = nil,
         formatQuality: [ImageFormat: Int] = [:],
         maxFileSize: Int? = nil,
         stripMetadata: Bool = true,
@@ -41,6 +45,7 @@ public struct VariantEncoding: Sendable, Hashable {
     ) {
         self.format = format
         self.quality = quality
+        self.autoQuality = autoQuality
         self.formatQuality = formatQuality
         self.maxFileSize = maxFileSize
         self.stripMetadata = stripMetadata
@@ -63,6 +68,7 @@ public struct VariantEncoding: Sendable, Hashable {
     /// A stable name of these settings for cache keys, e.g. `f:webp,q:80,sm`.
     public var key: String {
         var parts = ["f:" + format.key, "q:\(quality)"]
+        if let autoQuality { parts.append("q:" + autoQuality.key) }
         for (format, quality) in formatQuality.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             parts.append("q\(format.fileExtension):\(quality)")
         }

@@ -205,8 +205,8 @@ struct VariantLoad: Sendable {
                 )
             }
         }
-        var format = ImageFormat.unknown
-        // One header read: the plan (output format, shrink-on-load size) comes from its facts.
+        var candidates: [ImageFormat] = []
+        // One header read: the plan (output formats, shrink-on-load size) comes from its facts.
         let (_, decoded) = try LibrarySpans.run("webimage.decode", parent: trace) { span throws(ImageError) in
             try coder.decode(data) { info throws(ImageError) -> ImageDecodeOptions in
                 span.attributes["webimage.source.format"] = info.format.rawValue
@@ -214,14 +214,15 @@ struct VariantLoad: Sendable {
                 span.attributes["webimage.source.height"] = info.uprightPixelSize.height
                 span.attributes["webimage.bytes"] = data.count
                 let isAnimated = info.frameCount > 1
-                format = request.encoding.format.resolve(sourceFormat: info.format, hasAlpha: info.hasAlpha, isAnimated: isAnimated)
-                var options = ImageDecodeOptions(firstFrameOnly: !format.supportsAnimation, limits: limits)
+                candidates = request.encoding.format.candidates(sourceFormat: info.format, hasAlpha: info.hasAlpha, isAnimated: isAnimated)
+                let keepsAnimation = candidates.contains { $0.supportsAnimation }
+                var options = ImageDecodeOptions(firstFrameOnly: !keepsAnimation, limits: limits)
                 options.preferEmbeddedThumbnail = request.preferEmbeddedThumbnail
                 // An embedded thumbnail's size is not in the header: it is decoded as it is.
                 let mayShrink = !request.preferEmbeddedThumbnail
                 if mayShrink, let box = request.thumbnailPixelSize {
                     options.thumbnailPixelSize = box
-                } else if mayShrink, !isAnimated || !format.supportsAnimation,
+                } else if mayShrink, !isAnimated || !keepsAnimation,
                           let exact = request.transformer?.shrinkOnLoadSize(forSourceSize: info.uprightPixelSize) {
                     // The transformer's own scaled size, exactly (its aspect ratio is the source's).
                     options.thumbnailPixelSize = exact
@@ -238,14 +239,63 @@ struct VariantLoad: Sendable {
                 return output
             }
         } ?? decoded
-        let encoded = try LibrarySpans.run("webimage.encode", parent: trace) { span throws(ImageError) in
-            let encoded = try coder.encode(output, options: request.encoding.encodeOptions(for: format))
-            span.attributes["webimage.format"] = format.rawValue
-            span.attributes["webimage.bytes"] = encoded.count
-            return encoded
+        let choice = try LibrarySpans.run("webimage.encode", parent: trace) { span throws(ImageError) in
+            let choice = try encodeSmallest(output, candidates: candidates, encoding: request.encoding, coder: coder)
+            span.attributes["webimage.format"] = choice.format.rawValue
+            span.attributes["webimage.bytes"] = choice.data.count
+            span.attributes["webimage.encodes"] = choice.encodes
+            if let quality = choice.quality { span.attributes["webimage.quality"] = quality }
+            if let score = choice.score { span.attributes["webimage.score"] = score }
+            return choice
         }
         return EncodedVariant(
-            data: encoded, pixelSize: output.pixelSize, sourceETag: metadata.etag, sourceLastModified: metadata.lastModified
+            data: choice.data, pixelSize: output.pixelSize, sourceETag: metadata.etag, sourceLastModified: metadata.lastModified,
+            quality: choice.quality, score: choice.score
         )
+    }
+
+    /// Encodes `image` in each candidate format (one, unless the format is
+    /// ``VariantFormat/best(_:)``) and keeps the smallest result; `encodes` counts them all.
+    /// With auto quality, a result that meets the target beats one that misses it whatever
+    /// their sizes (a format may not reach the target even at its top quality).
+    /// With several candidates, one that fails to encode is passed over; the error of the
+    /// last is thrown when all fail.
+    static func encodeSmallest(
+        _ image: Image, candidates: [ImageFormat], encoding: VariantEncoding, coder: any ImageCoder
+    ) throws(ImageError) -> EncodeChoice {
+        var smallest: EncodeChoice?
+        var encodes = 0
+        var lastError: ImageError?
+        for format in candidates {
+            do {
+                let choice = try QualitySearch.encode(
+                    image, options: encoding.encodeOptions(for: format), auto: encoding.autoQuality, coder: coder
+                )
+                encodes += choice.encodes
+                if let current = smallest {
+                    if Self.isBetter(choice, than: current, target: encoding.autoQuality?.target) { smallest = choice }
+                } else {
+                    smallest = choice
+                }
+            } catch {
+                guard candidates.count > 1 else { throw error }
+                lastError = error
+            }
+        }
+        guard let smallest else { throw lastError ?? .encodingFailed("no format to encode in") }
+        return EncodeChoice(
+            data: smallest.data, format: smallest.format, quality: smallest.quality, score: smallest.score, encodes: encodes
+        )
+    }
+
+    /// Whether `candidate` should be served instead of `current`: it meets the quality
+    /// target where `current` does not, or both are alike on that and it is smaller.
+    static func isBetter(_ candidate: EncodeChoice, than current: EncodeChoice, target: Double?) -> Bool {
+        if let target {
+            let candidateMeets = (candidate.score ?? 1) >= target
+            let currentMeets = (current.score ?? 1) >= target
+            if candidateMeets != currentMeets { return candidateMeets }
+        }
+        return candidate.data.count < current.data.count
     }
 }
