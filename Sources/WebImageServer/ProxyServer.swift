@@ -89,7 +89,7 @@ public final class ProxyServer: Sendable {
         )
         let negotiation = FormatNegotiation(
             autoWebP: config.autoWebP, autoAVIF: config.autoAVIF, preferredFormats: config.preferredFormats,
-            enforceWebP: config.enforceWebP, enforceAVIF: config.enforceAVIF
+            enforceWebP: config.enforceWebP, enforceAVIF: config.enforceAVIF, bestFormats: config.bestFormats
         )
         let parser = ProxyURLParser(
             keys: try config.signingKeys(), signatureSize: config.signatureSize, presets: config.presets,
@@ -99,7 +99,8 @@ public final class ProxyServer: Sendable {
         pipeline = ProxyPipeline(
             parser: parser, sourceGuard: sourceGuard, negotiation: negotiation, manager: manager,
             metrics: metrics, defaultQuality: config.defaultQuality, formatQuality: config.formatQuality,
-            stripMetadata: config.stripMetadata
+            stripMetadata: config.stripMetadata, defaultAutoQuality: config.defaultAutoQuality,
+            autoQualityTarget: config.autoQualityTarget
         )
         watermarkSource = WatermarkSource.configured(config)
         if let watermarkSource, watermarkSource.isLocal {

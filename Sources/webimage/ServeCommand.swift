@@ -41,7 +41,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .customLong("auto-webp"), inversion: .prefixedNo, help: "Serve WebP when Accept lists it and the URL names no format (default on).") var autoWebP: Bool?
     @Flag(name: .customLong("auto-avif"), inversion: .prefixedNo, help: "Serve AVIF when Accept lists it and the URL names no format (default on).") var autoAVIF: Bool?
     @Option(help: "Formats a source may keep, comma-separated (default jpeg,png,gif,webp,avif).") var preferredFormats: String?
-    @Option(help: "Quality when the URL gives none, 1-100 (default 80).") var quality: String?
+    @Option(help: "Candidates of format:best, comma-separated (default jpeg,png,webp,avif).") var bestFormats: String?
+    @Option(help: "SSIM target of auto quality when a URL gives none, 0.5-0.9999 (default 0.985).") var autoQualityTarget: String?
+    @Option(help: "Quality when the URL gives none, 1-100, or auto: chosen per image (default 80).") var quality: String?
     @Option(help: "Cache directory (default $XDG_CACHE_HOME/webimage, else ~/.cache/webimage).") var cacheDir: String?
     @Option(help: "Disk cache limit, split between originals and variants, e.g. 2G (default 2G; 0: none).") var cacheMaxDisk: String?
     @Option(help: "Memory for encoded variants, e.g. 256M (default 256M).") var cacheMaxMemory: String?
@@ -115,7 +117,7 @@ struct ServeCommand: AsyncParsableCommand {
             (.maxSourceResolution, maxSourceResolution), (.maxAnimationFrames, maxAnimationFrames),
             (.maxResultDimension, maxResultDimension), (.downloadTimeout, downloadTimeout), (.requestTimeout, requestTimeout),
             (.workers, workers), (.queueSize, queueSize), (.ttl, ttl), (.autoWebP, autoWebP.map(String.init)), (.autoAVIF, autoAVIF.map(String.init)),
-            (.preferredFormats, preferredFormats), (.quality, quality), (.cacheDir, cacheDir), (.cacheMaxDisk, cacheMaxDisk),
+            (.preferredFormats, preferredFormats), (.bestFormats, bestFormats), (.autoQualityTarget, autoQualityTarget), (.quality, quality), (.cacheDir, cacheDir), (.cacheMaxDisk, cacheMaxDisk),
             (.cacheMaxMemory, cacheMaxMemory), (.cacheMaxAge, cacheMaxAge),
             (.onlyPresets, onlyPresets.map(String.init)), (.localFilesystemRoot, localFilesystemRoot),
             (.sourceURLEncryptionKey, sourceUrlEncryptionKey), (.enforceWebP, enforceWebP.map(String.init)),

@@ -15,8 +15,11 @@ public enum VariantFormat: Sendable, Hashable {
     /// The source's format where possible, among JPEG, PNG, GIF and WebP.
     public static let matchingSource = VariantFormat.matchingSource(preferred: [.jpeg, .png, .gif, .webp])
 
-    /// The candidates of ``best(_:)`` by default: JPEG, PNG, WebP and AVIF.
-    public static let best = VariantFormat.best([.jpeg, .png, .webp, .avif])
+    /// The candidates of ``best`` : JPEG, PNG, WebP and AVIF.
+    public static let defaultBestCandidates: [ImageFormat] = [.jpeg, .png, .webp, .avif]
+
+    /// ``best(_:)`` over ``defaultBestCandidates``.
+    public static let best = VariantFormat.best(defaultBestCandidates)
 
     /// The formats to encode for a source of `sourceFormat`: one, except for ``best(_:)``.
     public func candidates(sourceFormat: ImageFormat, hasAlpha: Bool, isAnimated: Bool) -> [ImageFormat] {

@@ -52,6 +52,12 @@ public struct ServerConfig: Sendable {
     public var preferredFormats: [ImageFormat] = [.jpeg, .png, .gif, .webp, .avif]
     /// Quality when the URL gives none. Default 80.
     public var defaultQuality = 80
+    /// Auto quality for URLs that name no quality (`--quality auto`). Default off.
+    public var defaultAutoQuality = false
+    /// The SSIM target of auto quality when a URL gives none. Default 0.985.
+    public var autoQualityTarget = AutoQuality.defaultTarget
+    /// The candidates of `format:best`, in order. Default jpeg, png, webp, avif.
+    public var bestFormats: [ImageFormat] = VariantFormat.defaultBestCandidates
     /// The directory holding the cache (namespaces `proxy-originals` and `proxy-variants`).
     public var cacheDirectory = CacheConfig.defaultRootDirectory
     /// Disk cache limit in bytes, split evenly between originals and variants; 0: no limit. Default 2 GiB.
@@ -147,6 +153,15 @@ public struct ServerConfig: Sendable {
         }
         guard downloadTimeout > .zero, requestTimeout > .zero else {
             throw ServerConfigError("timeouts must be positive (--download-timeout, --request-timeout)")
+        }
+        guard (0.5...0.9999).contains(autoQualityTarget) else {
+            throw ServerConfigError("auto quality target \(autoQualityTarget) is not an SSIM in 0.5…0.9999 (--auto-quality-target, WEBIMAGE_AUTO_QUALITY_TARGET)")
+        }
+        guard !bestFormats.isEmpty else {
+            throw ServerConfigError("best formats must name at least one format (--best-formats, WEBIMAGE_BEST_FORMATS)")
+        }
+        for format in bestFormats where !format.isWritable {
+            throw ServerConfigError("best format '\(format.rawValue)' cannot be written; use jpeg, png, gif, webp, avif, heic or tiff")
         }
         guard !preferredFormats.isEmpty else {
             throw ServerConfigError("preferred formats must name at least one format (--preferred-formats, WEBIMAGE_PREFERRED_FORMATS)")

@@ -12,6 +12,7 @@ public enum ServerSetting: String, CaseIterable, Sendable {
     case onlyPresets, localFilesystemRoot, sourceURLEncryptionKey, formatQuality, enforceWebP, enforceAVIF, useETag
     case stripMetadata, userAgent, maxRedirects, allowSecurityOptions
     case watermarkPath, watermarkURL, watermarkData, watermarkOpacity, trustedSignature
+    case autoQualityTarget, bestFormats
 
     /// The command-line flag, without the leading dashes.
     public var flag: String {
@@ -83,16 +84,20 @@ public enum ServerSetting: String, CaseIterable, Sendable {
         case .ttl: config.ttl = try integer(value)
         case .autoWebP: config.autoWebP = try boolean(value)
         case .autoAVIF: config.autoAVIF = try boolean(value)
-        case .preferredFormats:
-            var formats: [ImageFormat] = []
-            for name in value.split(separator: ",") {
-                guard let format = ImageFormat(name: name.trimmingCharacters(in: .whitespaces)) else {
-                    throw invalid(value, "a comma-separated list of jpeg, png, gif, webp, avif, heic, tiff")
-                }
-                formats.append(format)
+        case .preferredFormats: config.preferredFormats = try formats(value)
+        case .bestFormats: config.bestFormats = try formats(value)
+        case .quality:
+            if value.trimmingCharacters(in: .whitespaces).lowercased() == "auto" {
+                config.defaultAutoQuality = true
+            } else {
+                config.defaultQuality = try integer(value)
+                config.defaultAutoQuality = false
             }
-            config.preferredFormats = formats
-        case .quality: config.defaultQuality = try integer(value)
+        case .autoQualityTarget:
+            guard let target = Double(value.trimmingCharacters(in: .whitespaces)), (0.5...0.9999).contains(target) else {
+                throw invalid(value, "an SSIM target from 0.5 to 0.9999, e.g. 0.985")
+            }
+            config.autoQualityTarget = target
         case .cacheDir: config.cacheDirectory = value
         case .cacheMaxDisk: config.cacheMaxDiskSize = try bytes(value)
         case .cacheMaxMemory: config.cacheMaxMemory = try bytes(value)
@@ -139,6 +144,18 @@ public enum ServerSetting: String, CaseIterable, Sendable {
 
     private func invalid(_ value: String, _ expected: String) -> ServerConfigError {
         ServerConfigError("--\(flag) / \(environmentName): '\(value)' is not \(expected)")
+    }
+
+    /// A comma-separated list of writable format names.
+    private func formats(_ value: String) throws(ServerConfigError) -> [ImageFormat] {
+        var formats: [ImageFormat] = []
+        for name in value.split(separator: ",") {
+            guard let format = ImageFormat(name: name.trimmingCharacters(in: .whitespaces)) else {
+                throw invalid(value, "a comma-separated list of jpeg, png, gif, webp, avif, heic, tiff")
+            }
+            formats.append(format)
+        }
+        return formats
     }
 
     private func integer(_ value: String) throws(ServerConfigError) -> Int {

@@ -69,16 +69,32 @@ struct OptionApplier: Sendable {
             try segment.requireCount(1...4, usage: usage)
             options.padding = try padding(segment, current: options.padding, usage: usage)
         case .quality:
-            try segment.requireCount(1...1, usage: usage)
-            let quality = try segment.integer(0, "quality", in: 0...100, usage: usage)
-            options.quality = quality == 0 ? nil : quality
+            if segment.arguments.first == "auto" {
+                try segment.requireCount(1...2, usage: usage)
+                options.quality = nil
+                options.autoQuality = true
+                options.autoQualityTarget = segment.optional(1) == nil
+                    ? nil : try segment.decimal(1, "auto quality target", in: 0.5...0.9999, usage: usage)
+            } else {
+                try segment.requireCount(1...1, usage: usage)
+                let quality = try segment.integer(0, "quality", in: 0...100, usage: usage)
+                options.quality = quality == 0 ? nil : quality
+                options.autoQuality = false
+                options.autoQualityTarget = nil
+            }
         case .maxBytes:
             try segment.requireCount(1...1, usage: usage)
             let bytes = try segment.integer(0, "max bytes", in: 0...Self.maxBytesLimit, usage: usage)
             options.maxBytes = bytes == 0 ? nil : bytes
         case .format:
             try segment.requireCount(1...1, usage: usage)
-            options.format = try Self.outputFormat(segment.arguments[0], usage: usage, segment: segment)
+            if segment.arguments[0] == "best" {
+                options.format = nil
+                options.bestFormat = true
+            } else {
+                options.format = try Self.outputFormat(segment.arguments[0], usage: usage, segment: segment)
+                options.bestFormat = false
+            }
         case .blur:
             try segment.requireCount(1...1, usage: usage)
             let sigma = try segment.decimal(0, "blur sigma", in: 0...100, usage: usage)

@@ -21,8 +21,10 @@ extension ProcessingOptions {
         }
         if let padding { parts.append("pd:\(padding.top):\(padding.right):\(padding.bottom):\(padding.left)") }
         if let quality { parts.append("q:\(quality)") }
+        if autoQuality { parts.append("q:auto" + (autoQualityTarget.map { ":\(Self.canonical($0))" } ?? "")) }
         if let maxBytes { parts.append("mb:\(maxBytes)") }
         if let format { parts.append("f:\(format.fileExtension)") }
+        if bestFormat { parts.append("f:best") }
         if let blur { parts.append("bl:\(Self.canonical(blur))") }
         if let sharpen { parts.append("sh:\(Self.canonical(sharpen))") }
         if rotate != 0 { parts.append("rot:\(rotate)") }

@@ -28,10 +28,18 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var padding: ImagePadding?
     /// Encoder quality 1…100 (`quality`, `q`); `nil` (or `q:0`) leaves it to the server.
     public var quality: Int?
+    /// Choose the quality per image (`quality:auto[:<target>]`, `q:auto`): the lowest whose
+    /// result keeps the SSIM target (the URL's, else the server's).
+    public var autoQuality = false
+    /// The SSIM target `quality:auto:<target>` gives, 0.5…0.9999; `nil`: the server's.
+    public var autoQualityTarget: Double?
     /// Largest encoded size in bytes (`max_bytes`, `mb`); the encoder lowers the quality to meet it.
     public var maxBytes: Int?
     /// Output format (`format`, `f`, `ext`, or the URL's extension); `nil` lets the server choose.
     public var format: ImageFormat?
+    /// `format:best`: encode the server's best-format candidates the client accepts and
+    /// serve the smallest (``format`` is then `nil`).
+    public var bestFormat = false
     /// Gaussian blur sigma (`blur`, `bl`), 0 < sigma ≤ 100.
     public var blur: Double?
     /// Sharpen sigma (`sharpen`, `sh`), 0 < sigma ≤ 100.

@@ -112,7 +112,10 @@ public struct ProxyURLParser: Sendable {
         }
         try checkScaledSize(options)
         let source = try ProxySource.decode(segments[index...], cipher: sourceCipher)
-        if let format = source.extension { options.format = format }
+        if let format = source.extension {
+            options.format = format
+            options.bestFormat = false
+        }
         if let expires = options.expires, Double(expires) < now.timeIntervalSince1970.rounded(.down) {
             throw ProxyError(status: 404, message: "URL expired: its expires option (\(expires)) is in the past; ask for a freshly signed URL")
         }

@@ -27,7 +27,7 @@ struct ProxyResponder: HTTPResponder {
     let useETag: Bool
 
     /// One header field (`HTTPField`, which Hummingbird does not re-export).
-    private typealias Field = HTTPFields.Element
+    typealias Field = HTTPFields.Element
 
     static let contentSecurityPolicy = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
 
@@ -123,6 +123,11 @@ struct ProxyResponder: HTTPResponder {
         headers.append(Field(name: .lastModified, value: HTTPDate.string(from: variant.createdAt)))
         if outcome.variesWithAccept { headers.append(Field(name: .vary, value: "Accept")) }
         headers.append(Field(name: .contentDisposition, value: outcome.disposition.value(for: variant.format)))
+        if let score = variant.score {
+            // Auto quality: what it chose and the SSIM that choice keeps.
+            if let quality = variant.quality { headers.append(Field(name: Self.qualityHeader, value: String(quality))) }
+            headers.append(Field(name: Self.scoreHeader, value: String(format: "%.4f", score)))
+        }
         if useETag, let ifNoneMatch = request.headers[.ifNoneMatch], Self.matches(ifNoneMatch, etag: variant.etag) {
             return Response(status: .notModified, headers: headers)
         }
@@ -130,6 +135,11 @@ struct ProxyResponder: HTTPResponder {
         let body = request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: variant.bytes)
         return Response(status: .ok, headers: headers, body: body)
     }
+
+    /// `X-Quality`: the encoder quality auto quality chose.
+    static let qualityHeader = Field.Name("X-Quality")!
+    /// `X-Image-Score`: the SSIM of the served image against the image encoded.
+    static let scoreHeader = Field.Name("X-Image-Score")!
 
     /// Whether an `If-None-Match` list names `etag` (weak comparison, as RFC 9110 asks for GET).
     static func matches(_ ifNoneMatch: String, etag: String) -> Bool {

@@ -4,7 +4,9 @@ import WebImage
 /// client's `Accept` lists them; else the URL's `format` option or
 /// extension; else, when enabled, AVIF or WebP if the client's `Accept` lists them;
 /// else the source's own format when it is a preferred one; else the first preferred
-/// format that can carry the image (alpha, animation).
+/// format that can carry the image (alpha, animation). `format:best` encodes the best-format
+/// candidates the client's `Accept` allows (AVIF and WebP only when listed) and serves the
+/// smallest.
 struct FormatNegotiation: Sendable {
     let autoWebP: Bool
     let autoAVIF: Bool
@@ -13,6 +15,8 @@ struct FormatNegotiation: Sendable {
     var enforceWebP = false
     /// imgproxy's `IMGPROXY_ENFORCE_AVIF`: AVIF for clients that accept it, whatever the URL names (before WebP).
     var enforceAVIF = false
+    /// The candidates of `format:best`, in order.
+    var bestFormats: [ImageFormat] = VariantFormat.defaultBestCandidates
 
     /// What can be decided before the source is read.
     enum Choice: Sendable, Hashable {
@@ -22,6 +26,8 @@ struct FormatNegotiation: Sendable {
         case negotiated(ImageFormat)
         /// Decided by the source (its format, alpha, animation).
         case fromSource
+        /// The smallest of these candidates (`format:best`, filtered by `Accept`).
+        case best([ImageFormat])
 
         /// The part of the variant key that names the format.
         var keyComponent: String {
@@ -29,6 +35,7 @@ struct FormatNegotiation: Sendable {
             case .explicit(let format): "f:" + format.fileExtension
             case .negotiated(let format): "f:" + format.fileExtension
             case .fromSource: "f:source"
+            case .best(let formats): "f:best(" + formats.map(\.fileExtension).joined(separator: ",") + ")"
             }
         }
     }
@@ -39,7 +46,11 @@ struct FormatNegotiation: Sendable {
     /// Whether `Accept` can replace a format the URL names (so such a response varies too).
     var enforces: Bool { enforceWebP || enforceAVIF }
 
-    func choice(requested: ImageFormat?, accept: String?) -> Choice {
+    func choice(requested: ImageFormat?, best: Bool = false, accept: String?) -> Choice {
+        if best {
+            let accepted = Self.acceptedTypes(accept)
+            return .best(bestCandidates(acceptsAVIF: accepted.contains("image/avif"), acceptsWebP: accepted.contains("image/webp")))
+        }
         if enforces, requested != nil {
             let accepted = Self.acceptedTypes(accept)
             if enforceAVIF, accepted.contains("image/avif") { return .negotiated(.avif) }
@@ -59,11 +70,34 @@ struct FormatNegotiation: Sendable {
         switch choice {
         case .explicit(let format), .negotiated(let format): .fixed(format)
         case .fromSource: .matchingSource(preferred: preferredFormats)
+        case .best(let formats): .best(formats)
         }
     }
 
+    /// The best-format candidates for a client that does or does not accept AVIF and WebP.
+    func bestCandidates(acceptsAVIF: Bool, acceptsWebP: Bool) -> [ImageFormat] {
+        bestFormats.filter { format in
+            switch format {
+            case .avif: acceptsAVIF
+            case .webp: acceptsWebP
+            default: true
+            }
+        }
+    }
+
+    /// Whether a `format:best` answer depends on `Accept`.
+    var bestVariesWithAccept: Bool { bestFormats.contains(.avif) || bestFormats.contains(.webp) }
+
     /// Every choice a URL asking for `requested` (or no format) can get, whatever `Accept` says.
-    func possibleChoices(requested: ImageFormat?) -> [Choice] {
+    func possibleChoices(requested: ImageFormat?, best: Bool = false) -> [Choice] {
+        if best {
+            var choices: [Choice] = []
+            for (avif, webp) in [(true, true), (false, true), (true, false), (false, false)] {
+                let choice = Choice.best(bestCandidates(acceptsAVIF: avif, acceptsWebP: webp))
+                if !choices.contains(choice) { choices.append(choice) }
+            }
+            return choices
+        }
         var choices: [Choice] = [requested.map(Choice.explicit) ?? .fromSource]
         if requested == nil ? autoAVIF || enforceAVIF : enforceAVIF { choices.append(.negotiated(.avif)) }
         if requested == nil ? autoWebP || enforceWebP : enforceWebP { choices.append(.negotiated(.webp)) }

@@ -38,6 +38,10 @@ final class ProxyPipeline: Sendable {
     let formatQuality: [ImageFormat: Int]
     /// Whether metadata is stripped when the URL does not say.
     let stripMetadata: Bool
+    /// Whether a URL that names no quality gets auto quality.
+    let defaultAutoQuality: Bool
+    /// The SSIM target of auto quality when the URL gives none.
+    let autoQualityTarget: Double
     /// Paths already resolved, so that a repeated path skips parsing and checking.
     private let resolvedPaths = ResolvedPaths()
     /// The server's watermark image, once loaded (before the server listens).
@@ -50,8 +54,11 @@ final class ProxyPipeline: Sendable {
 
     init(
         parser: ProxyURLParser, sourceGuard: SourceGuard, negotiation: FormatNegotiation, manager: ImageManager,
-        metrics: ServerMetrics, defaultQuality: Int, formatQuality: [ImageFormat: Int] = [:], stripMetadata: Bool = true
+        metrics: ServerMetrics, defaultQuality: Int, formatQuality: [ImageFormat: Int] = [:], stripMetadata: Bool = true,
+        defaultAutoQuality: Bool = false, autoQualityTarget: Double = AutoQuality.defaultTarget
     ) {
+        self.defaultAutoQuality = defaultAutoQuality
+        self.autoQualityTarget = autoQualityTarget
         self.formatQuality = formatQuality
         self.stripMetadata = stripMetadata
         self.parser = parser
@@ -107,16 +114,20 @@ final class ProxyPipeline: Sendable {
                 return .failure(error)
             }
             var variants: [FormatNegotiation.Choice: Variant] = [:]
-            for choice in negotiation.possibleChoices(requested: request.options.format) {
+            for choice in negotiation.possibleChoices(requested: request.options.format, best: request.options.bestFormat) {
                 let variantRequest = variantRequest(for: request, choice: choice)
                 variants[choice] = Variant(request: variantRequest, key: manager.variantKey(for: variantRequest))
             }
             entry = ResolvedPaths.Entry(request: request, variants: variants, disposition: ContentDisposition(for: request))
             resolvedPaths.remember(entry, forPath: path)
         }
-        let choice = negotiation.choice(requested: entry.request.options.format, accept: accept)
+        let choice = negotiation.choice(requested: entry.request.options.format, best: entry.request.options.bestFormat, accept: accept)
         let varies: Bool
-        if case .explicit = choice, !negotiation.enforces { varies = false } else { varies = negotiation.variesWithAccept }
+        switch choice {
+        case .explicit where !negotiation.enforces: varies = false
+        case .best: varies = negotiation.bestVariesWithAccept
+        default: varies = negotiation.variesWithAccept
+        }
         let variant = entry.variants[choice] ?? {
             let request = variantRequest(for: entry.request, choice: choice)
             return Variant(request: request, key: manager.variantKey(for: request))
@@ -131,9 +142,13 @@ final class ProxyPipeline: Sendable {
         // min sizes scale the source itself, which no URL check can bound.
         if options.limits.maxResultDimension == nil { options.limits.maxResultDimension = parser.maxDimension }
         let background = options.background.map { ImageEncodeOptions.Color(red: Int($0.red), green: Int($0.green), blue: Int($0.blue)) }
+        // Auto quality when the URL asks for it, or by the server's default when the URL
+        // names no quality of its own.
+        let auto = options.autoQuality || (defaultAutoQuality && options.quality == nil && options.formatQuality.isEmpty)
         let encoding = VariantEncoding(
             format: negotiation.variantFormat(for: choice),
             quality: options.quality ?? defaultQuality,
+            autoQuality: auto ? AutoQuality(target: options.autoQualityTarget ?? autoQualityTarget) : nil,
             // A URL's quality is for every format; its format_quality, then the server's, otherwise.
             formatQuality: options.quality == nil ? formatQuality.merging(options.formatQuality) { _, url in url } : [:],
             maxFileSize: options.maxBytes,

@@ -20,7 +20,7 @@ struct ProxyPathFuzzer {
     var random: SeededGenerator
 
     static let optionNames = ["resize", "rs", "size", "s", "resizing_type", "rt", "width", "w", "height", "h", "dpr", "enlarge", "el", "extend", "ex", "gravity", "g", "crop", "c", "padding", "pd", "quality", "q", "max_bytes", "mb", "format", "f", "ext", "blur", "bl", "sharpen", "sh", "rotate", "rot", "background", "bg", "strip_metadata", "sm", "cachebuster", "cb", "expires", "exp", "raw", "preset", "pr", "background_alpha", "bga", "strip_color_profile", "scp", "keep_copyright", "kcr", "enforce_thumbnail", "eth", "format_quality", "fq", "skip_processing", "skp", "filename", "fn", "return_attachment", "att", "trim", "t", "pixelate", "pix", "watermark", "wm", "max_src_resolution", "msr", "max_src_file_size", "msfs", "max_animation_frames", "maf", "max_animation_frame_resolution", "mafr", "max_result_dimension", "mrd", "min-width", "mw", "min-height", "mh", "zoom", "z", "extend_aspect_ratio", "extend_ar", "exar", "auto_rotate", "ar", "flip", "fl", "bogus", "W", ""]
-    static let words = ["fit", "fill", "fill-down", "force", "auto", "ce", "no", "so", "ea", "we", "noea", "nowe", "soea", "sowe", "sm", "fp", "1", "0", "t", "f", "true", "false", "T", "TRUE", "True", "F", "FALSE", "False", "tRuE", "jpg", "png", "webp", "avif", "gif", "bmp", "thumb", "default", "ff8000", "fff", "nan", "inf", "re", "heic", "svg", "aGVsbG8", "-1", "1e3", "0.5", ".5", "8192", "8193", "99999999999999999999", "", "%00", "%zz", "é", "🙂"]
+    static let words = ["fit", "fill", "fill-down", "force", "auto", "ce", "no", "so", "ea", "we", "noea", "nowe", "soea", "sowe", "sm", "fp", "1", "0", "t", "f", "true", "false", "T", "TRUE", "True", "F", "FALSE", "False", "tRuE", "jpg", "png", "webp", "avif", "gif", "bmp", "thumb", "default", "ff8000", "fff", "nan", "inf", "re", "heic", "svg", "best", "0.985", "0.9999", "aGVsbG8", "-1", "1e3", "0.5", ".5", "8192", "8193", "99999999999999999999", "", "%00", "%zz", "é", "🙂"]
     static let sources = ["plain/http://example.com/a.jpg", "plain/https://example.com/a%20b.png@webp", "plain/http://h/x.jpg@png", "aHR0cDovL2V4YW1wbGUuY29tL2EuanBn", "aHR0cDovL2V4YW1w/bGUuY29tL2EuanBn.png", "enc/abc", "plain/", "plain/%", "aHR0cDovL2E", "!!", "plain/http://[::1]/a.jpg", "plain/javascript:alert(1)"]
     /// Bytes the mutations insert: separators, escapes, control bytes, and pieces of
     /// multi-byte UTF-8 (alone they make invalid UTF-8, which String repairs).
@@ -147,6 +147,8 @@ struct ProxyURLFuzzTests {
         if Double(options.minWidth) * options.dpr * options.zoomWidth > Double(maxDimension) + 0.5 { return "min width × dpr × zoom out of bounds" }
         if Double(max(options.width, options.height)) * options.dpr > Double(maxDimension) + 0.5 { return "size × dpr out of bounds" }
         if let quality = options.quality, !(1...100).contains(quality) { return "quality out of bounds" }
+        if let target = options.autoQualityTarget, !(0.5...0.9999).contains(target) || !options.autoQuality { return "auto quality target out of bounds" }
+        if options.bestFormat, options.format != nil { return "best format beside a fixed format" }
         if ![0, 90, 180, 270].contains(options.rotate) { return "rotation \(options.rotate)" }
         if let format = options.format, !format.isWritable { return "format \(format) not writable" }
         if let alpha = options.backgroundAlpha, !(0..<1).contains(alpha) { return "background alpha \(alpha)" }
