@@ -73,10 +73,10 @@ struct ThumbHashDecoder {
             for x in 0..<width {
                 var l = header.luminanceDC, p = header.pDC, q = header.qDC, a = header.alphaDC
                 for cx in 0..<fx.count {
-                    fx[cx] = cos(Double.pi / Double(width) * (Double(x) + 0.5) * Double(cx))
+                    fx[cx] = FDLibmCosine.cos(Double.pi / Double(width) * (Double(x) + 0.5) * Double(cx))
                 }
                 for cy in 0..<fy.count {
-                    fy[cy] = cos(Double.pi / Double(height) * (Double(y) + 0.5) * Double(cy))
+                    fy[cy] = FDLibmCosine.cos(Double.pi / Double(height) * (Double(y) + 0.5) * Double(cy))
                 }
 
                 var j = 0

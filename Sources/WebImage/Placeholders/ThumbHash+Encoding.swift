@@ -115,11 +115,11 @@ struct ThumbHashEncoder {
             var cx = 0
             while cx * ny < nx * (ny - cy) {
                 for x in 0..<width {
-                    fx[x] = cos(Double.pi / Double(width) * Double(cx) * (Double(x) + 0.5))
+                    fx[x] = FDLibmCosine.cos(Double.pi / Double(width) * Double(cx) * (Double(x) + 0.5))
                 }
                 var f = 0.0
                 for y in 0..<height {
-                    let fy = cos(Double.pi / Double(height) * Double(cy) * (Double(y) + 0.5))
+                    let fy = FDLibmCosine.cos(Double.pi / Double(height) * Double(cy) * (Double(y) + 0.5))
                     for x in 0..<width {
                         f += channel[x + y * width] * fx[x] * fy
                     }

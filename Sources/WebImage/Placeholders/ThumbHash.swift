@@ -33,11 +33,13 @@ public struct ThumbHash: Sendable, Hashable, CustomStringConvertible {
     /// bytes are not a ThumbHash.
     public init(base64: String) throws(ImageError) {
         let trimmed = base64.trimmingCharacters(in: .whitespacesAndNewlines)
-        var standard = trimmed.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        if !standard.hasSuffix("="), standard.count % 4 != 0 {
-            standard += String(repeating: "=", count: 4 - standard.count % 4)
-        }
-        guard !trimmed.isEmpty, let data = Data(base64Encoded: standard) else {
+        let body = trimmed.prefix { $0 != "=" }
+        let padding = trimmed.count - body.count
+        let standard = String(body.map { $0 == "-" ? "+" : $0 == "_" ? "/" : $0 })
+        let alphabet = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+        guard !body.isEmpty, standard.allSatisfy(alphabet.contains), body.count % 4 != 1,
+              padding == 0 || (padding <= 2 && trimmed.count % 4 == 0 && trimmed.hasSuffix(String(repeating: "=", count: padding))),
+              let data = Data(base64Encoded: standard + String(repeating: "=", count: (4 - body.count % 4) % 4)) else {
             let shown = trimmed.count > 60 ? String(trimmed.prefix(60)) + "…" : trimmed
             throw .badImageData("'\(shown)' is not a base64 ThumbHash: write the hash's bytes in base64, e.g. 1QcSHQRnh493V4dIh4eXh1h4kJUI")
         }

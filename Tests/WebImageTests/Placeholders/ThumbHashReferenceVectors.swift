@@ -155,4 +155,9 @@ enum ThumbHashReferenceVectors {
             aspectRatio: 5.0
         ),
     ]
+
+    /// FNV-1a (64 bits) of the little-endian bits of `Math.cos` at, for each w = 1…100,
+    /// c = 0…7, x = 0…w−1 in that nesting, the encoder's argument π/w·c·(x + 0.5) and then
+    /// the decoder's π/w·(x + 0.5)·c.
+    static let cosineDigest: UInt64 = 0x9ca1d20ac2f03e95
 }
