@@ -196,6 +196,15 @@ struct VariantLoad: Sendable {
         _ request: VariantRequest, from data: Data, metadata: CacheMetadata, coder: any ImageCoder, limits: ImageLimits,
         trace: ServiceContext? = nil
     ) throws(ImageError) -> EncodedVariant {
+        if case .details(let includeGPS) = request.output {
+            let details = try LibrarySpans.run("webimage.decode", parent: trace) { _ throws(ImageError) in
+                try ImageDetails(data: data, coder: coder, limits: limits, includeGPS: includeGPS)
+            }
+            return EncodedVariant(
+                data: try ImageDetails.json(details), pixelSize: PixelSize(width: details.width, height: details.height),
+                sourceETag: metadata.etag, sourceLastModified: metadata.lastModified
+            )
+        }
         // Served as they are (no decode): every source, or those of the listed formats.
         if request.passthrough || !request.passthroughFormats.isEmpty {
             let info = try coder.inspect(data, limits: limits)
@@ -214,7 +223,9 @@ struct VariantLoad: Sendable {
                 span.attributes["webimage.source.height"] = info.uprightPixelSize.height
                 span.attributes["webimage.bytes"] = data.count
                 let isAnimated = info.frameCount > 1
-                candidates = request.encoding.format.candidates(sourceFormat: info.format, hasAlpha: info.hasAlpha, isAnimated: isAnimated)
+                candidates = request.output == .thumbHash
+                    ? [.png]  // a still image: the first frame
+                    : request.encoding.format.candidates(sourceFormat: info.format, hasAlpha: info.hasAlpha, isAnimated: isAnimated)
                 let keepsAnimation = candidates.contains { $0.supportsAnimation }
                 var options = ImageDecodeOptions(firstFrameOnly: !keepsAnimation, limits: limits)
                 options.preferEmbeddedThumbnail = request.preferEmbeddedThumbnail
@@ -239,6 +250,13 @@ struct VariantLoad: Sendable {
                 return output
             }
         } ?? decoded
+        if request.output == .thumbHash {
+            let hash = try ThumbHash(image: output)
+            return EncodedVariant(
+                data: Data(hash.base64.utf8), pixelSize: output.pixelSize, sourceETag: metadata.etag,
+                sourceLastModified: metadata.lastModified
+            )
+        }
         let choice = try LibrarySpans.run("webimage.encode", parent: trace) { span throws(ImageError) in
             let choice = try encodeSmallest(output, candidates: candidates, encoding: request.encoding, coder: coder)
             span.attributes["webimage.format"] = choice.format.rawValue

@@ -24,6 +24,8 @@ public struct VariantRequest: Sendable {
     /// Read a HEIC, HEIF or AVIF source from the thumbnail embedded in it, when it has one
     /// (``ImageDecodeOptions/preferEmbeddedThumbnail``); no shrink-on-load is asked for then.
     public var preferEmbeddedThumbnail: Bool
+    /// What is made: the encoded image (default), the source's details, or a ThumbHash.
+    public var output: VariantOutput
 
     /// Creates a request.
     public init(
@@ -33,8 +35,10 @@ public struct VariantRequest: Sendable {
         encoding: VariantEncoding = VariantEncoding(),
         passthrough: Bool = false,
         passthroughFormats: Set<ImageFormat> = [],
-        preferEmbeddedThumbnail: Bool = false
+        preferEmbeddedThumbnail: Bool = false,
+        output: VariantOutput = .image
     ) {
+        self.output = output
         self.url = url
         self.transformer = transformer
         self.thumbnailPixelSize = thumbnailPixelSize
@@ -48,6 +52,7 @@ public struct VariantRequest: Sendable {
     /// after the source's key, e.g. `variant(resize-fill-400x300-ce;f:webp,q:80)`.
     public var variantKey: String {
         if passthrough { return "variant(passthrough)" }
+        if case .details = output { return "variant(\(output.key))" }
         var parts: [String] = []
         if !passthroughFormats.isEmpty {
             parts.append("passthrough(" + passthroughFormats.map(\.rawValue).sorted().joined(separator: ",") + ")")
@@ -55,7 +60,7 @@ public struct VariantRequest: Sendable {
         if preferEmbeddedThumbnail { parts.append("embedded-thumbnail") }
         if let thumbnailPixelSize { parts.append("thumbnail:\(thumbnailPixelSize)") }
         if let transformer { parts.append(transformer.key) }
-        parts.append(encoding.key)
+        if output == .thumbHash { parts.append(output.key) } else { parts.append(encoding.key) }
         return "variant(" + parts.joined(separator: ";") + ")"
     }
 }

@@ -13,7 +13,7 @@ extension ThumbHash {
     }
 
     /// The pixels of a still image as 8-bit RGBA.
-    private static func rgbaPixels(of image: VipsImageHandle) throws(ImageError) -> [UInt8] {
+    static func rgbaPixels(of image: VipsImageHandle) throws(ImageError) -> [UInt8] {
         var result = image
         if VipsTransform.isGrey(result) {
             let grey = result
