@@ -11,7 +11,7 @@ public enum ServerSetting: String, CaseIterable, Sendable {
     case cacheDir, cacheMaxDisk, cacheMaxMemory, cacheMaxAge, preset
     case onlyPresets, localFilesystemRoot, sourceURLEncryptionKey, formatQuality, enforceWebP, enforceAVIF, useETag
     case stripMetadata, userAgent, maxRedirects, allowSecurityOptions
-    case watermarkPath, watermarkURL, watermarkData, watermarkOpacity, trustedSignature
+    case watermarkPath, watermarkURL, watermarkData, watermarkOpacity, trustedSignature, playground
 
     /// The command-line flag, without the leading dashes.
     public var flag: String {
@@ -134,6 +134,7 @@ public enum ServerSetting: String, CaseIterable, Sendable {
                 throw invalid(value, "an opacity from 0 to 1, e.g. 0.5")
             }
             config.watermarkOpacity = opacity
+        case .playground: config.playground = try boolean(value)
         }
     }
 
