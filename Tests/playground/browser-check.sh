@@ -35,7 +35,7 @@ fi
 if [ -z "${WEBIMAGE:-}" ]; then
     echo "browser-check: swift build --product webimage"
     export PKG_CONFIG_PATH="$ROOT/.build-pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
-    (cd "$ROOT" && swift build --product webimage)
+    (cd "$ROOT" && swift build --quiet --product webimage)
     WEBIMAGE="$(cd "$ROOT" && swift build --show-bin-path)/webimage"
 fi
 [ -x "$WEBIMAGE" ] || { echo "browser-check: no webimage binary at $WEBIMAGE" >&2; exit 1; }

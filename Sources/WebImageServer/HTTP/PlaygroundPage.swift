@@ -169,7 +169,7 @@ struct PlaygroundPage: Sendable {
           <fieldset>
             <legend>Output</legend>
             <label for="quality">Quality</label>
-            <span class="pair"><input id="quality" type="number" min="1" max="100" step="1" value="" placeholder="server default">
+            <span class="pair"><input id="quality" type="number" min="1" max="100" step="1" value="" placeholder="default">
             <label class="inline"><input id="quality-auto" type="checkbox"> auto</label></span>
             <label for="format">Format</label>
             <select id="format">
