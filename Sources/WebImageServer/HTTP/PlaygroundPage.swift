@@ -113,7 +113,7 @@ struct PlaygroundPage: Sendable {
         <link rel="stylesheet" href="\#(stylePath)">
         <script src="\#(scriptPath)" defer></script>
         </head>
-        <body data-signing-required="\#(signingRequired)" data-only-presets="\#(onlyPresets)">
+        <body data-signing-required="\#(signingRequired)">
         <header>
           <h1>WebImage playground</h1>
           <p>Set processing options, see the imgproxy URL they make and what this server answers for it.</p>

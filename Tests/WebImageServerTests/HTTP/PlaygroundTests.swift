@@ -39,6 +39,7 @@ struct PlaygroundTests {
             #expect(page.contains(#"<script src="/playground.js" defer></script>"#))
             #expect(page.contains(#"data-signing-required="false""#))
             #expect(page.contains(#"<p id="signing-notice" class="notice" hidden>"#))
+            #expect(page.contains(#"<p id="presets-notice" class="notice" hidden>"#))
             // The samples are the images of the local root with plain-source names, sorted.
             #expect(page.contains(#"<option value="local:///b-photo.png">"#))
             #expect(page.contains(#"<option value="local:///sample.jpg">"#))
@@ -88,14 +89,21 @@ struct PlaygroundTests {
         }
     }
 
-    @Test("a server that checks signatures renders the page saying it cannot sign")
+    @Test("a server that checks signatures or takes only presets renders the page saying so")
     func signingRequired() async throws {
         let key = String(repeating: "ab", count: 16)
-        try await LiveProxy.with(configure: { $0.playground = true; $0.keys = [key]; $0.salts = [key] }) { (_, proxy) async throws in
+        try await LiveProxy.with(configure: {
+            $0.playground = true
+            $0.keys = [key]
+            $0.salts = [key]
+            $0.onlyPresets = true
+            $0.presets = ["thumb": "rs:fill:100:100"]
+        }) { (_, proxy) async throws in
             let page = try await proxy.get("/").text
             #expect(page.contains(#"data-signing-required="true""#))
             #expect(page.contains(#"<p id="signing-notice" class="notice">"#))
             #expect(page.contains("cannot sign"))
+            #expect(page.contains(#"<p id="presets-notice" class="notice">"#))
         }
     }
 
