@@ -19,14 +19,15 @@ test: bootstrap
 
 # The image proxy on 127.0.0.1:8080 (release build), cache under $XDG_CACHE_HOME/webimage,
 # else .build-cache/ in this checkout. local:///… sources come from Samples/, so the example
-# URL it prints works offline. Extra flags: make run ARGS="--key … --salt …".
+# URL it prints works offline; the playground page (--playground) is at http://127.0.0.1:8080/.
+# Extra flags: make run ARGS="--key … --salt …".
 RUN_CACHE_DIR ?= $(if $(XDG_CACHE_HOME),$(XDG_CACHE_HOME)/webimage,$(CURDIR)/.build-cache)
 # The allocator: glibc malloc with two arenas, as in the systemd unit (deploy/README.md
 # "Memory" has the figures). RUN_ENV= runs with glibc's defaults.
 RUN_ENV ?= MALLOC_ARENA_MAX=2
 run: bootstrap
 	swift build -c release --product webimage
-	$(RUN_ENV) "$$(swift build -c release --show-bin-path)/webimage" serve --bind 127.0.0.1 --port 8080 --cache-dir "$(RUN_CACHE_DIR)" --local-filesystem-root "$(CURDIR)/Samples" $(ARGS)
+	$(RUN_ENV) "$$(swift build -c release --show-bin-path)/webimage" serve --bind 127.0.0.1 --port 8080 --cache-dir "$(RUN_CACHE_DIR)" --local-filesystem-root "$(CURDIR)/Samples" --playground $(ARGS)
 
 # N proxies behind nginx (deploy/) and an origin on loopback addresses: affinity, kill -9 and
 # rolling restarts under load, disk hits after a restart (Tests/fleet/fleet-test.sh). Builds the

@@ -122,7 +122,8 @@ public final class ProxyServer: Sendable {
     /// The Hummingbird application; `onRunning` gets the port it listens on.
     func makeApplication(onRunning: @escaping @Sendable (Int) async -> Void) -> some ApplicationProtocol {
         let proxy = ProxyResponder(
-            pipeline: pipeline, metrics: metrics, ttl: config.ttl, requestTimeout: config.requestTimeout, useETag: config.useETag
+            pipeline: pipeline, metrics: metrics, ttl: config.ttl, requestTimeout: config.requestTimeout, useETag: config.useETag,
+            playground: config.playground ? PlaygroundPage(config: config) : nil
         )
         let responder = RequestTracingMiddleware(tracer: Self.tracer).wrapping(
             RequestMetricsMiddleware(metrics: metrics).wrapping(RequestLogMiddleware().wrapping(proxy))

@@ -65,6 +65,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("watermark-url"), help: "Watermark image URL for the watermark option.") var watermarkURL: String?
     @Option(help: "Watermark image as base64 for the watermark option.") var watermarkData: String?
     @Option(help: "Base opacity of the watermark, 0-1 (default 1).") var watermarkOpacity: String?
+    @Flag(inversion: .prefixedNo, help: "Serve the playground page at / (default off).") var playground: Bool?
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default info).") var logLevel: String?
 
     func run() async throws {
@@ -125,6 +126,7 @@ struct ServeCommand: AsyncParsableCommand {
             (.stripMetadata, stripMetadata.map(String.init)), (.userAgent, userAgent), (.maxRedirects, maxRedirects),
             (.allowSecurityOptions, allowSecurityOptions.map(String.init)), (.watermarkPath, watermarkPath),
             (.watermarkURL, watermarkURL), (.watermarkData, watermarkData), (.watermarkOpacity, watermarkOpacity),
+            (.playground, playground.map(String.init)),
         ]
         for (setting, value) in single {
             if let value { try setting.apply([value], to: &config) }

@@ -103,6 +103,9 @@ public struct ServerConfig: Sendable {
     /// Signature segments accepted without an HMAC check, as imgproxy's
     /// `IMGPROXY_TRUSTED_SIGNATURES`: for URLs signed elsewhere that must keep working.
     public var trustedSignatures: [String] = []
+    /// Answer `GET /` with the playground page (options as form controls, the URL they
+    /// make, the result and its `/info`). Default off.
+    public var playground = false
 
     /// The defaults.
     public init() {}

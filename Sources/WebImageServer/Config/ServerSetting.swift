@@ -11,7 +11,7 @@ public enum ServerSetting: String, CaseIterable, Sendable {
     case cacheDir, cacheMaxDisk, cacheMaxMemory, cacheMaxAge, preset
     case onlyPresets, localFilesystemRoot, sourceURLEncryptionKey, formatQuality, enforceWebP, enforceAVIF, useETag
     case stripMetadata, userAgent, maxRedirects, allowSecurityOptions
-    case watermarkPath, watermarkURL, watermarkData, watermarkOpacity, trustedSignature
+    case watermarkPath, watermarkURL, watermarkData, watermarkOpacity, trustedSignature, playground
     case autoQualityTarget, bestFormats
 
     /// The command-line flag, without the leading dashes.
@@ -139,6 +139,7 @@ public enum ServerSetting: String, CaseIterable, Sendable {
                 throw invalid(value, "an opacity from 0 to 1, e.g. 0.5")
             }
             config.watermarkOpacity = opacity
+        case .playground: config.playground = try boolean(value)
         }
     }
 

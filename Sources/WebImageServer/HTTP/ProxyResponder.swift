@@ -3,7 +3,8 @@ import Hummingbird
 import Logging
 import NIOCore
 
-/// Answers every HTTP request: `GET /health`, `GET /metrics`, and proxy paths (SPEC S6).
+/// Answers every HTTP request: `GET /health`, `GET /metrics`, the playground (`/`, its
+/// script and style) when it is on, and proxy paths (SPEC S6).
 ///
 /// An image response carries `Content-Type`, `Content-Length`, `Cache-Control: public,
 /// max-age=<ttl>`, a strong `ETag` (unless turned off), `Last-Modified`, `Vary: Accept` when the format was
@@ -25,6 +26,8 @@ struct ProxyResponder: HTTPResponder {
     let cacheControl: String
     /// Whether images carry an `ETag` and `If-None-Match` is answered.
     let useETag: Bool
+    /// The playground served at `/`; `nil` when it is off.
+    let playground: PlaygroundPage?
 
     /// One header field (`HTTPField`, which Hummingbird does not re-export).
     typealias Field = HTTPFields.Element
@@ -39,8 +42,12 @@ struct ProxyResponder: HTTPResponder {
         return headers
     }()
 
-    init(pipeline: ProxyPipeline, metrics: ServerMetrics, ttl: Int, requestTimeout: Duration, useETag: Bool = true) {
+    init(
+        pipeline: ProxyPipeline, metrics: ServerMetrics, ttl: Int, requestTimeout: Duration, useETag: Bool = true,
+        playground: PlaygroundPage? = nil
+    ) {
         self.useETag = useETag
+        self.playground = playground
         self.pipeline = pipeline
         self.metrics = metrics
         self.requestTimeout = requestTimeout
@@ -58,6 +65,9 @@ struct ProxyResponder: HTTPResponder {
             var response = Self.error(ProxyError(status: 405, message: "only GET and HEAD are served"))
             response.headers[.allow] = "GET, HEAD"
             return (response, "-")
+        }
+        if let playground, let asset = playground.asset(at: path) {
+            return (Self.playgroundResponse(asset, request: request), "-")
         }
         switch path {
         case "/health":
@@ -140,6 +150,19 @@ struct ProxyResponder: HTTPResponder {
     static let qualityHeader = Field.Name("X-Quality")!
     /// `X-Image-Score`: the SSIM of the served image against the image encoded.
     static let scoreHeader = Field.Name("X-Image-Score")!
+
+    /// A playground file: the security headers with the page's own `Content-Security-Policy`
+    /// (see ``PlaygroundPage/contentSecurityPolicy``), revalidated on every load since it
+    /// follows the server's configuration.
+    static func playgroundResponse(_ asset: PlaygroundPage.Asset, request: Request) -> Response {
+        var headers = securityHeaders
+        headers[.contentSecurityPolicy] = PlaygroundPage.contentSecurityPolicy
+        headers[.contentType] = asset.contentType
+        headers[.cacheControl] = "no-cache"
+        headers[.contentLength] = String(asset.body.readableBytes)
+        let body = request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: asset.body)
+        return Response(status: .ok, headers: headers, body: body)
+    }
 
     /// Whether an `If-None-Match` list names `etag` (weak comparison, as RFC 9110 asks for GET).
     static func matches(_ ifNoneMatch: String, etag: String) -> Bool {
