@@ -6,14 +6,16 @@ import WebImage
 struct InfoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
-        abstract: "Show an image's format, dimensions, frames, alpha, orientation and size.",
+        abstract: "Show an image's format, dimensions, frames, alpha, orientation, size, EXIF, colour and ThumbHash.",
         discussion: """
             A URL is looked up in the cache first (disk; memory only lives as long as a \
             command); when it is not cached it is downloaded but not stored. A file is read \
             from disk. For a URL the output also says whether it is cached and where its \
             cache file is. With --json, one JSON object with the keys source, format, \
             width, height, frames, durations (seconds a frame), loopCount, alpha, \
-            orientation, bytes, and for a URL cached (none or disk), cacheKey, cachePath.
+            orientation, bytes, exif (camera, lens, settings, date; the position only with \
+            --gps), dominantColor, thumbHash (a base64 placeholder, as the proxy's /info \
+            and ImageDetails give), and for a URL cached (none or disk), cacheKey, cachePath.
             """
     )
 
@@ -22,6 +24,9 @@ struct InfoCommand: AsyncParsableCommand {
 
     @Flag(help: "Print one JSON object instead of text.")
     var json = false
+
+    @Flag(help: "Include the EXIF position (left out by default).")
+    var gps = false
 
     @OptionGroup var cache: CacheLocationOptions
 
@@ -74,7 +79,9 @@ struct InfoCommand: AsyncParsableCommand {
         guard let image = result.image else { throw .badImageData("the load returned no image") }
         var data = result.data
         if data == nil, let key { data = await pipeline.cache.diskData(forKey: key) }
+        let details = try data.map { data throws(ImageError) in try ImageDetails(data: data, includeGPS: gps) }
         return ImageInfoRecord(
+            details: details,
             source: url.isFileURL ? url.path : url.absoluteString,
             image: image,
             bytes: data?.count,
@@ -100,8 +107,11 @@ struct ImageInfoRecord: Encodable {
     var cached: String?
     var cacheKey: String?
     var cachePath: String?
+    var exif: ImageExif?
+    var dominantColor: String?
+    var thumbHash: String?
 
-    init(source: String, image: Image, bytes: Int?, cached: String?, cacheKey: String?, cachePath: String?) {
+    init(details: ImageDetails?, source: String, image: Image, bytes: Int?, cached: String?, cacheKey: String?, cachePath: String?) {
         self.source = source
         format = image.format.rawValue
         width = image.pixelSize.width
@@ -115,6 +125,9 @@ struct ImageInfoRecord: Encodable {
         self.cached = cached
         self.cacheKey = cacheKey
         self.cachePath = cachePath
+        exif = details?.exif
+        dominantColor = details?.dominantColor
+        thumbHash = details?.thumbHash
     }
 
     /// `name: value` lines for the text output.
@@ -132,6 +145,15 @@ struct ImageInfoRecord: Encodable {
         lines.append(("alpha", alpha ? "yes" : "no"))
         lines.append(("orientation", String(orientation)))
         if let bytes { lines.append(("bytes", "\(bytes) (\(Formatting.bytes(bytes)))")) }
+        if let exif {
+            let camera = [exif.make, exif.model].compactMap { $0 }.joined(separator: " ")
+            if !camera.isEmpty { lines.append(("camera", camera)) }
+            if let lens = exif.lens { lines.append(("lens", lens)) }
+            if let dateTime = exif.dateTime { lines.append(("taken", dateTime)) }
+            if let gps = exif.gps { lines.append(("position", String(format: "%.6f, %.6f", gps.latitude, gps.longitude))) }
+        }
+        if let dominantColor { lines.append(("dominant colour", dominantColor)) }
+        if let thumbHash { lines.append(("thumbhash", thumbHash)) }
         if let cached { lines.append(("cached", cached)) }
         if let cachePath { lines.append(("cache path", cachePath)) }
         return lines

@@ -72,6 +72,9 @@ struct CLICommandsTests {
             #expect(record["orientation"] as? Int == 6)
             #expect(record["bytes"] as? Int == jpeg.count)
             #expect(record["cached"] == nil)
+            #expect((record["dominantColor"] as? String)?.hasPrefix("#") == true)
+            let hash = try ThumbHash(base64: try #require(record["thumbHash"] as? String))
+            #expect(abs(hash.approximateAspectRatio - 1.5) < 0.3, "the upright image's")
 
             origin.register("/a.png", .image(Self.png))
             let url = origin.url("/a.png").absoluteString
@@ -84,6 +87,7 @@ struct CLICommandsTests {
             #expect(after.status == 0)
             #expect(after.stdoutLines.contains("cached: disk"))
             #expect(after.stdoutLines.contains("dimensions: 40x30"))
+            #expect(after.stdoutLines.contains { $0.hasPrefix("thumbhash: ") } && after.stdoutLines.contains { $0.hasPrefix("dominant colour: #") })
             let pathLine = try #require(after.stdoutLines.first { $0.hasPrefix("cache path: ") })
             #expect(FileManager.default.fileExists(atPath: String(pathLine.dropFirst("cache path: ".count))))
             #expect(origin.requestCount("/a.png") == 2, "one for the uncached info, one for the fetch")

@@ -88,12 +88,14 @@ struct OptionApplier: Sendable {
             options.maxBytes = bytes == 0 ? nil : bytes
         case .format:
             try segment.requireCount(1...1, usage: usage)
-            if segment.arguments[0] == "best" {
-                options.format = nil
-                options.bestFormat = true
-            } else {
+            switch segment.arguments[0] {
+            case "best":
+                (options.format, options.bestFormat, options.thumbHash) = (nil, true, false)
+            case "thumbhash":
+                (options.format, options.bestFormat, options.thumbHash) = (nil, false, true)
+            default:
                 options.format = try Self.outputFormat(segment.arguments[0], usage: usage, segment: segment)
-                options.bestFormat = false
+                (options.bestFormat, options.thumbHash) = (false, false)
             }
         case .blur:
             try segment.requireCount(1...1, usage: usage)
@@ -114,6 +116,9 @@ struct OptionApplier: Sendable {
         case .stripMetadata:
             try segment.requireCount(1...1, usage: usage)
             options.stripMetadata = try segment.boolean(0, "strip metadata", usage: usage)
+        case .gps:
+            try segment.requireCount(1...1, usage: usage)
+            options.includeGPS = try segment.boolean(0, "gps", usage: usage)
         case .cacheBuster:
             try segment.requireCount(1...1, usage: usage)
             let value = segment.arguments[0]

@@ -9,6 +9,8 @@ enum ProcessingOptionName: CaseIterable {
     case maxSourceResolution, maxSourceFileSize, maxAnimationFrames, maxAnimationFrameResolution, maxResultDimension
     // Geometry options of imgproxy's processing tests.
     case minWidth, minHeight, zoom, extendAspectRatio, autoRotate, flip
+    // What /info reports.
+    case gps
 
     /// Full name first, then aliases, as imgproxy spells them.
     var names: [String] {
@@ -58,6 +60,7 @@ enum ProcessingOptionName: CaseIterable {
         case .extendAspectRatio: ["extend_aspect_ratio", "extend_ar", "exar"]
         case .autoRotate: ["auto_rotate", "ar"]
         case .flip: ["flip", "fl"]
+        case .gps: ["gps"]
         }
     }
 
@@ -77,7 +80,7 @@ enum ProcessingOptionName: CaseIterable {
         case .padding: "padding:<top>[:<right>[:<bottom>[:<left>]]] in pixels, CSS order (alias pd)"
         case .quality: "quality:<1…100> or quality:auto[:<SSIM target 0.5…0.9999>] (alias q)"
         case .maxBytes: "max_bytes:<bytes> (alias mb)"
-        case .format: "format:<jpg|png|webp|avif|gif|tiff|heic|best> (aliases f, ext)"
+        case .format: "format:<jpg|png|webp|avif|gif|tiff|heic|best|thumbhash> (aliases f, ext)"
         case .blur: "blur:<sigma up to 100> (alias bl)"
         case .sharpen: "sharpen:<sigma up to 100> (alias sh)"
         case .rotate: "rotate:<a multiple of 90> (alias rot)"
@@ -109,6 +112,7 @@ enum ProcessingOptionName: CaseIterable {
         case .extendAspectRatio: "extend_aspect_ratio:<1|0>[:<gravity>[:<x offset>:<y offset>]] (aliases extend_ar, exar)"
         case .autoRotate: "auto_rotate:<1|0> (alias ar)"
         case .flip: "flip:<horizontal 1|0>[:<vertical 1|0>] (alias fl)"
+        case .gps: "gps:<1|0>: /info includes the EXIF position (default 0)"
         }
     }
 

@@ -25,6 +25,8 @@ extension ProcessingOptions {
         if let maxBytes { parts.append("mb:\(maxBytes)") }
         if let format { parts.append("f:\(format.fileExtension)") }
         if bestFormat { parts.append("f:best") }
+        if thumbHash { parts.append("f:thumbhash") }
+        if includeGPS { parts.append("gps:1") }
         if let blur { parts.append("bl:\(Self.canonical(blur))") }
         if let sharpen { parts.append("sh:\(Self.canonical(sharpen))") }
         if rotate != 0 { parts.append("rot:\(rotate)") }

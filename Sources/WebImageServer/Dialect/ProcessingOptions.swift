@@ -40,6 +40,11 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// `format:best`: encode the server's best-format candidates the client accepts and
     /// serve the smallest (``format`` is then `nil`).
     public var bestFormat = false
+    /// `format:thumbhash`: answer the ThumbHash of the processed image (base64 text)
+    /// instead of the image (``format`` is then `nil`).
+    public var thumbHash = false
+    /// `gps:1`: an `/info` answer includes the EXIF position.
+    public var includeGPS = false
     /// Gaussian blur sigma (`blur`, `bl`), 0 < sigma ≤ 100.
     public var blur: Double?
     /// Sharpen sigma (`sharpen`, `sh`), 0 < sigma ≤ 100.

@@ -114,7 +114,7 @@ public struct ProxyURLParser: Sendable {
         let source = try ProxySource.decode(segments[index...], cipher: sourceCipher)
         if let format = source.extension {
             options.format = format
-            options.bestFormat = false
+            (options.bestFormat, options.thumbHash) = (false, false)
         }
         if let expires = options.expires, Double(expires) < now.timeIntervalSince1970.rounded(.down) {
             throw ProxyError(status: 404, message: "URL expired: its expires option (\(expires)) is in the past; ask for a freshly signed URL")

@@ -127,12 +127,14 @@ struct ProxyResponder: HTTPResponder {
         // Appended, not assigned: these names are not in the security headers and each
         // comes once, so the result is the same without a search of the fields per header.
         var headers = Self.securityHeaders
-        headers.append(Field(name: .contentType, value: variant.format.mimeType))
+        headers.append(Field(name: .contentType, value: outcome.kind.contentType ?? variant.format.mimeType))
         headers.append(Field(name: .cacheControl, value: cacheControl))
         if useETag { headers.append(Field(name: .eTag, value: variant.etag)) }
         headers.append(Field(name: .lastModified, value: HTTPDate.string(from: variant.createdAt)))
         if outcome.variesWithAccept { headers.append(Field(name: .vary, value: "Accept")) }
-        headers.append(Field(name: .contentDisposition, value: outcome.disposition.value(for: variant.format)))
+        if outcome.kind == .image {
+            headers.append(Field(name: .contentDisposition, value: outcome.disposition.value(for: variant.format)))
+        }
         if let score = variant.score {
             // Auto quality: what it chose and the SSIM that choice keeps.
             if let quality = variant.quality { headers.append(Field(name: Self.qualityHeader, value: String(quality))) }

@@ -18,6 +18,8 @@ final class ProxyPipeline: Sendable {
         var variesWithAccept: Bool
         /// The response's `Content-Disposition`.
         var disposition: ContentDisposition
+        /// What is answered: an image, details or a ThumbHash.
+        var kind: ProxyResponseKind
     }
 
     /// The variant a path asks for under one format choice, and its cache key.
@@ -93,6 +95,8 @@ final class ProxyPipeline: Sendable {
         var variesWithAccept: Bool
         /// The response's `Content-Disposition`.
         var disposition: ContentDisposition
+        /// What is answered: an image, details or a ThumbHash.
+        var kind: ProxyResponseKind
     }
 
     /// Parses and checks `path` (still percent-encoded, without its query) and names the
@@ -104,7 +108,9 @@ final class ProxyPipeline: Sendable {
         } else {
             let request: ProxyRequest
             do {
-                request = try parser.parse(path: path)
+                // `/info/<signature>/<options>/<source>`: signed and parsed as the path after `/info`.
+                let isInfo = path.hasPrefix(ProxyResponseKind.infoPrefix)
+                request = try parser.parse(path: isInfo ? String(path.dropFirst(ProxyResponseKind.infoPrefix.count - 1)) : path)
             } catch {
                 return .failure(error)
             }
@@ -113,30 +119,42 @@ final class ProxyPipeline: Sendable {
             } catch {
                 return .failure(error)
             }
+            let kind = ProxyResponseKind.of(path: path, options: request.options)
             var variants: [FormatNegotiation.Choice: Variant] = [:]
-            for choice in negotiation.possibleChoices(requested: request.options.format, best: request.options.bestFormat) {
-                let variantRequest = variantRequest(for: request, choice: choice)
+            let choices = kind == .image
+                ? negotiation.possibleChoices(requested: request.options.format, best: request.options.bestFormat) : [.fromSource]
+            for choice in choices {
+                let variantRequest = variantRequest(for: request, choice: choice, kind: kind)
                 variants[choice] = Variant(request: variantRequest, key: manager.variantKey(for: variantRequest))
             }
-            entry = ResolvedPaths.Entry(request: request, variants: variants, disposition: ContentDisposition(for: request))
+            entry = ResolvedPaths.Entry(request: request, variants: variants, disposition: ContentDisposition(for: request), kind: kind)
             resolvedPaths.remember(entry, forPath: path)
         }
-        let choice = negotiation.choice(requested: entry.request.options.format, best: entry.request.options.bestFormat, accept: accept)
+        let choice = entry.kind == .image
+            ? negotiation.choice(requested: entry.request.options.format, best: entry.request.options.bestFormat, accept: accept)
+            : .fromSource
         let varies: Bool
         switch choice {
+        case _ where entry.kind != .image: varies = false
         case .explicit where !negotiation.enforces: varies = false
         case .best: varies = negotiation.bestVariesWithAccept
         default: varies = negotiation.variesWithAccept
         }
         let variant = entry.variants[choice] ?? {
-            let request = variantRequest(for: entry.request, choice: choice)
+            let request = variantRequest(for: entry.request, choice: choice, kind: entry.kind)
             return Variant(request: request, key: manager.variantKey(for: request))
         }()
-        return .success(Resolved(request: entry.request, variant: variant, variesWithAccept: varies, disposition: entry.disposition))
+        return .success(Resolved(
+            request: entry.request, variant: variant, variesWithAccept: varies, disposition: entry.disposition, kind: entry.kind
+        ))
     }
 
-    /// The library request for `request` encoded as `choice` says.
-    private func variantRequest(for request: ProxyRequest, choice: FormatNegotiation.Choice) -> VariantRequest {
+    /// The library request for `request` encoded as `choice` says (or its details or
+    /// ThumbHash, as `kind` says).
+    private func variantRequest(for request: ProxyRequest, choice: FormatNegotiation.Choice, kind: ProxyResponseKind) -> VariantRequest {
+        if kind == .info {
+            return VariantRequest(url: request.source, output: .details(includeGPS: request.options.includeGPS))
+        }
         var options = request.options
         // The server's bound on the result's sides, unless the URL sets its own: dpr, zoom and
         // min sizes scale the source itself, which no URL check can bound.
@@ -162,7 +180,8 @@ final class ProxyPipeline: Sendable {
         return VariantRequest(
             url: request.source, transformer: ProxyTransformer(options: options, watermark: watermark),
             thumbnailPixelSize: embeddedThumbnail ? nil : options.thumbnailPixelSize, encoding: encoding, passthrough: options.raw,
-            passthroughFormats: options.passthroughFormats, preferEmbeddedThumbnail: embeddedThumbnail
+            passthroughFormats: options.passthroughFormats, preferEmbeddedThumbnail: embeddedThumbnail,
+            output: kind == .thumbHash ? .thumbHash : .image
         )
     }
 
@@ -171,7 +190,10 @@ final class ProxyPipeline: Sendable {
     func memoryHit(_ resolved: Resolved) -> Outcome? {
         guard let key = resolved.variant.key, let variant = manager.variantFromMemory(forKey: key) else { return nil }
         metrics.cacheHit("memory")
-        return Outcome(variant: variant, cache: "memory", variesWithAccept: resolved.variesWithAccept, disposition: resolved.disposition)
+        return Outcome(
+            variant: variant, cache: "memory", variesWithAccept: resolved.variesWithAccept, disposition: resolved.disposition,
+            kind: resolved.kind
+        )
     }
 
     /// Serves `resolved` through the manager: from its variant caches, or made.
@@ -199,6 +221,9 @@ final class ProxyPipeline: Sendable {
             cache = "miss"
             metrics.cacheMiss()
         }
-        return .success(Outcome(variant: result.variant, cache: cache, variesWithAccept: resolved.variesWithAccept, disposition: resolved.disposition))
+        return .success(Outcome(
+            variant: result.variant, cache: cache, variesWithAccept: resolved.variesWithAccept, disposition: resolved.disposition,
+            kind: resolved.kind
+        ))
     }
 }

@@ -17,6 +17,8 @@ struct ResolvedPaths: Sendable {
         var variants: [FormatNegotiation.Choice: ProxyPipeline.Variant]
         /// The response's `Content-Disposition`.
         var disposition: ContentDisposition
+        /// What the path answers with.
+        var kind: ProxyResponseKind
     }
 
     /// Bytes an entry is counted for besides its path and key (the parsed request).
