@@ -44,6 +44,11 @@ let package = Package(
             name: "LoadingProfile",
             dependencies: ["BenchmarkSupport", .product(name: "AsyncHTTPClient", package: "async-http-client")]
         ),
+        // Auto quality and best format over a corpus of real images (bytes, SSIM, encodes, cost).
+        .executableTarget(
+            name: "QualityProfile",
+            dependencies: [.product(name: "WebImage", package: "WebImage")]
+        ),
         .executableTarget(
             name: "CodingBenchmarks",
             dependencies: [

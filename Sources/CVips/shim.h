@@ -287,22 +287,27 @@ static inline int wi_set_int(VipsImage *image, const char *name, int value) { vi
 static inline void wi_set_int_array(VipsImage *image, const char *name, int *values, int n) { vips_image_set_array_int(image, name, values, n); }
 static inline void wi_remove(VipsImage *image, const char *name) { vips_image_remove(image, name); }
 
-/* The luma of `in` as a float image in memory: alpha flattened onto white, then sRGB to
-   B_W. In memory because SSIM reads it along five branches. */
+/* The luma of `in` as a float image in memory: alpha flattened onto white, then
+   Rec. 601 weights (0.299 R + 0.587 G + 0.114 B) on the 8-bit values, as SSIM is usually
+   computed. In memory because SSIM reads it along five branches. */
 static inline int wi_luma_float(VipsImage *in, VipsImage *parent, VipsImage **out) {
-    VipsImage **t = (VipsImage **)vips_object_local_array(VIPS_OBJECT(parent), 4);
+    VipsImage **t = (VipsImage **)vips_object_local_array(VIPS_OBJECT(parent), 5);
     VipsImage *current = in;
     if (vips_image_hasalpha(current)) {
-        double white[1] = {255};
-        VipsArrayDouble *background = vips_array_double_new(white, 1);
+        double white[3] = {255, 255, 255};
+        VipsArrayDouble *background = vips_array_double_new(white, vips_image_get_bands(current) >= 3 ? 3 : 1);
         int failed = vips_flatten(current, &t[0], "background", background, NULL);
         vips_area_unref(VIPS_AREA(background));
         if (failed) return -1;
         current = t[0];
     }
-    if (vips_colourspace(current, &t[1], VIPS_INTERPRETATION_B_W, NULL) ||
-        vips_extract_band(t[1], &t[2], 0, NULL) ||
-        vips_cast(t[2], &t[3], VIPS_FORMAT_FLOAT, NULL)) return -1;
+    if (vips_image_get_bands(current) >= 3) {
+        double weights[3] = {0.299, 0.587, 0.114};
+        t[1] = vips_image_new_matrix_from_array(3, 1, weights, 3);
+        if (!t[1] || vips_extract_band(current, &t[2], 0, "n", 3, NULL) || vips_recomb(t[2], &t[3], t[1], NULL)) return -1;
+    } else if (vips_extract_band(current, &t[2], 0, NULL) || vips_cast(t[2], &t[3], VIPS_FORMAT_FLOAT, NULL)) {
+        return -1;
+    }
     *out = vips_image_copy_memory(t[3]);
     return *out ? 0 : -1;
 }

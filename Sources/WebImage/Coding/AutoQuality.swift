@@ -13,9 +13,10 @@ public struct AutoQuality: Sendable, Hashable {
     /// The most encodes one search may run, at least 2. Default 6.
     public var maxEncodes: Int
 
-    /// The default target, an SSIM of 0.985: about what a JPEG at quality 80 keeps of a
-    /// typical photo at web sizes (0.966–0.992 over the photos measured in
-    /// Benchmarks/quality), so that easy images get smaller and hard ones sharper.
+    /// The default target, an SSIM of 0.985: a little under what a JPEG at quality 80
+    /// keeps of a typical photo at web sizes (0.976–0.991, median 0.986, over the photos
+    /// measured by Benchmarks/Sources/QualityProfile), so that easy images get smaller and
+    /// hard ones sharper.
     public static let defaultTarget = 0.985
 
     /// Creates auto-quality settings; out-of-range values are clamped (`target` to

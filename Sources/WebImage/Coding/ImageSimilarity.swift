@@ -3,9 +3,9 @@ import CVips
 /// How alike two images look, for choosing an encoder quality (``QualitySearch``) and for
 /// checking an encoder's output against what it was given.
 public enum ImageSimilarity {
-    /// The mean structural similarity (SSIM, Wang et al. 2004) of the two images' luma:
-    /// 1 for identical pixels, lower as structure is lost (0.99 is hard to tell apart from
-    /// the reference, 0.95 shows artefacts on close look). Alpha is flattened onto white
+    /// The mean structural similarity (SSIM, Wang et al. 2004) of the two images' luma
+    /// (Rec. 601 weights on the 8-bit values; Gaussian window of sigma 1.5):
+    /// 1 for identical pixels, lower as structure is lost. Alpha is flattened onto white
     /// first; an animation is compared over all its frames.
     ///
     /// - Throws: ``ImageError/invalidTransform(_:)`` when the images differ in size or

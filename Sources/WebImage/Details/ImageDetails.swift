@@ -107,7 +107,7 @@ extension ImageDetails {
     /// The JSON form: keys sorted, so equal details give equal bytes.
     public static func json(_ details: ImageDetails) throws(ImageError) -> Data {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         do {
             return try encoder.encode(details)
         } catch {

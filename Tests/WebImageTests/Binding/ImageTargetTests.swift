@@ -126,6 +126,25 @@ struct ImageTargetTests {
         }
     }
 
+    @Test("a ThumbHash decoded to an image is the placeholder shown while the image loads")
+    func thumbHashPlaceholder() async throws {
+        try await F.withManager { origin, manager in
+            let gate = TestOriginGate()
+            origin.register("/a.png", .gated(gate, then: .image(F.pngA)))
+            // The hash as a page would have it: from an earlier request (here another URL of the same image).
+            origin.register("/hash-source.png", .image(F.pngA))
+            let hash = try await manager.loadThumbHash(for: origin.url("/hash-source.png"))
+            let placeholder = try hash.image()
+            let target = RecordingTarget(manager: manager)
+            let done = Completions()
+            target.setImage(with: origin.url("/a.png"), placeholder: placeholder, completed: done.handler)
+            #expect(target.applied.first?.kind == .placeholder && target.applied.first?.size == placeholder.pixelSize)
+            gate.open()
+            #expect(Completions.size(await done.final()) == F.sizeA)
+            #expect(target.applied.map(\.kind) == [.placeholder, .final])
+        }
+    }
+
     // SPEC T2
     @Test("T2 delayPlaceholder shows the placeholder only when the load fails")
     func T2_delayPlaceholder() async throws {
