@@ -8,6 +8,7 @@ built URL, the result image and the shown byte count follow. One PASS/FAIL line 
 exit status 1 when any fails.
 """
 
+import json
 import re
 import sys
 import time
@@ -94,7 +95,12 @@ def run(driver, url):
     check("the time is shown", re.fullmatch(r"\d+ ms", text(driver, "result-time")) is not None, text(driver, "result-time"))
 
     info = wait_for(lambda: text(driver, "info"), timeout=10)
-    check("#info shows the /info JSON or its status", bool(info), (info or "")[:120].replace("\n", " "))
+    try:
+        details = json.loads(info or "")
+    except ValueError:
+        details = {}
+    check("#info shows the source's /info JSON", details.get("width") == 640 and details.get("format") == "jpeg"
+          and str(details.get("thumbHash", "")) != "", (info or "")[:120].replace("\n", " "))
 
     try:
         logs = driver.get_log("browser")
