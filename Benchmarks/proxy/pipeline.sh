@@ -64,16 +64,7 @@ done
 pkg-config --exists vips 2>/dev/null || missing+=(libvips-dev)
 [ -f "$MATE/Aqua.jpg" ] || missing+=(mate-backgrounds)
 [ -f "$PLASMA/Path/contents/images/2560x1600.jpg" ] || missing+=(plasma-workspace-wallpapers)
-if [ ${#missing[@]} -gt 0 ]; then
-    if [ "$INSTALL" = 1 ] && [ "$(id -u)" = 0 ]; then
-        echo "pipeline.sh: installing ${missing[*]}"
-        apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >/dev/null
-    else
-        echo "pipeline.sh: missing: ${missing[*]} (apt-get install ${missing[*]})" >&2
-        exit 1
-    fi
-fi
+"$ROOT/scripts/install-missing" pipeline.sh "$INSTALL" ${missing[@]+"${missing[@]}"}
 [ -x "$WEBIMAGE" ] || { echo "pipeline.sh: no webimage binary at $WEBIMAGE; build one with 'swift build -c release --product webimage' and set WEBIMAGE" >&2; exit 1; }
 
 mkdir -p "$WORK/www/photos" "$WORK/cache" "$WORK/nginx-temp" "$WORK/results"

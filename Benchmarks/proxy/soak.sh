@@ -63,16 +63,7 @@ for pair in wrk:wrk nginx:nginx curl:curl; do
 done
 [ -f "$PHOTOS/Aqua.jpg" ] || missing+=(mate-backgrounds)
 [ -f "$JEMALLOC" ] || missing+=(libjemalloc2)
-if [ ${#missing[@]} -gt 0 ]; then
-    if [ "$INSTALL" = 1 ] && [ "$(id -u)" = 0 ]; then
-        echo "soak.sh: installing ${missing[*]}"
-        apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
-    else
-        echo "soak.sh: missing: ${missing[*]} (apt-get install ${missing[*]})" >&2
-        exit 1
-    fi
-fi
+"$ROOT/scripts/install-missing" soak.sh "$INSTALL" ${missing[@]+"${missing[@]}"}
 [ -x "$WEBIMAGE" ] || { echo "soak.sh: no webimage binary at $WEBIMAGE; build one with 'swift build -c release --product webimage' and set WEBIMAGE" >&2; exit 1; }
 
 . "$HERE/lib.sh"   # cleanup on exit (the proxy, nginx, the sampler), wait_for

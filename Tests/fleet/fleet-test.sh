@@ -56,16 +56,7 @@ for pair in nginx:nginx wrk:wrk curl:curl; do
     command -v "${pair%%:*}" >/dev/null || missing+=("${pair#*:}")
 done
 [ -f "$PHOTOS/Aqua.jpg" ] || missing+=(mate-backgrounds)
-if [ ${#missing[@]} -gt 0 ]; then
-    if [ "$INSTALL" = 1 ] && [ "$(id -u)" = 0 ]; then
-        echo "fleet-test: installing ${missing[*]}"
-        apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
-    else
-        echo "fleet-test: missing: ${missing[*]} (apt-get install ${missing[*]})" >&2
-        exit 1
-    fi
-fi
+"$ROOT/scripts/install-missing" fleet-test "$INSTALL" ${missing[@]+"${missing[@]}"}
 if [ -z "${WEBIMAGE:-}" ]; then
     echo "fleet-test: swift build -c release --product webimage"
     (cd "$ROOT" && swift build -c release --product webimage)

@@ -21,16 +21,7 @@ missing=()
 command -v chromium >/dev/null || missing+=(chromium)
 command -v chromedriver >/dev/null || missing+=(chromium-driver)
 [ -x "$PYTHON" ] && "$PYTHON" -c 'import selenium' 2>/dev/null || missing+=(python3-selenium)
-if [ ${#missing[@]} -gt 0 ]; then
-    if [ "$INSTALL" = 1 ] && [ "$(id -u)" = 0 ]; then
-        echo "browser-check: installing ${missing[*]}"
-        apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
-    else
-        echo "browser-check: missing: ${missing[*]} (apt-get install ${missing[*]})" >&2
-        exit 1
-    fi
-fi
+"$ROOT/scripts/install-missing" browser-check "$INSTALL" ${missing[@]+"${missing[@]}"}
 
 if [ -z "${WEBIMAGE:-}" ]; then
     echo "browser-check: swift build --product webimage"
