@@ -50,12 +50,16 @@ public enum QualitySearch {
         }
         var trial = options
         trial.maxFileSize = nil
+        // The candidates are this encoder's own output, as large as the image: the source
+        // limits are not theirs to meet.
+        let pixels = image.pixelSize.width * image.pixelSize.height
+        let readBack = ImageDecodeOptions(limits: ImageLimits(maxPixels: max(pixels, ImageLimits.default.maxPixels)))
         var encodes = 0
         func attempt(_ quality: Int) throws(ImageError) -> (data: Data, score: Double) {
             trial.quality = quality
             let data = try coder.encode(image, options: trial)
             encodes += 1
-            let decoded = try coder.decode(data, options: ImageDecodeOptions())
+            let decoded = try coder.decode(data, options: readBack)
             return (data, try ImageSimilarity.ssim(image, decoded))
         }
         let top = auto.qualities.upperBound
@@ -78,7 +82,7 @@ public enum QualitySearch {
             capped.quality = best.quality
             let data = try coder.encode(image, options: capped)
             encodes += 1
-            let score = try ImageSimilarity.ssim(image, try coder.decode(data, options: ImageDecodeOptions()))
+            let score = try ImageSimilarity.ssim(image, try coder.decode(data, options: readBack))
             return EncodeChoice(data: data, format: options.format, quality: nil, score: score, encodes: encodes)
         }
         return EncodeChoice(
