@@ -15,7 +15,8 @@
  * metadata stripped, Huffman tables optimised, not interlaced).
  *
  * libvips is set up as WebImage sets it up (Sources/CVips/shim.h, wi_vips_init):
- * operation cache off, one worker thread per image, untrusted loaders blocked.
+ * operation cache off, one worker thread per image, untrusted loaders blocked, no orc
+ * vector code.
  *
  * Prints one line of `key=value` pairs: images, seconds, images_per_s, errors,
  * out_bytes (mean output size), cpu_ms_per_image (the process's user + system CPU time
@@ -76,8 +77,10 @@ static void *work(void *argument) {
         }
         if (thumbnail) g_object_unref(thumbnail);
         g_free(buffer);
-        vips_thread_shutdown();
     }
+    /* Once, as the thread ends (libvips' per-thread buffers): as the proxy's threads, which
+       live as long as the process, keep theirs between images. */
+    vips_thread_shutdown();
     return NULL;
 }
 
@@ -124,6 +127,7 @@ int main(int argc, char **argv) {
     vips_cache_set_max_mem(0);
     vips_cache_set_max_files(0);
     vips_concurrency_set(1);
+    vips_vector_set_enabled(FALSE);
     vips_block_untrusted_set(TRUE);
 
     source_count = argc - 6;

@@ -5,7 +5,8 @@ import Foundation
 ///
 /// libvips is initialised once, the first time any WebImage coding call needs it, with
 /// settings suited to a server that handles many images at once: no operation cache,
-/// one worker thread per image, and untrusted loaders blocked.
+/// one worker thread per image, untrusted loaders blocked, and no run-time compiled (orc)
+/// vector code, which crashed under concurrent thumbnails.
 enum Vips {
     private static let initialised: Bool = wi_vips_init() == 0
 

@@ -1,3 +1,4 @@
+import CVips
 import Foundation
 import Testing
 @testable import WebImage
@@ -5,6 +6,12 @@ import WebImageTestSupport
 
 @Suite("Concurrent coding")
 struct ConcurrentCodingTests {
+    @Test("libvips runs without run-time compiled (orc) vector code, which crashed under concurrent thumbnails")
+    func noOrcVectorCode() throws {
+        try Vips.start()
+        #expect(wi_vector_enabled() == 0)
+    }
+
     @Test("many tasks decode, encode and fail at once without interference")
     func concurrentDecodeEncode() async throws {
         let good = try TestImages.encode(try TestImages.gradient(width: 200, height: 150), as: .jpeg)
