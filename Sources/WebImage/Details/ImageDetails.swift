@@ -1,4 +1,3 @@
-import CVips
 import Foundation
 
 /// What an image is, in one value for a page, an API or a log: format, size, frames,
@@ -60,25 +59,15 @@ public struct ImageDetails: Sendable, Hashable, Codable {
         alpha = info.hasAlpha
         orientation = info.orientation
         bytes = data.count
-        exif = try Self.exif(of: data, includeGPS: includeGPS)
+        // The decoded sample carries the file's metadata fields: no second header read.
+        exif = ImageExif.read(from: sample.handle, includeGPS: includeGPS)
         // Coders without shrink-on-load hand back every pixel: the sample is made small here.
         let box = PixelSize(width: Self.sampleSide, height: Self.sampleSide)
         let first = try ResizeTransformer(size: box, mode: .fit).transform(try sample.frame(at: 0))
         let pixels = try ThumbHash.rgbaPixels(of: first.handle)
         dominantColor = "#" + String(Self.dominantColor(rgba: pixels).hex.prefix(6))
-        thumbHash = try ThumbHash(image: first).base64
-    }
-
-    /// The EXIF essentials from the file's header (no pixels decoded).
-    private static func exif(of data: Data, includeGPS: Bool) throws(ImageError) -> ImageExif? {
-        try Vips.start()
-        return data.withUnsafeBytes { bytes -> ImageExif? in
-            guard let pointer = wi_load_buffer(bytes.baseAddress, bytes.count, "", 0) else {
-                _ = Vips.takeError()
-                return nil
-            }
-            return ImageExif.read(from: VipsImageHandle(pointer), includeGPS: includeGPS)
-        }
+        // The same pixels: ThumbHash(image:) would fit and read them again.
+        thumbHash = try ThumbHash(rgba: pixels, width: first.pixelSize.width, height: first.pixelSize.height).base64
     }
 
     /// The mean of the most populated bin of a 16-level-per-channel histogram; pixels
