@@ -8,8 +8,7 @@ import WebImageTestSupport
 @Suite("imgproxy configuration and sources")
 struct ImgproxyCompatibilityTests {
     /// The repository's Samples/ folder.
-    static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Samples").path
+    static let samples = TestImages.samplesDirectory.path
 
     @Test("IMGPROXY_* variables map with imgproxy's formats; unknown ones are listed")
     func environmentMapping() throws {

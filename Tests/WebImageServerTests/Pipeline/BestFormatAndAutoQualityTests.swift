@@ -2,12 +2,12 @@ import Foundation
 import Testing
 import WebImage
 @testable import WebImageServer
+import WebImageTestSupport
 
 /// `format:best` and `quality:auto` in URLs, the server's defaults for them, and their headers.
 @Suite("Proxy best format and auto quality")
 struct BestFormatAndAutoQualityTests {
-    static let photo = try! Data(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Samples/sample.jpg"))
+    static let photo = TestImages.samplePhoto
     static let source = "http://example.com/a.jpg"
 
     func options(_ text: String) throws -> ProcessingOptions {

@@ -7,11 +7,7 @@ import WebImageTestSupport
 @Suite("Auto quality")
 struct QualitySearchTests {
     /// The repository's sample photo (Samples/sample.jpg, 640 × 427), decoded.
-    static let photo: Image = {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Samples/sample.jpg")
-        return try! VipsCoder.shared.decode(try! Data(contentsOf: url), options: ImageDecodeOptions())
-    }()
+    static let photo: Image = try! VipsCoder.shared.decode(TestImages.samplePhoto, options: ImageDecodeOptions())
     /// A flat graphic: four solid quadrants.
     static let graphic: Image = try! TestImages.quadrants(width: 640, height: 426)
 

@@ -6,8 +6,7 @@ import WebImageTestSupport
 /// `VariantFormat.best` and `VariantEncoding.autoQuality` through the manager.
 @Suite("ImageManager best format and auto quality")
 struct VariantBestFormatTests {
-    static let photo = try! Data(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Samples/sample.jpg"))
+    static let photo = TestImages.samplePhoto
     static let graphic = try! TestImages.encode(try! TestImages.quadrants(width: 400, height: 300), as: .png)
     static let withAlpha = try! TestImages.encode(try! TestImages.halfTransparent(width: 400, height: 300), as: .png)
 
