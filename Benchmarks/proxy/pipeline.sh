@@ -28,7 +28,7 @@ ROUNDS=${ROUNDS:-3}                        # A B rounds of every case
 COLD_SECONDS=${COLD_SECONDS:-20}           # each cold run (cases 1 and 2), each side
 CACHED_SECONDS=${CACHED_SECONDS:-10}       # each run of case 3, each side
 COLD_CONNECTIONS=${COLD_CONNECTIONS:-$(( 2 * $(nproc) ))}  # cases 1, 2: wrk connections = baseline threads = the proxy's workers
-CODING_THREADS=${CODING_THREADS:-$(nproc)} # case 2, reference: baseline threads = the proxy's coding pool
+CODING_THREADS=${CODING_THREADS:-$(nproc)} # case 2, reference: the baseline on one thread a core
 CONNECTIONS=${CONNECTIONS:-32}             # case 3
 THREADS=${THREADS:-2}                      # case 3: wrk threads
 WIDTH=${WIDTH:-300}                        # every variant: rs:fit:WIDTH:HEIGHT
@@ -265,8 +265,8 @@ for round in $(seq 1 "$ROUNDS"); do
     echo "   proxy VmRSS peak $(( ${rss:-0} / 1024 )) MB, VmHWM $(( hwm / 1024 )) MB; CPU $(cpu_per "$cpu" "$made") ms per variant ($made made)"
     echo "case2 proxy $round $RATE requests=$REQUESTS bad=$BAD p99=$P99 rss_kb=${rss:-0} hwm_kb=$hwm made=$made cpu_ms=$cpu" >> "$RESULTS"
     baseline_run libvips "$COLD_CONNECTIONS" "$round"
-    # Reference: as many threads as the proxy's coding pool has (one a core), the number
-    # of images the proxy decodes and encodes at once.
+    # Reference: the baseline on one thread a core, beside its run on as many threads as
+    # the proxy has workers (the proxy makes each variant on a worker's own thread).
     if [ "$CODING_THREADS" != "$COLD_CONNECTIONS" ]; then baseline_run libvips-coding "$CODING_THREADS" "$round"; fi
 done
 made_after=$(metric webimage_processed_total)

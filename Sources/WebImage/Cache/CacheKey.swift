@@ -86,11 +86,34 @@ public enum CacheKey {
             }
             return (isURL, end)
         }
-        let inserted = isURL
-            ? transformerKey.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? transformerKey
-            : transformerKey
-        bytes.insert(contentsOf: [UInt8(ascii: "-")] + Array(inserted.utf8), at: position)
+        var inserted: [UInt8] = [UInt8(ascii: "-")]
+        inserted.reserveCapacity(transformerKey.utf8.count + 1)
+        if isURL {
+            appendPathEscaped(transformerKey, to: &inserted)
+        } else {
+            inserted.append(contentsOf: transformerKey.utf8)
+        }
+        bytes.insert(contentsOf: inserted, at: position)
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends the UTF-8 of `text` with every byte outside
+    /// `! $ & ' ( ) * + , - . / 0-9 = @ A-Z _ a-z ~` written as `%XX` (upper-case hex):
+    /// what swift-corelibs-foundation's `addingPercentEncoding(withAllowedCharacters:
+    /// .urlPathAllowed)` gives (`:` and `;` escaped), at a fraction of its cost.
+    static func appendPathEscaped(_ text: String, to output: inout [UInt8]) {
+        let digits = Array("0123456789ABCDEF".utf8)
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"),
+                 UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "/"),
+                 UInt8(ascii: "="), UInt8(ascii: "@"), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                output.append(byte)
+            default:
+                output.append(contentsOf: [UInt8(ascii: "%"), digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
+            }
+        }
     }
 
     /// The key of the thumbnail of `key` decoded within `size` (SDWebImage's

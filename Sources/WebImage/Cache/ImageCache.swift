@@ -70,6 +70,13 @@ public final class ImageCache: ImageCaching {
         }
     }
 
+    /// Stores `data` with `metadata` on disk under `key` on the calling thread (memory is
+    /// left alone); always `true`, as the disk cache writes synchronously.
+    public func storeDataSync(_ data: Data, forKey key: String, metadata: CacheMetadata) throws(ImageError) -> Bool {
+        try diskCache.storeSync(data, forKey: key, metadata: metadata)
+        return true
+    }
+
     /// Stores `image` in memory under `key`, at once (unless
     /// ``CacheConfig/shouldCacheImagesInMemory`` is off, or the image costs more than the
     /// per-entry fraction of the memory limit).

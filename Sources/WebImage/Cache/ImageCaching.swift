@@ -47,6 +47,12 @@ public protocol ImageCaching: Sendable {
     /// ``entry(forKey:)``).
     func entrySync(forKey key: String) -> DiskCacheEntry?
 
+    /// Stores `data` with `metadata` in the bytes tier under `key` on the calling thread,
+    /// for callers already on a thread that may block (the manager's coding threads);
+    /// returns `false`, storing nothing, when the cache cannot store without waiting (the
+    /// caller then uses ``store(_:data:forKey:metadata:cacheType:)``). The default returns `false`.
+    func storeDataSync(_ data: Data, forKey key: String, metadata: CacheMetadata) throws(ImageError) -> Bool
+
     /// Stores under `key`, in the tiers `cacheType` names: `image` in the image tier, and
     /// in the bytes tier `data` with `metadata` — or, without `data`, `image` encoded by the
     /// cache (in its own format when it can be written, an animation as an animation).
@@ -84,6 +90,9 @@ extension ImageCaching {
 
     /// Nothing: a cache without a memory tier of variants.
     public func storeVariantToMemory(_ variant: EncodedVariant, forKey key: String) {}
+
+    /// `false`: a cache that stores only asynchronously.
+    public func storeDataSync(_ data: Data, forKey key: String, metadata: CacheMetadata) throws(ImageError) -> Bool { false }
 
     /// ``query(forKey:cacheType:decodeOptions:)`` in every tier, with default decode options.
     public func query(forKey key: String, cacheType: CacheType = .all) async -> CacheQueryResult? {

@@ -1,4 +1,5 @@
 import Foundation
+import NIOPosix
 import Tracing
 
 /// One prepared ``ImageManager/loadVariant(_:options:context:)``: its keys, caches, loader
@@ -52,12 +53,12 @@ struct VariantLoad: Sendable {
 
     /// Makes the variant from the cached source, else from a download.
     private func makeVariant() async throws(ImageError) -> VariantResult {
-        if context.originalQueryCacheType.includesDisk, let cached = await cachedSource() {
+        if context.originalQueryCacheType.includesDisk, let originalKey {
             do throws(ImageError) {
-                return try await make(from: cached)
+                if let made = try await makeFromCachedSource(key: originalKey) { return made }
             } catch {
                 // A cached source that is no image is removed and fetched afresh.
-                guard case .badImageData = error, let originalKey else { throw error }
+                guard case .badImageData = error else { throw error }
                 await originalCache.remove(forKey: originalKey, cacheType: .disk)
             }
         }
@@ -142,25 +143,84 @@ struct VariantLoad: Sendable {
         return source
     }
 
-    /// Makes the variant from `source` on the limiter's threads (else the coding pool), then keeps it (and a downloaded
+    /// The threads variants are made on: the limiter's, else the coding pool.
+    private var codingThreads: NIOThreadPool { limiter?.threads ?? BlockingPools.coding }
+
+    /// What one visit to the coding threads made: the variant, the source it was made from,
+    /// and whether the variant is on disk already.
+    private struct Made: Sendable {
+        let variant: EncodedVariant
+        let source: Source
+        let storedVariant: Bool
+    }
+
+    /// Reads the cached source and makes the variant from it in one visit to the coding
+    /// threads, then keeps it; `nil` when no source is cached. A cache whose
+    /// ``ImageCaching/entrySync(forKey:)`` cannot answer there is asked asynchronously: by
+    /// the shared download, or here when downloads are not stored.
+    private func makeFromCachedSource(key originalKey: String) async throws(ImageError) -> VariantResult? {
+        if Task.isCancelled { throw .cancelled }
+        let load = self
+        // The pool's threads have no task: the spans get their parent explicitly.
+        let trace = LibrarySpans.currentContext
+        let made = try await BlockingPools.run(on: codingThreads) { () throws(ImageError) -> Made? in
+            let entry = LibrarySpans.run("webimage.cache.lookup", parent: trace) { span -> DiskCacheEntry? in
+                let entry = load.originalCache.entrySync(forKey: originalKey)
+                span.attributes["webimage.cache.kind"] = "original"
+                span.attributes["webimage.cache.hit"] = entry != nil
+                return entry
+            }
+            guard let entry else { return nil }
+            return try load.makeAndStore(from: Source(data: entry.data, metadata: entry.metadata, cacheType: .disk), trace: trace)
+        }
+        if let made { return await keep(made) }
+        // The shared download looks the source up again before it downloads.
+        if originalStore.includesDisk { return nil }
+        guard let cached = await cachedSource() else { return nil }
+        return try await make(from: cached)
+    }
+
+    /// Makes the variant from `source` on the coding threads, then keeps it (and a downloaded
     /// source) as the policy says. Nothing is stored when making it fails.
     private func make(from source: Source) async throws(ImageError) -> VariantResult {
         if Task.isCancelled { throw .cancelled }
-        if let limit = context.maxSourceBytes, source.data.count > limit { throw .bodyTooLarge(limit: limit) }
-        let request = self.request
-        let coder = self.coder
-        let limits = context.limits
+        let load = self
         // The pool's threads have no task: the spans of decode, transform and encode get their parent explicitly.
         let trace = LibrarySpans.currentContext
-        let variant = try await BlockingPools.run(on: limiter?.threads ?? BlockingPools.coding) { () throws(ImageError) -> EncodedVariant in
-            try Self.encodeVariant(request, from: source.data, metadata: source.metadata, coder: coder, limits: limits, trace: trace)
+        let made = try await BlockingPools.run(on: codingThreads) { () throws(ImageError) -> Made in
+            try load.makeAndStore(from: source, trace: trace)
         }
+        return await keep(made)
+    }
+
+    /// On a coding thread: makes the variant from `source` and, when the cache can store
+    /// there, writes it to disk (a failed write is the cache's to report).
+    private func makeAndStore(from source: Source, trace: ServiceContext?) throws(ImageError) -> Made {
+        if let limit = context.maxSourceBytes, source.data.count > limit { throw .bodyTooLarge(limit: limit) }
+        let variant = try Self.encodeVariant(request, from: source.data, metadata: source.metadata, coder: coder, limits: context.limits, trace: trace)
+        guard let key, variantStore.includesDisk else { return Made(variant: variant, source: source, storedVariant: false) }
+        let stored = LibrarySpans.run("webimage.store", parent: trace) { span -> Bool in
+            span.attributes["webimage.cache.kind"] = "variant"
+            span.attributes["webimage.bytes"] = variant.count
+            do throws(ImageError) {
+                return try cache.storeDataSync(variant.data, forKey: key, metadata: variant.metadata)
+            } catch {
+                return true
+            }
+        }
+        return Made(variant: variant, source: source, storedVariant: stored)
+    }
+
+    /// Reports the variant made and keeps it (and a downloaded source) as the policy says:
+    /// in memory, and on disk when ``makeAndStore(from:trace:)`` could not write it there.
+    private func keep(_ made: Made) async -> VariantResult {
+        let (variant, source) = (made.variant, made.source)
         let downloadedBytes = source.cacheType == .none ? source.data.count : 0
         events.emit(.variantMade(url: request.url, bytes: variant.count, sourceCacheType: source.cacheType, downloadedBytes: downloadedBytes))
         var writes: [Task<Void, Never>] = []
         if let key {
             if variantStore.includesMemory { cache.storeVariantToMemory(variant, forKey: key) }
-            if variantStore.includesDisk {
+            if variantStore.includesDisk, !made.storedVariant {
                 let cache = self.cache
                 writes.append(Task {
                     await Self.store(variant.data, forKey: key, metadata: variant.metadata, in: cache, kind: "variant")

@@ -77,6 +77,25 @@ struct ImgproxyPathCasesTests {
         ("OnlyProtocol", "/plain/http:/test", "plain/http://test"),
     ]
 
+    /// Our own cases beside imgproxy's: only the upper-case `%3A` of the options part is
+    /// restored, escapes split by the `/plain/` marker are left alone, the first marker is
+    /// the one that counts, and the scheme fix takes the last `:/` of the source (imgproxy's
+    /// greedy `^(\S+):/([^/])`).
+    static let redenormalizeEdges: [(name: String, input: String, expected: String)] = [
+        ("EscapedColons", "rs%3Afit%3A300/q%3A80/plain/http:/h/a.jpg", "rs:fit:300/q:80/plain/http://h/a.jpg"),
+        ("LowerCaseEscapeKept", "rs%3afit/plain/http://h/a.jpg", "rs%3afit/plain/http://h/a.jpg"),
+        ("EscapeInSourceKept", "w:1/plain/http://h/a%3A.jpg", "w:1/plain/http://h/a%3A.jpg"),
+        ("EscapeAtOptionsEnd", "w%3/plain/http://h/a.jpg", "w%3/plain/http://h/a.jpg"),
+        ("OptionsOnly", "/rs%3Afill", "rs:fill"),
+        ("FirstMarkerGreedyScheme", "w:1/plain/http:/h/plain/x:/y", "w:1/plain/http:/h/plain/x://y"),
+        ("NonASCII", "w:1/plain/http://h/ä ö.jpg", "w:1/plain/http://h/ä ö.jpg"),
+    ]
+
+    @Test("Redenormalization, edge cases", arguments: redenormalizeEdges)
+    func redenormalizeEdge(_ example: (name: String, input: String, expected: String)) {
+        #expect(ProxyPathNormalization.redenormalized(Substring(example.input)) == example.expected, "\(example.name)")
+    }
+
     @Test("imgproxy TestRedenormalizePathHTTPProtocol", arguments: redenormalize)
     func redenormalizePath(_ example: (name: String, input: String, expected: String)) {
         #expect(ProxyPathNormalization.redenormalized(Substring(example.input)) == example.expected, "\(example.name)")

@@ -53,4 +53,18 @@ struct CacheKeyTests {
         // The transformed key keeps the extension, so it still names a .png file.
         #expect(CacheKey.fileExtension(forKey: CacheKey.transformedKey("http://h/a.png?x=1", transformerKey: "blur(1.5)")) == "png")
     }
+
+    /// The escaping of a transformer key inserted in a URL key gives Foundation's
+    /// `addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)` byte for byte, so keys
+    /// (and the file names made from them) stay what caches already hold.
+    @Test func transformerKeyEscapingMatchesFoundation() {
+        var samples = (0..<128).map { String(UnicodeScalar(UInt8($0))) }
+        samples += ["proxy-rs:fit:300:300,cb:abc;q:80", "é ü%", "日本語/キー", "a\u{301}b", "emoji 🙂 key", "%3A%zz"]
+        for sample in samples {
+            var escaped: [UInt8] = []
+            CacheKey.appendPathEscaped(sample, to: &escaped)
+            let foundation = sample.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)
+            #expect(String(decoding: escaped, as: UTF8.self) == foundation, "\(sample.debugDescription)")
+        }
+    }
 }
