@@ -49,6 +49,11 @@ let package = Package(
             name: "QualityProfile",
             dependencies: [.product(name: "WebImage", package: "WebImage")]
         ),
+        // Cold encoded variants through the manager against libvips direct (the proxy's case 2 without HTTP).
+        .executableTarget(
+            name: "VariantProfile",
+            dependencies: ["BenchmarkSupport"]
+        ),
         .executableTarget(
             name: "CodingBenchmarks",
             dependencies: [

@@ -47,6 +47,19 @@ static inline int bl_thumbnail_buffer(const void *buf, size_t len, int width, in
     return bl_finish(out, out_width, out_height);
 }
 
+/// `vips_thumbnail_buffer(buf, len, &out, width, "height", height, NULL)`, then
+/// `vips_jpegsave_buffer(out, …, "Q", quality, "strip", TRUE, "optimize_coding", TRUE)`
+/// (the proxy's JPEG answer), streamed; the JPEG's length in `out_length`. Returns 0 on success.
+static inline int bl_thumbnail_jpeg(const void *buf, size_t len, int width, int height, int quality, size_t *out_length) {
+    VipsImage *thumbnail = NULL;
+    void *jpeg = NULL;
+    if (vips_thumbnail_buffer((void *)buf, len, &thumbnail, width, "height", height, NULL)) return -1;
+    int status = vips_jpegsave_buffer(thumbnail, &jpeg, out_length, "Q", quality, "strip", TRUE, "optimize_coding", TRUE, NULL);
+    g_object_unref(thumbnail);
+    g_free(jpeg);
+    return status;
+}
+
 /// `vips_image_new_from_buffer(buf, len, "", NULL)` (default, random access), then
 /// `vips_image_copy_memory`. Returns 0 on success and the image's size.
 static inline int bl_decode_buffer(const void *buf, size_t len, int *out_width, int *out_height) {

@@ -1,0 +1,136 @@
+// Case 2 of Benchmarks/proxy/pipeline.sh without the server: cold encoded variants of
+// originals already in the disk cache, made through `ImageManager.loadVariant` with a
+// `WorkLimiter` of THREADS workers and THREADS tasks asking at once, against libvips'
+// `vips_thumbnail_buffer` + `vips_jpegsave_buffer` on THREADS threads over the same bytes.
+// What the manager adds to the codec (cache read and write, coalescing, the limiter, the
+// hand-offs between tasks and threads) shows here apart from HTTP.
+//
+//   swift build -c release --product VariantProfile
+//   .build/release/VariantProfile [THREADS [SECONDS [ROUNDS [FILE…]]]]
+//   # defaults: 2 × cores, 10 s, 3 rounds, the 12 photos of mate-backgrounds
+//   SIDE=manager|direct .build/release/VariantProfile …   # one side only, e.g. under perf
+//
+// Each variant is `ResizeTransformer(300 × 300, .fit)` answered as JPEG quality 80, with
+// a key no variant had before (as the proxy's `cb:` option gives). The sides alternate
+// (manager, direct, manager, …); each round prints images/s and process CPU per image.
+import BenchmarkSupport
+import CVipsBaseline
+import Foundation
+import WebImage
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let threads = arguments.count > 0 ? Int(arguments[0]) ?? 4 : 2 * ProcessInfo.processInfo.activeProcessorCount
+let seconds = arguments.count > 1 ? Double(arguments[1]) ?? 10 : 10
+let rounds = arguments.count > 2 ? Int(arguments[2]) ?? 3 : 3
+var files = Array(arguments.dropFirst(3))
+if files.isEmpty {
+    let directory = "/usr/share/backgrounds/mate/nature"
+    files = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasSuffix(".jpg") }.sorted().map { directory + "/" + $0 }
+}
+guard !files.isEmpty else {
+    print("no photos: apt install mate-backgrounds, or name JPEG files")
+    exit(1)
+}
+try DirectVips.start()
+let sources = try files.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+
+/// The resize of the proxy's `rs:fit:300:300`, under a key of its own per request.
+struct UniqueResize: ImageTransformer {
+    let inner = ResizeTransformer(size: PixelSize(width: 300, height: 300), mode: .fit)
+    let id: String
+    var key: String { inner.key + "-" + id }
+    func transform(_ image: Image) throws(ImageError) -> Image { try inner.transform(image) }
+    func shrinkOnLoadSize(forSourceSize sourceSize: PixelSize) -> PixelSize? { inner.shrinkOnLoadSize(forSourceSize: sourceSize) }
+}
+
+var config = CacheConfig()
+config.rootDirectory = NSTemporaryDirectory() + "variant-profile-\(getpid())"
+config.shouldCacheImagesInMemory = false
+let cache = ImageCache(config: config)
+defer { try? FileManager.default.removeItem(atPath: config.rootDirectory) }
+let urls = files.indices.map { URL(string: "https://photos.invalid/\($0).jpg")! }
+for (url, data) in zip(urls, sources) {
+    try await cache.store(nil, data: data, forKey: url.absoluteString, cacheType: .disk)
+}
+let loader = NoNetworkLoader()
+let manager = ImageManager(cache: cache, loader: loader, variantWorkLimiter: WorkLimiter(workers: threads, queueSize: 1_000))
+
+func cpuSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+}
+
+/// `body` run by `workers` concurrent loops for `seconds`; images made, wall and CPU seconds.
+func measure(_ body: @escaping @Sendable (_ worker: Int, _ index: Int) async throws -> Void) async throws -> (images: Int, wall: Double, cpu: Double) {
+    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+    let cpuStart = cpuSeconds()
+    let start = ContinuousClock.now
+    let made = try await withThrowingTaskGroup(of: Int.self) { group in
+        for worker in 0..<threads {
+            group.addTask {
+                var index = worker
+                while ContinuousClock.now < deadline {
+                    try await body(worker, index)
+                    index += 1
+                }
+                return index - worker
+            }
+        }
+        return try await group.reduce(0, +)
+    }
+    let elapsed = ContinuousClock.now - start
+    let wall = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    return (made, wall, cpuSeconds() - cpuStart)
+}
+
+let run = UUID().uuidString.prefix(8)
+func managerRound(_ round: Int) async throws -> (images: Int, wall: Double, cpu: Double) {
+    try await measure { worker, index in
+        let photo = index % urls.count
+        let request = VariantRequest(
+            url: urls[photo], transformer: UniqueResize(id: "\(run)-\(round)-\(worker)-\(index)"),
+            encoding: VariantEncoding(format: .fixed(.jpeg), quality: 80)
+        )
+        _ = try await manager.loadVariant(request)
+    }
+}
+
+/// The direct side on threads of its own (libvips blocks), `threads` at once.
+func directRound() async throws -> (images: Int, wall: Double, cpu: Double) {
+    let pool = (0..<threads).map { _ in DispatchQueue(label: "direct") }
+    return try await measure { worker, index in
+        let data = sources[index % sources.count]
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            pool[worker].async {
+                var length = 0
+                let status = data.withUnsafeBytes { bl_thumbnail_jpeg($0.baseAddress, $0.count, 300, 300, 80, &length) }
+                if status == 0 { continuation.resume() } else { continuation.resume(throwing: DirectVips.Failure(description: "vips_thumbnail_buffer failed")) }
+            }
+        }
+    }
+}
+
+func line(_ name: String, _ result: (images: Int, wall: Double, cpu: Double)) -> String {
+    String(format: "%@ %5d images  %6.1f images/s  %6.2f ms CPU an image", name, result.images, Double(result.images) / result.wall, result.cpu * 1000 / Double(result.images))
+}
+
+print("\(files.count) photos, \(threads) at once, \(Int(seconds)) s a side, \(rounds) rounds")
+// Warm-up, not measured: libvips start-up and the threads of both sides.
+if ProcessInfo.processInfo.environment["SIDE"] != "direct" { _ = try await managerRound(-1) }
+var ratios: [(rate: Double, cpu: Double)] = []
+// SIDE=manager or SIDE=direct runs one side only (for perf); the ratios then compare it with itself.
+let side = ProcessInfo.processInfo.environment["SIDE"]
+for round in 0..<rounds {
+    let viaManager = side == "direct" ? try await directRound() : try await managerRound(round)
+    let direct = side == "manager" ? try await managerRound(round + rounds) : try await directRound()
+    print(line("manager", viaManager))
+    print(line("direct ", direct))
+    let rate = (Double(viaManager.images) / viaManager.wall) / (Double(direct.images) / direct.wall)
+    let cpu = (viaManager.cpu / Double(viaManager.images)) / (direct.cpu / Double(direct.images))
+    ratios.append((rate, cpu))
+    print(String(format: "round %d: manager ÷ direct %.3f× images/s, %.3f× CPU an image", round + 1, rate, cpu))
+}
+let rates = ratios.map(\.rate).sorted()
+let cpus = ratios.map(\.cpu).sorted()
+print(String(format: "median: %.3f× images/s, %.3f× CPU an image; origin loads %d (0: every original came from the cache)", rates[rates.count / 2], cpus[cpus.count / 2], loader.loads))
