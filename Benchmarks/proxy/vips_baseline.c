@@ -25,6 +25,7 @@
  * Build: cc -O2 -o vips_baseline vips_baseline.c $(pkg-config --cflags --libs vips) -pthread
  */
 #include <vips/vips.h>
+#include <vips/vector.h>
 
 #include <pthread.h>
 #include <sys/resource.h>
