@@ -13,6 +13,7 @@
 // Each variant is `ResizeTransformer(300 × 300, .fit)` answered as JPEG quality 80, with
 // a key no variant had before (as the proxy's `cb:` option gives). The sides alternate
 // (manager, direct, manager, …); each round prints images/s and process CPU per image.
+// The cache is a directory of its own under TMPDIR, removed at the end.
 import BenchmarkSupport
 import CVipsBaseline
 import Foundation
