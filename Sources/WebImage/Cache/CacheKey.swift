@@ -97,12 +97,14 @@ public enum CacheKey {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    private static let upperHexDigits = Array("0123456789ABCDEF".utf8)
+
     /// Appends the UTF-8 of `text` with every byte outside
     /// `! $ & ' ( ) * + , - . / 0-9 = @ A-Z _ a-z ~` written as `%XX` (upper-case hex):
     /// what swift-corelibs-foundation's `addingPercentEncoding(withAllowedCharacters:
     /// .urlPathAllowed)` gives (`:` and `;` escaped), at a fraction of its cost.
     static func appendPathEscaped(_ text: String, to output: inout [UInt8]) {
-        let digits = Array("0123456789ABCDEF".utf8)
+        let digits = upperHexDigits
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
