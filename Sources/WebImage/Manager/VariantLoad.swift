@@ -40,6 +40,27 @@ struct VariantLoad: Sendable {
         let metadata: CacheMetadata
         let cacheType: CacheType
         var stored = false
+
+        init(data: Data, metadata: CacheMetadata, cacheType: CacheType) {
+            (self.data, self.metadata, self.cacheType) = (data, metadata, cacheType)
+        }
+
+        /// A source read from the originals' disk cache.
+        init(cached entry: DiskCacheEntry) {
+            self.init(data: entry.data, metadata: entry.metadata, cacheType: .disk)
+        }
+    }
+
+    /// Names a cache lookup's span: which kind of entry, and whether it was found.
+    private static func describeLookup(_ span: any Span, kind: String, hit: Bool) {
+        span.attributes["webimage.cache.kind"] = kind
+        span.attributes["webimage.cache.hit"] = hit
+    }
+
+    /// Names a disk write's span: which kind of entry, and how many bytes.
+    private static func describeStore(_ span: any Span, kind: String, bytes: Int) {
+        span.attributes["webimage.cache.kind"] = kind
+        span.attributes["webimage.bytes"] = bytes
     }
 
     func run() async throws(ImageError) -> VariantResult {
@@ -81,8 +102,7 @@ struct VariantLoad: Sendable {
         let cache = self.cache
         return await LibrarySpans.run("webimage.cache.lookup") { span async -> EncodedVariant? in
             let variant = await cache.entry(forKey: key).flatMap { EncodedVariant(entry: $0) }
-            span.attributes["webimage.cache.kind"] = "variant"
-            span.attributes["webimage.cache.hit"] = variant != nil
+            Self.describeLookup(span, kind: "variant", hit: variant != nil)
             return variant
         }
     }
@@ -93,9 +113,8 @@ struct VariantLoad: Sendable {
         let originalCache = self.originalCache
         return await LibrarySpans.run("webimage.cache.lookup") { span async -> Source? in
             let entry = await originalCache.entry(forKey: originalKey)
-            span.attributes["webimage.cache.kind"] = "original"
-            span.attributes["webimage.cache.hit"] = entry != nil
-            return entry.map { Source(data: $0.data, metadata: $0.metadata, cacheType: .disk) }
+            Self.describeLookup(span, kind: "original", hit: entry != nil)
+            return entry.map(Source.init(cached:))
         }
     }
 
@@ -166,12 +185,11 @@ struct VariantLoad: Sendable {
         let made = try await BlockingPools.run(on: codingThreads) { () throws(ImageError) -> Made? in
             let entry = LibrarySpans.run("webimage.cache.lookup", parent: trace) { span -> DiskCacheEntry? in
                 let entry = load.originalCache.entrySync(forKey: originalKey)
-                span.attributes["webimage.cache.kind"] = "original"
-                span.attributes["webimage.cache.hit"] = entry != nil
+                Self.describeLookup(span, kind: "original", hit: entry != nil)
                 return entry
             }
             guard let entry else { return nil }
-            return try load.makeAndStore(from: Source(data: entry.data, metadata: entry.metadata, cacheType: .disk), trace: trace)
+            return try load.makeAndStore(from: Source(cached: entry), trace: trace)
         }
         if let made { return await keep(made) }
         // The shared download looks the source up again before it downloads.
@@ -200,8 +218,7 @@ struct VariantLoad: Sendable {
         let variant = try Self.encodeVariant(request, from: source.data, metadata: source.metadata, coder: coder, limits: context.limits, trace: trace)
         guard let key, variantStore.includesDisk else { return Made(variant: variant, source: source, storedVariant: false) }
         let stored = LibrarySpans.run("webimage.store", parent: trace) { span -> Bool in
-            span.attributes["webimage.cache.kind"] = "variant"
-            span.attributes["webimage.bytes"] = variant.count
+            Self.describeStore(span, kind: "variant", bytes: variant.count)
             do throws(ImageError) {
                 return try cache.storeDataSync(variant.data, forKey: key, metadata: variant.metadata)
             } catch {
@@ -243,8 +260,7 @@ struct VariantLoad: Sendable {
     /// the cache's to report.
     private static func store(_ data: Data, forKey key: String, metadata: CacheMetadata, in cache: any ImageCaching, kind: String) async {
         await LibrarySpans.run("webimage.store") { span async in
-            span.attributes["webimage.cache.kind"] = kind
-            span.attributes["webimage.bytes"] = data.count
+            describeStore(span, kind: kind, bytes: data.count)
             try? await cache.store(nil, data: data, forKey: key, metadata: metadata, cacheType: .disk)
         }
     }
