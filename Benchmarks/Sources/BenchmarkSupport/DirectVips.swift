@@ -44,6 +44,16 @@ public enum DirectVips {
         }
     }
 
+    /// `vips_thumbnail_buffer(…, width, "height", height)` streamed into
+    /// `vips_jpegsave_buffer(Q quality, strip, optimize_coding)`: the proxy's JPEG answer.
+    /// Returns the JPEG's length.
+    public static func thumbnailJPEG(_ data: Data, width: Int, height: Int, quality: Int) throws -> Int {
+        var length = 0
+        let status = data.withUnsafeBytes { bl_thumbnail_jpeg($0.baseAddress, $0.count, Int32(width), Int32(height), Int32(quality), &length) }
+        guard status == 0 else { throw Failure(description: "vips_thumbnail_buffer + vips_jpegsave_buffer: \(lastError())") }
+        return length
+    }
+
     /// Runs a libvips wrapper on `data`'s bytes; the size it wrote out, or its error.
     private static func outputSize(
         of operation: String, on data: Data,

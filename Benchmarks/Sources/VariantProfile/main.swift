@@ -15,7 +15,6 @@
 // (manager, direct, manager, …); each round prints images/s and process CPU per image.
 // The cache is a directory of its own under TMPDIR, removed at the end.
 import BenchmarkSupport
-import CVipsBaseline
 import Foundation
 import WebImage
 
@@ -56,37 +55,31 @@ for (url, data) in zip(urls, sources) {
 let loader = NoNetworkLoader()
 let manager = ImageManager(cache: cache, loader: loader, variantWorkLimiter: WorkLimiter(workers: threads, queueSize: 1_000))
 
-func cpuSeconds() -> Double {
-    var usage = rusage()
-    getrusage(RUSAGE_SELF.rawValue, &usage)
-    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
-}
-
-/// `body` run by `workers` concurrent loops for `seconds`; images made, wall and CPU seconds.
-func measure(_ body: @escaping @Sendable (_ worker: Int, _ index: Int) async throws -> Void) async throws -> (images: Int, wall: Double, cpu: Double) {
+/// `body` run by `threads` concurrent loops for `seconds`: the images made, the wall clock
+/// and the whole process's CPU time.
+func measure(_ body: @escaping @Sendable (_ worker: Int, _ index: Int) async throws -> Void) async throws -> (images: Int, time: TimeSample) {
     let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-    let cpuStart = cpuSeconds()
-    let start = ContinuousClock.now
-    let made = try await withThrowingTaskGroup(of: Int.self) { group in
-        for worker in 0..<threads {
-            group.addTask {
-                var index = worker
-                while ContinuousClock.now < deadline {
-                    try await body(worker, index)
-                    index += 1
+    var made = 0
+    let time = try await Clocks.measureProcess {
+        made = try await withThrowingTaskGroup(of: Int.self) { group in
+            for worker in 0..<threads {
+                group.addTask {
+                    var index = worker
+                    while ContinuousClock.now < deadline {
+                        try await body(worker, index)
+                        index += 1
+                    }
+                    return index - worker
                 }
-                return index - worker
             }
+            return try await group.reduce(0, +)
         }
-        return try await group.reduce(0, +)
     }
-    let elapsed = ContinuousClock.now - start
-    let wall = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-    return (made, wall, cpuSeconds() - cpuStart)
+    return (made, time)
 }
 
 let run = UUID().uuidString.prefix(8)
-func managerRound(_ round: Int) async throws -> (images: Int, wall: Double, cpu: Double) {
+func managerRound(_ round: Int) async throws -> (images: Int, time: TimeSample) {
     try await measure { worker, index in
         let photo = index % urls.count
         let request = VariantRequest(
@@ -98,37 +91,35 @@ func managerRound(_ round: Int) async throws -> (images: Int, wall: Double, cpu:
 }
 
 /// The direct side on threads of its own (libvips blocks), `threads` at once.
-func directRound() async throws -> (images: Int, wall: Double, cpu: Double) {
+func directRound() async throws -> (images: Int, time: TimeSample) {
     let pool = (0..<threads).map { _ in DispatchQueue(label: "direct") }
     return try await measure { worker, index in
         let data = sources[index % sources.count]
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             pool[worker].async {
-                var length = 0
-                let status = data.withUnsafeBytes { bl_thumbnail_jpeg($0.baseAddress, $0.count, 300, 300, 80, &length) }
-                if status == 0 { continuation.resume() } else { continuation.resume(throwing: DirectVips.Failure(description: "vips_thumbnail_buffer failed")) }
+                continuation.resume(with: Result { _ = try DirectVips.thumbnailJPEG(data, width: 300, height: 300, quality: 80) })
             }
         }
     }
 }
 
-func line(_ name: String, _ result: (images: Int, wall: Double, cpu: Double)) -> String {
-    String(format: "%@ %5d images  %6.1f images/s  %6.2f ms CPU an image", name, result.images, Double(result.images) / result.wall, result.cpu * 1000 / Double(result.images))
+func line(_ name: String, _ result: (images: Int, time: TimeSample)) -> String {
+    String(format: "%@ %5d images  %6.1f images/s  %6.2f ms CPU an image", name, result.images, Double(result.images) / result.time.wall, result.time.cpu * 1000 / Double(result.images))
 }
 
 print("\(files.count) photos, \(threads) at once, \(Int(seconds)) s a side, \(rounds) rounds")
-// Warm-up, not measured: libvips start-up and the threads of both sides.
-if ProcessInfo.processInfo.environment["SIDE"] != "direct" { _ = try await managerRound(-1) }
-var ratios: [(rate: Double, cpu: Double)] = []
 // SIDE=manager or SIDE=direct runs one side only (for perf); the ratios then compare it with itself.
 let side = ProcessInfo.processInfo.environment["SIDE"]
+// Warm-up, not measured: libvips start-up and the manager's threads.
+if side != "direct" { _ = try await managerRound(-1) }
+var ratios: [(rate: Double, cpu: Double)] = []
 for round in 0..<rounds {
     let viaManager = side == "direct" ? try await directRound() : try await managerRound(round)
     let direct = side == "manager" ? try await managerRound(round + rounds) : try await directRound()
     print(line("manager", viaManager))
     print(line("direct ", direct))
-    let rate = (Double(viaManager.images) / viaManager.wall) / (Double(direct.images) / direct.wall)
-    let cpu = (viaManager.cpu / Double(viaManager.images)) / (direct.cpu / Double(direct.images))
+    let rate = (Double(viaManager.images) / viaManager.time.wall) / (Double(direct.images) / direct.time.wall)
+    let cpu = (viaManager.time.cpu / Double(viaManager.images)) / (direct.time.cpu / Double(direct.images))
     ratios.append((rate, cpu))
     print(String(format: "round %d: manager ÷ direct %.3f× images/s, %.3f× CPU an image", round + 1, rate, cpu))
 }
