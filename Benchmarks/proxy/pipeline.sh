@@ -28,7 +28,7 @@ ROUNDS=${ROUNDS:-3}                        # A B rounds of every case
 COLD_SECONDS=${COLD_SECONDS:-20}           # each cold run (cases 1 and 2), each side
 CACHED_SECONDS=${CACHED_SECONDS:-10}       # each run of case 3, each side
 COLD_CONNECTIONS=${COLD_CONNECTIONS:-$(( 2 * $(nproc) ))}  # cases 1, 2: wrk connections = baseline threads = the proxy's workers
-CODING_THREADS=${CODING_THREADS:-$(nproc)} # case 2, reference: the baseline on one thread a core
+CORE_THREADS=${CORE_THREADS:-$(nproc)} # case 2, reference: the baseline on one thread a core
 CONNECTIONS=${CONNECTIONS:-32}             # case 3
 THREADS=${THREADS:-2}                      # case 3: wrk threads
 WIDTH=${WIDTH:-300}                        # every variant: rs:fit:WIDTH:HEIGHT
@@ -267,7 +267,7 @@ for round in $(seq 1 "$ROUNDS"); do
     baseline_run libvips "$COLD_CONNECTIONS" "$round"
     # Reference: the baseline on one thread a core, beside its run on as many threads as
     # the proxy has workers (the proxy makes each variant on a worker's own thread).
-    if [ "$CODING_THREADS" != "$COLD_CONNECTIONS" ]; then baseline_run libvips-coding "$CODING_THREADS" "$round"; fi
+    if [ "$CORE_THREADS" != "$COLD_CONNECTIONS" ]; then baseline_run libvips-cores "$CORE_THREADS" "$round"; fi
 done
 made_after=$(metric webimage_processed_total)
 origin_after=$(nginx_counts)
@@ -345,9 +345,9 @@ printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' case "measured (per r
 printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' --- --- --- --- --- ---
 printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' "1. cold, new source each request: host-named origin, req/s" "$(rates case1 host-named)" "IP-literal $(rates case1 ip-literal)" "$r1; $(round_ratios case1 host-named ip-literal)" "≥ 0.98" "$(met "$r1" 0.98)"
 printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' "2. cold variant of a cached photo, images/s" "$(rates case2 proxy)" "libvips direct $(rates case2 libvips)" "$r2; $(round_ratios case2 proxy libvips)" "≥ 0.95" "$(met "$r2" 0.95)"
-if [ "$CODING_THREADS" != "$COLD_CONNECTIONS" ]; then
-    r2b=$(ratio "$(mean case2 proxy)" "$(mean case2 libvips-coding)")
-    printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' "(2, reference: libvips direct on $CODING_THREADS threads)" "" "libvips direct $(rates case2 libvips-coding)" "$r2b; $(round_ratios case2 proxy libvips-coding)" "—" "—"
+if [ "$CORE_THREADS" != "$COLD_CONNECTIONS" ]; then
+    r2b=$(ratio "$(mean case2 proxy)" "$(mean case2 libvips-cores)")
+    printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' "(2, reference: libvips direct on $CORE_THREADS threads)" "" "libvips direct $(rates case2 libvips-cores)" "$r2b; $(round_ratios case2 proxy libvips-cores)" "—" "—"
 fi
 printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' "3. cached variant, req/s" "$(rates case3 proxy)" "nginx static $(rates case3 nginx)" "$r3; $(round_ratios case3 proxy nginx)" "≥ 0.5" "$(met "$r3" 0.5)"
 echo
