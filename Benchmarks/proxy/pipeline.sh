@@ -290,6 +290,21 @@ perf_dsos() {
         END { printf "   %.1f samples per image (%d samples, %d images)\n", total / n, total, n
               for (i = 1; i <= k && i <= 8; i++) printf "   %6.2f  %5.1f%%  %s\n", count[i] / n, 100 * count[i] / total, name[i] }'
 }
+# perf_threads FILE IMAGES: perf samples per image by kind of thread: libvips' pipeline
+# workers, the threads that call libvips (the proxy's work slots, TP-#n; the baseline's own),
+# Swift's task threads and NIO's event loops.
+perf_threads() {
+    perf report -i "$1" --stdio --no-children -g none --sort comm -n 2>/dev/null | awk -v n="$2" '
+        /^#/ || NF < 3 { next }
+        { name = $3; for (i = 4; i <= NF; i++) name = name " " $i
+          if (name == "libvips worker") kind = "libvips workers"
+          else if (name ~ /^TP-#/ || name == "vips_baseline") kind = "libvips callers (work slots)"
+          else if (name ~ /^NIO-/) kind = "NIO event loops"
+          else if (name ~ /qos/) kind = "Swift tasks"
+          else kind = "other"
+          count[kind] += $2 }
+        END { for (k in count) printf "   %6.2f  %s\n", count[k] / n, k }' | sort -k1,1nr
+}
 if [ "$PERF" = 1 ]; then
     if ! command -v perf >/dev/null; then
         echo "pipeline.sh: PERF=1 needs perf (apt-get install linux-perf); skipped" >&2
@@ -302,11 +317,13 @@ if [ "$PERF" = 1 ]; then
         timeout 600 wrk --timeout 30s -t1 -c"$COLD_CONNECTIONS" -d"${COLD_SECONDS}s" -s "$HERE/corpus.lua" "$PROXY" \
             -- "/insecure/$FIT/cb:{id}/plain/$ORIGIN_IP/photos/{name}" "$WORK/names.txt" "$RUN_ID-perf" > "$WORK/results/case2-perf.txt"
         wait "$perf_pid" || true
-        perf_dsos "$WORK/results/proxy.perf.data" $(( $(metric webimage_processed_total) - made_perf )) | tee "$WORK/results/perf-proxy.txt"
+        made_perf=$(( $(metric webimage_processed_total) - made_perf ))
+        { perf_dsos "$WORK/results/proxy.perf.data" "$made_perf"; perf_threads "$WORK/results/proxy.perf.data" "$made_perf"; } | tee "$WORK/results/perf-proxy.txt"
         echo "== perf: case 2, libvips direct"
         line=$(timeout 600 perf record -q -F 499 -g -o "$WORK/results/libvips.perf.data" -- \
             "$WORK/vips_baseline" "$COLD_CONNECTIONS" "$COLD_SECONDS" "$WIDTH" "$HEIGHT" "$QUALITY" "${PHOTOS[@]}" 2>/dev/null)
-        perf_dsos "$WORK/results/libvips.perf.data" "$(echo "$line" | sed 's/^images=\([0-9]*\).*/\1/')" | tee "$WORK/results/perf-libvips.txt"
+        images_perf=$(echo "$line" | sed 's/^images=\([0-9]*\).*/\1/')
+        { perf_dsos "$WORK/results/libvips.perf.data" "$images_perf"; perf_threads "$WORK/results/libvips.perf.data" "$images_perf"; } | tee "$WORK/results/perf-libvips.txt"
     fi
 fi
 
@@ -320,6 +337,10 @@ for round in $(seq 1 "$ROUNDS"); do
     echo "case3 proxy $round $RATE requests=$REQUESTS bad=$BAD p99=$P99" >> "$RESULTS"
     wrk_run "case3-nginx-$round" -t"$THREADS" -c"$CONNECTIONS" -d"${CACHED_SECONDS}s" "$ORIGIN_IP/variant.jpg"
     echo "case3 nginx $round $RATE requests=$REQUESTS bad=$BAD p99=$P99" >> "$RESULTS"
+    # Reference: the proxy's /health (3 bytes, the same HTTP stack and middleware, no cache
+    # lookup), the most requests/s this server answers whatever it serves.
+    wrk_run "case3-health-$round" -t"$THREADS" -c"$CONNECTIONS" -d"${CACHED_SECONDS}s" "$PROXY/health"
+    echo "case3 health $round $RATE requests=$REQUESTS bad=$BAD p99=$P99" >> "$RESULTS"
 done
 
 # --- Summary ---------------------------------------------------------------------------------
@@ -350,6 +371,8 @@ if [ "$CORE_THREADS" != "$COLD_CONNECTIONS" ]; then
     printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' "(2, reference: libvips direct on $CORE_THREADS threads)" "" "libvips direct $(rates case2 libvips-cores)" "$r2b; $(round_ratios case2 proxy libvips-cores)" "—" "—"
 fi
 printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' "3. cached variant, req/s" "$(rates case3 proxy)" "nginx static $(rates case3 nginx)" "$r3; $(round_ratios case3 proxy nginx)" "≥ 0.5" "$(met "$r3" 0.5)"
+r3b=$(ratio "$(mean case3 proxy)" "$(mean case3 health)")
+printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' "(3, reference: the proxy's /health, its HTTP stack alone)" "" "/health $(rates case3 health)" "$r3b; $(round_ratios case3 proxy health)" "—" "—"
 echo
 hn_req=$(field_sum case1 host-named requests); hn_conn=$(field_sum case1 host-named origin_connections); hn_orig=$(field_sum case1 host-named origin_requests)
 ip_req=$(field_sum case1 ip-literal requests); ip_conn=$(field_sum case1 ip-literal origin_connections); ip_orig=$(field_sum case1 ip-literal origin_requests)
