@@ -310,14 +310,14 @@ if [ "$PERF" = 1 ]; then
         echo "pipeline.sh: PERF=1 needs perf (apt-get install linux-perf); skipped" >&2
     else
         echo "== perf: case 2, proxy (-F 499 -g, the whole process)"
-        made_perf=$(metric webimage_processed_total)
+        made_before_perf=$(metric webimage_processed_total)
         timeout $(( COLD_SECONDS + 60 )) perf record -q -F 499 -g -p "$PROXY_PID" -o "$WORK/results/proxy.perf.data" -- sleep $(( COLD_SECONDS + 1 )) 2>/dev/null &
         perf_pid=$!
         sleep 0.5
         timeout 600 wrk --timeout 30s -t1 -c"$COLD_CONNECTIONS" -d"${COLD_SECONDS}s" -s "$HERE/corpus.lua" "$PROXY" \
             -- "/insecure/$FIT/cb:{id}/plain/$ORIGIN_IP/photos/{name}" "$WORK/names.txt" "$RUN_ID-perf" > "$WORK/results/case2-perf.txt"
         wait "$perf_pid" || true
-        made_perf=$(( $(metric webimage_processed_total) - made_perf ))
+        made_perf=$(( $(metric webimage_processed_total) - made_before_perf ))
         { perf_dsos "$WORK/results/proxy.perf.data" "$made_perf"; perf_threads "$WORK/results/proxy.perf.data" "$made_perf"; } | tee "$WORK/results/perf-proxy.txt"
         echo "== perf: case 2, libvips direct"
         line=$(timeout 600 perf record -q -F 499 -g -o "$WORK/results/libvips.perf.data" -- \
