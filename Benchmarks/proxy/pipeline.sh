@@ -6,7 +6,9 @@
 #      nginx accepted in each case (keep-alive reuse);
 #   2. cold transforms of real photos (a new variant each request, the original already in
 #      the proxy's cache) vs libvips' vips_thumbnail_buffer + jpegsave_buffer called
-#      directly on the same bytes with the same parallelism (vips_baseline.c);
+#      directly on the same bytes with the same parallelism (vips_baseline.c), and, for
+#      reference, vs the proxy's own sequence of libvips calls made directly (the same
+#      program with --proxy-sequence): the codec calls' share of the gap and the server's;
 #   3. cached-variant requests vs nginx serving the same bytes as a static file.
 #
 # Rounds are interleaved (A B A B …). Everything runs on 127.0.0.1, every load run is
@@ -232,11 +234,11 @@ start_proxy
 for name in $(cat "$WORK/names.txt"); do
     curl -fsS --max-time 30 -o /dev/null "$PROXY/insecure/rs:fit:200:200/plain/$ORIGIN_IP/photos/$name"
 done
-# baseline_run SIDE THREADS ROUND: one bounded run of vips_baseline.
+# baseline_run SIDE THREADS ROUND [--proxy-sequence]: one bounded run of vips_baseline.
 baseline_run() {
-    echo "== case2-$1-$3: vips_baseline $2 threads, ${COLD_SECONDS}s"
+    echo "== case2-$1-$3: vips_baseline ${4:+$4 }$2 threads, ${COLD_SECONDS}s"
     local line rate
-    line=$(timeout 600 "$WORK/vips_baseline" "$2" "$COLD_SECONDS" "$WIDTH" "$HEIGHT" "$QUALITY" "${PHOTOS[@]}")
+    line=$(timeout 600 "$WORK/vips_baseline" ${4:+"$4"} "$2" "$COLD_SECONDS" "$WIDTH" "$HEIGHT" "$QUALITY" "${PHOTOS[@]}")
     echo "   $line"
     rate=$(echo "$line" | sed 's/.*images_per_s=\([0-9.]*\).*/\1/')
     echo "case2 $1 $3 $rate threads=$2 $line" >> "$RESULTS"
@@ -268,6 +270,8 @@ for round in $(seq 1 "$ROUNDS"); do
     # Reference: the baseline on one thread a core, beside its run on as many threads as
     # the proxy has workers (the proxy makes each variant on a worker's own thread).
     if [ "$CORE_THREADS" != "$COLD_CONNECTIONS" ]; then baseline_run libvips-cores "$CORE_THREADS" "$round"; fi
+    # Reference: the proxy's libvips calls, in its order, without the server around them.
+    baseline_run libvips-sequence "$COLD_CONNECTIONS" "$round" --proxy-sequence
 done
 made_after=$(metric webimage_processed_total)
 origin_after=$(nginx_counts)
@@ -357,6 +361,12 @@ round_ratios() {
 r1=$(ratio "$(mean case1 host-named)" "$(mean case1 ip-literal)")
 r2=$(ratio "$(mean case2 proxy)" "$(mean case2 libvips)")
 r3=$(ratio "$(mean case3 proxy)" "$(mean case3 nginx)")
+# Case 2's gap in two: the proxy ÷ its own libvips calls made directly (the server's
+# share), those calls ÷ vips_thumbnail_buffer (the codec calls' share).
+r2s=$(ratio "$(mean case2 proxy)" "$(mean case2 libvips-sequence)")
+r2c=$(ratio "$(mean case2 libvips-sequence)" "$(mean case2 libvips)")
+# out_bytes SIDE: a baseline's mean output size (its first round's).
+out_bytes() { awk -v s="$1" '$1 == "case2" && $2 == s { for (i = 5; i <= NF; i++) if ($i ~ /^out_bytes=/) { split($i, kv, "="); print kv[2]; exit } }' "$RESULTS"; }
 {
 echo
 echo "== summary: $(machine)"
@@ -370,6 +380,7 @@ if [ "$CORE_THREADS" != "$COLD_CONNECTIONS" ]; then
     r2b=$(ratio "$(mean case2 proxy)" "$(mean case2 libvips-cores)")
     printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' "(2, reference: libvips direct on $CORE_THREADS threads)" "" "libvips direct $(rates case2 libvips-cores)" "$r2b; $(round_ratios case2 proxy libvips-cores)" "—" "—"
 fi
+printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' "(2, reference: the proxy's libvips calls made directly)" "" "its call sequence $(rates case2 libvips-sequence)" "$r2s; $(round_ratios case2 proxy libvips-sequence)" "—" "—"
 printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' "3. cached variant, req/s" "$(rates case3 proxy)" "nginx static $(rates case3 nginx)" "$r3; $(round_ratios case3 proxy nginx)" "≥ 0.5" "$(met "$r3" 0.5)"
 r3b=$(ratio "$(mean case3 proxy)" "$(mean case3 health)")
 printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' "(3, reference: the proxy's /health, its HTTP stack alone)" "" "/health $(rates case3 health)" "$r3b; $(round_ratios case3 proxy health)" "—" "—"
@@ -379,12 +390,16 @@ ip_req=$(field_sum case1 ip-literal requests); ip_conn=$(field_sum case1 ip-lite
 echo "case 1, connections nginx accepted (all rounds): host-named $hn_conn for $hn_orig origin requests ($hn_req proxy requests); IP-literal $ip_conn for $ip_orig origin requests ($ip_req proxy requests)"
 echo "case 1: proxy VmRSS at the end $(( CASE1_RSS / 1024 )) MB, VmHWM (since start, warm-up included) $(( CASE1_HWM / 1024 )) MB"
 echo "case 2: proxy peak VmRSS $(( PEAK_RSS / 1024 )) MB sampled, VmHWM $(( PEAK_HWM / 1024 )) MB (fresh process, after the warm pass: $(( idle_rss / 1024 )) MB); libvips baseline VmHWM $(awk '$1 == "case2" && $2 == "libvips" { for (i = 5; i <= NF; i++) if ($i ~ /^vmhwm_kb=/) { split($i, kv, "="); if (kv[2] > m) m = kv[2] } } END { printf "%d", m / 1024 }' "$RESULTS") MB"
-echo "case 2: variants made $CASE2_MADE, origin requests $CASE2_ORIGIN (0: every original came from the proxy's cache); mean variant bytes over the corpus: proxy $PROXY_MEAN_BYTES, libvips $(awk '$1 == "case2" && $2 == "libvips" { for (i = 5; i <= NF; i++) if ($i ~ /^out_bytes=/) { split($i, kv, "="); print kv[2]; exit } }' "$RESULTS")"
+echo "case 2: variants made $CASE2_MADE, origin requests $CASE2_ORIGIN (0: every original came from the proxy's cache); mean variant bytes over the corpus: proxy $PROXY_MEAN_BYTES, libvips $(out_bytes libvips), the proxy's libvips calls made directly $(out_bytes libvips-sequence)"
 cpu_hn=$(cpu_per "$(field_sum case1 host-named cpu_ms)" "$(field_sum case1 host-named made)")
 cpu_ip=$(cpu_per "$(field_sum case1 ip-literal cpu_ms)" "$(field_sum case1 ip-literal made)")
 cpu_px=$(cpu_per "$(field_sum case2 proxy cpu_ms)" "$(field_sum case2 proxy made)")
-cpu_vb=$(awk '$1 == "case2" && $2 == "libvips" { for (i = 5; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } ms += v["cpu_ms_per_image"] * v["images"]; n += v["images"] } END { printf "%.2f", ms / n }' "$RESULTS")
+# baseline_cpu SIDE: a baseline's CPU per image over its rounds.
+baseline_cpu() { awk -v s="$1" '$1 == "case2" && $2 == s { for (i = 5; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } ms += v["cpu_ms_per_image"] * v["images"]; n += v["images"] } END { printf "%.2f", ms / n }' "$RESULTS"; }
+cpu_vb=$(baseline_cpu libvips)
+cpu_vs=$(baseline_cpu libvips-sequence)
 echo "CPU per image, user + system of the whole process (the cost, whatever else the machine ran): case 1 host-named $cpu_hn ms, IP-literal $cpu_ip ms (host-named ÷ IP-literal $(ratio "$cpu_hn" "$cpu_ip")×); case 2 proxy $cpu_px ms, libvips direct $cpu_vb ms (proxy ÷ libvips $(ratio "$cpu_px" "$cpu_vb")×)"
+echo "case 2, where the gap is: the proxy's libvips calls made directly ÷ vips_thumbnail_buffer $r2c (CPU per image $cpu_vs ms, $(ratio "$cpu_vs" "$cpu_vb")×; the codec calls' share), the proxy ÷ its libvips calls made directly $r2s (CPU $(ratio "$cpu_px" "$cpu_vs")×; the server's share)"
 echo "case 2, cores kept busy (images/s × CPU per image): proxy $(awk -v r="$(mean case2 proxy)" -v c="$cpu_px" 'BEGIN { printf "%.2f", r * c / 1000 }'), libvips direct $(awk -v r="$(mean case2 libvips)" -v c="$cpu_vb" 'BEGIN { printf "%.2f", r * c / 1000 }') of $(nproc)"
 echo "failed requests (non-2xx or socket errors), all runs: $(awk '{ for (i = 5; i <= NF; i++) if ($i ~ /^bad=/) { split($i, kv, "="); n += kv[2] } } END { print n + 0 }' "$RESULTS")"
 } | tee "$WORK/results/summary.txt"

@@ -1,7 +1,7 @@
 /*
  * The baseline of pipeline.sh's photo case: libvips called directly, no proxy.
  *
- *   vips_baseline THREADS SECONDS WIDTH HEIGHT QUALITY FILE...
+ *   vips_baseline [--proxy-sequence] THREADS SECONDS WIDTH HEIGHT QUALITY FILE...
  *
  * Reads every FILE into memory once, then runs THREADS threads for SECONDS seconds; each
  * loops over the files (thread t starts at file t) doing what the proxy does for
@@ -13,6 +13,20 @@
  *
  * (the encoder settings of the proxy's JPEG answer: wi_jpegsave in Sources/CVips/shim.h,
  * metadata stripped, Huffman tables optimised, not interlaced).
+ *
+ * With --proxy-sequence, the same pixel work in the order of the libvips calls the proxy
+ * makes (Sources/WebImage/Coding/VipsDecode.swift, VipsEncode.swift), still without its
+ * HTTP, caches, disk and threads:
+ *
+ *   vips_image_new_from_buffer(bytes, "", fail_on ERROR)      the header, for the plan
+ *   vips_image_new_from_buffer(bytes, "[shrink=N,access=sequential]", fail_on ERROR)
+ *   vips_thumbnail_image(loaded, W, "height", H, "size", FORCE)   W×H: the fitted size
+ *   vips_image_copy_memory(thumbnail)                          the decode ends in memory
+ *   vips_jpegsave_buffer(copy, …)                              the encoder settings above
+ *
+ * N is the proxy's shrink-on-load factor: 8, 4 or 2 when the fit shrinks by 16, 8 or 4
+ * times or more, leaving at least a factor of two for the resample, as libvips' own
+ * thumbnail does.
  *
  * libvips is set up as WebImage sets it up (Sources/CVips/shim.h, wi_vips_init):
  * operation cache off, one worker thread per image, untrusted loaders blocked, no orc
@@ -43,6 +57,7 @@ static Source *sources;
 static int source_count;
 static int width, height, quality;
 static double deadline;
+static int proxy_sequence;
 
 typedef struct {
     int index;
@@ -58,6 +73,35 @@ static double now(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* The thumbnail in the proxy's sequence of calls (see --proxy-sequence above), in memory. */
+static int thumbnail_as_proxy(const Source *source, VipsImage **out) {
+    VipsImage *header = vips_image_new_from_buffer(source->data, source->size, "", "fail_on", VIPS_FAIL_ON_ERROR, NULL);
+    if (!header) return -1;
+    int source_width = header->Xsize, source_height = header->Ysize;
+    g_object_unref(header);
+    double horizontal = (double)source_width / width, vertical = (double)source_height / height;
+    double factor = horizontal > vertical ? horizontal : vertical;
+    int fitted_width = (int)(source_width / factor + 0.5), fitted_height = (int)(source_height / factor + 0.5);
+    /* The smaller of the two scales of the fitted size, as the proxy's decode reckons it. */
+    double across = (double)source_width / fitted_width, down = (double)source_height / fitted_height;
+    double shrink_factor = across < down ? across : down;
+    int shrink = shrink_factor >= 16 ? 8 : shrink_factor >= 8 ? 4 : shrink_factor >= 4 ? 2 : 1;
+    char options[64];
+    if (shrink > 1)
+        snprintf(options, sizeof options, "[shrink=%d,access=sequential]", shrink);
+    else
+        snprintf(options, sizeof options, "[access=sequential]");
+    VipsImage *loaded = vips_image_new_from_buffer(source->data, source->size, options, "fail_on", VIPS_FAIL_ON_ERROR, NULL);
+    if (!loaded) return -1;
+    VipsImage *resized = NULL;
+    int failed = vips_thumbnail_image(loaded, &resized, fitted_width, "height", fitted_height, "size", VIPS_SIZE_FORCE, NULL);
+    g_object_unref(loaded);
+    if (failed) return -1;
+    *out = vips_image_copy_memory(resized);
+    g_object_unref(resized);
+    return *out ? 0 : -1;
+}
+
 static void *work(void *argument) {
     Worker *worker = argument;
     int next = worker->index % source_count;
@@ -67,7 +111,9 @@ static void *work(void *argument) {
         VipsImage *thumbnail = NULL;
         void *buffer = NULL;
         size_t length = 0;
-        if (vips_thumbnail_buffer(source->data, source->size, &thumbnail, width, "height", height, NULL) ||
+        int failed = proxy_sequence ? thumbnail_as_proxy(source, &thumbnail)
+                                    : vips_thumbnail_buffer(source->data, source->size, &thumbnail, width, "height", height, NULL);
+        if (failed ||
             vips_jpegsave_buffer(thumbnail, &buffer, &length, "Q", quality, "strip", TRUE, "optimize_coding", TRUE, NULL)) {
             worker->errors++;
             fprintf(stderr, "vips_baseline: %s\n", vips_error_buffer());
@@ -108,8 +154,14 @@ static long vmhwm_kb(void) {
 }
 
 int main(int argc, char **argv) {
+    if (argc > 1 && strcmp(argv[1], "--proxy-sequence") == 0) {
+        proxy_sequence = 1;
+        argv[1] = argv[0];
+        argv++;
+        argc--;
+    }
     if (argc < 7) {
-        fprintf(stderr, "usage: %s THREADS SECONDS WIDTH HEIGHT QUALITY FILE...\n", argv[0]);
+        fprintf(stderr, "usage: %s [--proxy-sequence] THREADS SECONDS WIDTH HEIGHT QUALITY FILE...\n", argv[0]);
         return 2;
     }
     int threads = atoi(argv[1]);
