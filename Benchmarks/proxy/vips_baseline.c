@@ -15,8 +15,8 @@
  * metadata stripped, Huffman tables optimised, not interlaced).
  *
  * With --proxy-sequence, the same pixel work in the order of the libvips calls the proxy
- * makes (Sources/WebImage/Coding/VipsDecode.swift, VipsEncode.swift), still without its
- * HTTP, caches, disk and threads:
+ * makes (Sources/WebImage/Coding/VipsDecode.swift, VipsEncode.swift), still without the
+ * server's HTTP, caches, disk and threads:
  *
  *   vips_image_new_from_buffer(bytes, "", fail_on ERROR)      the header, for the plan
  *   vips_image_new_from_buffer(bytes, "[shrink=N,access=sequential]", fail_on ERROR)
