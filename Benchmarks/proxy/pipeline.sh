@@ -350,7 +350,9 @@ done
 # --- Summary ---------------------------------------------------------------------------------
 rates() { awk -v c="$1" -v s="$2" '$1 == c && $2 == s { printf "%s%s", sep, $4; sep = " / " }' "$RESULTS"; }
 mean() { awk -v c="$1" -v s="$2" '$1 == c && $2 == s { sum += $4; n++ } END { printf "%.1f", sum / n }' "$RESULTS"; }
-field_sum() { awk -v c="$1" -v s="$2" -v f="$3" '$1 == c && $2 == s { for (i = 5; i <= NF; i++) { split($i, kv, "="); if (kv[1] == f) sum += kv[2] } } END { print sum + 0 }' "$RESULTS"; }
+# field_values CASE SIDE FIELD: a key=value field of every run of CASE SIDE, one a line.
+field_values() { awk -v c="$1" -v s="$2" -v f="$3" '$1 == c && $2 == s { for (i = 5; i <= NF; i++) { split($i, kv, "="); if (kv[1] == f) print kv[2] } }' "$RESULTS"; }
+field_sum() { field_values "$@" | awk '{ sum += $1 } END { print sum + 0 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
 met() { awk -v r="$1" -v t="$2" 'BEGIN { print (r >= t ? "yes" : "NO") }'; }
 round_ratios() {
@@ -366,7 +368,7 @@ r3=$(ratio "$(mean case3 proxy)" "$(mean case3 nginx)")
 r2s=$(ratio "$(mean case2 proxy)" "$(mean case2 libvips-sequence)")
 r2c=$(ratio "$(mean case2 libvips-sequence)" "$(mean case2 libvips)")
 # out_bytes SIDE: a baseline's mean output size (its first round's).
-out_bytes() { awk -v s="$1" '$1 == "case2" && $2 == s { for (i = 5; i <= NF; i++) if ($i ~ /^out_bytes=/) { split($i, kv, "="); print kv[2]; exit } }' "$RESULTS"; }
+out_bytes() { field_values case2 "$1" out_bytes | awk 'NR == 1'; }
 {
 echo
 echo "== summary: $(machine)"
@@ -389,13 +391,13 @@ hn_req=$(field_sum case1 host-named requests); hn_conn=$(field_sum case1 host-na
 ip_req=$(field_sum case1 ip-literal requests); ip_conn=$(field_sum case1 ip-literal origin_connections); ip_orig=$(field_sum case1 ip-literal origin_requests)
 echo "case 1, connections nginx accepted (all rounds): host-named $hn_conn for $hn_orig origin requests ($hn_req proxy requests); IP-literal $ip_conn for $ip_orig origin requests ($ip_req proxy requests)"
 echo "case 1: proxy VmRSS at the end $(( CASE1_RSS / 1024 )) MB, VmHWM (since start, warm-up included) $(( CASE1_HWM / 1024 )) MB"
-echo "case 2: proxy peak VmRSS $(( PEAK_RSS / 1024 )) MB sampled, VmHWM $(( PEAK_HWM / 1024 )) MB (fresh process, after the warm pass: $(( idle_rss / 1024 )) MB); libvips baseline VmHWM $(awk '$1 == "case2" && $2 == "libvips" { for (i = 5; i <= NF; i++) if ($i ~ /^vmhwm_kb=/) { split($i, kv, "="); if (kv[2] > m) m = kv[2] } } END { printf "%d", m / 1024 }' "$RESULTS") MB"
+echo "case 2: proxy peak VmRSS $(( PEAK_RSS / 1024 )) MB sampled, VmHWM $(( PEAK_HWM / 1024 )) MB (fresh process, after the warm pass: $(( idle_rss / 1024 )) MB); libvips baseline VmHWM $(field_values case2 libvips vmhwm_kb | awk '$1 > m { m = $1 } END { printf "%d", m / 1024 }') MB"
 echo "case 2: variants made $CASE2_MADE, origin requests $CASE2_ORIGIN (0: every original came from the proxy's cache); mean variant bytes over the corpus: proxy $PROXY_MEAN_BYTES, libvips $(out_bytes libvips), the proxy's libvips calls made directly $(out_bytes libvips-sequence)"
 cpu_hn=$(cpu_per "$(field_sum case1 host-named cpu_ms)" "$(field_sum case1 host-named made)")
 cpu_ip=$(cpu_per "$(field_sum case1 ip-literal cpu_ms)" "$(field_sum case1 ip-literal made)")
 cpu_px=$(cpu_per "$(field_sum case2 proxy cpu_ms)" "$(field_sum case2 proxy made)")
 # baseline_cpu SIDE: a baseline's CPU per image over its rounds.
-baseline_cpu() { awk -v s="$1" '$1 == "case2" && $2 == s { for (i = 5; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } ms += v["cpu_ms_per_image"] * v["images"]; n += v["images"] } END { printf "%.2f", ms / n }' "$RESULTS"; }
+baseline_cpu() { paste <(field_values case2 "$1" cpu_ms_per_image) <(field_values case2 "$1" images) | awk '{ ms += $1 * $2; n += $2 } END { printf "%.2f", ms / n }'; }
 cpu_vb=$(baseline_cpu libvips)
 cpu_vs=$(baseline_cpu libvips-sequence)
 echo "CPU per image, user + system of the whole process (the cost, whatever else the machine ran): case 1 host-named $cpu_hn ms, IP-literal $cpu_ip ms (host-named ÷ IP-literal $(ratio "$cpu_hn" "$cpu_ip")×); case 2 proxy $cpu_px ms, libvips direct $cpu_vb ms (proxy ÷ libvips $(ratio "$cpu_px" "$cpu_vb")×)"
