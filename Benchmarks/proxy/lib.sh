@@ -1,16 +1,19 @@
 # What run.sh and pipeline.sh share: stopping what they started, waiting for a server,
 # and sampling the proxy's memory. Source it after setting WORK and KEEP; it reads
-# NGINX_PID, PROXY_PID and SAMPLER_PID, which the scripts set as they start things.
+# NGINX_PID, PROXY_PID, REFERENCE_PID (a reference server: pipeline.sh's lean_server) and
+# SAMPLER_PID, which the scripts set as they start things.
 
 NGINX_PID=""
 PROXY_PID=""
+REFERENCE_PID=""
 SAMPLER_PID=""
 
-# Stops the sampler, the proxy (SIGTERM: it drains) and nginx, then removes $WORK unless
-# KEEP=1. Runs on exit, however the script ends.
+# Stops the sampler, the proxy (SIGTERM: it drains), the reference server and nginx, then
+# removes $WORK unless KEEP=1. Runs on exit, however the script ends.
 cleanup() {
     [ -n "$SAMPLER_PID" ] && kill "$SAMPLER_PID" 2>/dev/null || true
     [ -n "$PROXY_PID" ] && kill -TERM "$PROXY_PID" 2>/dev/null && wait "$PROXY_PID" 2>/dev/null || true
+    [ -n "$REFERENCE_PID" ] && kill "$REFERENCE_PID" 2>/dev/null && wait "$REFERENCE_PID" 2>/dev/null || true
     [ -n "$NGINX_PID" ] && kill -QUIT "$NGINX_PID" 2>/dev/null && wait "$NGINX_PID" 2>/dev/null || true
     if [ "$KEEP" = 1 ]; then echo "kept $WORK"; else rm -rf "$WORK"; fi
 }

@@ -8,7 +8,9 @@
 #      the proxy's cache) vs libvips' vips_thumbnail_buffer + jpegsave_buffer called
 #      directly on the same bytes with the same parallelism (vips_baseline.c), and, for
 #      reference, vs the proxy's own sequence of libvips calls made directly (the same
-#      program with --proxy-sequence): the codec calls' share of the gap and the server's;
+#      program with --proxy-sequence): the codec calls' share of the gap and the server's,
+#      and vs those calls behind the least an HTTP server can do (lean_server.c): what
+#      serving costs whoever serves;
 #   3. cached-variant requests vs nginx serving the same bytes as a static file.
 #
 # Rounds are interleaved (A B A B …). Everything runs on 127.0.0.1, every load run is
@@ -39,6 +41,7 @@ QUALITY=${QUALITY:-80}                     # the proxy's default JPEG quality; t
 ORIGIN_PORT=${ORIGIN_PORT:-18090}          # nginx: the photos, the static baseline
 STATUS_PORT=${STATUS_PORT:-18092}          # nginx: stub_status (accepted connections)
 PROXY_PORT=${PROXY_PORT:-18091}            # webimage serve
+LEAN_PORT=${LEAN_PORT:-18093}              # lean_server.c, case 2's reference server
 LOG_LEVEL=${LOG_LEVEL:-warning}            # info logs one line per request
 INSTALL=${INSTALL:-1}                      # 0: never apt-get install, only report what is missing
 WORK=${WORK:-$(mktemp -d "${TMPDIR:-/tmp}/webimage-pipeline-bench.XXXXXX")}
@@ -76,6 +79,7 @@ chmod 755 "$WORK"
 ORIGIN_IP="http://127.0.0.1:$ORIGIN_PORT"
 ORIGIN_HOST="http://localhost:$ORIGIN_PORT"
 PROXY="http://127.0.0.1:$PROXY_PORT"
+LEAN="http://127.0.0.1:$LEAN_PORT"
 STATUS="http://127.0.0.1:$STATUS_PORT/status"
 FIT="rs:fit:$WIDTH:$HEIGHT"
 . "$HERE/lib.sh"   # cleanup on exit, wait_for, the memory sampler
@@ -99,6 +103,7 @@ PHOTOS=("$WORK"/www/photos/*.jpg)
 echo "corpus: ${#PHOTOS[@]} JPEG photos, $(( total_bytes / 1024 )) KB in all (mate-backgrounds, plasma-workspace-wallpapers)"
 
 cc -O2 -o "$WORK/vips_baseline" "$HERE/vips_baseline.c" $(pkg-config --cflags --libs vips) -pthread
+cc -O2 -o "$WORK/lean_server" "$HERE/lean_server.c" $(pkg-config --cflags --libs vips) -pthread
 
 cat > "$WORK/nginx.conf" <<EOF
 worker_processes auto;
@@ -133,6 +138,14 @@ NGINX_PID=$!
 wait_for "$ORIGIN_IP/photos/$(head -1 "$WORK/names.txt")"
 wait_for "$STATUS"
 
+# Case 2's reference server: as many threads as the proxy has workers, the photos read from
+# their files, its variants written beside the proxy's cache (the same file system).
+mkdir -p "$WORK/lean-cache"
+"$WORK/lean_server" "$LEAN_PORT" "$COLD_CONNECTIONS" "$WIDTH" "$HEIGHT" "$QUALITY" "$WORK/www/photos" "$WORK/lean-cache" \
+    >> "$WORK/lean-server.log" 2>&1 &
+REFERENCE_PID=$!
+wait_for "$LEAN/count"
+
 # The proxy: loopback sources allowed (off by default), the origin under both of its names,
 # no disk limit (so that no eviction pass lands in one run and not in the other), defaults
 # otherwise. Case 1 has a proxy of its own; cases 2 and 3 share a second, fresh process
@@ -157,11 +170,15 @@ start_proxy
 nginx_counts() { curl -fsS --max-time 5 "$STATUS" | awk 'NR == 3 { print $1, $3 }'; }
 # A counter of the proxy's /metrics, summed over its labels.
 metric() { curl -fsS --max-time 5 "$PROXY/metrics" | awk -v name="$1" 'index($0, name) == 1 { sum += $NF } END { print sum + 0 }'; }
+# A process's user + system CPU time so far, in ms: the proxy's, the reference server's.
+CLK_TCK=$(getconf CLK_TCK)
+cpu_ms() { awk -v hz="$CLK_TCK" '{ printf "%d", ($14 + $15) * 1000 / hz }' "/proc/$1/stat"; }
+proxy_cpu_ms() { cpu_ms "$PROXY_PID"; }
+lean_cpu_ms() { cpu_ms "$REFERENCE_PID"; }
+# The variants the reference server made so far.
+lean_made() { curl -fsS --max-time 5 "$LEAN/count"; }
 # VmHWM, the kernel's peak (hwm_kb in lib.sh), is reset before each run (clear_refs 5;
 # needs to own the process).
-# The proxy's user + system CPU time so far, in ms.
-CLK_TCK=$(getconf CLK_TCK)
-proxy_cpu_ms() { awk -v hz="$CLK_TCK" '{ printf "%d", ($14 + $15) * 1000 / hz }' "/proc/$PROXY_PID/stat"; }
 reset_hwm() { echo 5 > "/proc/$PROXY_PID/clear_refs" 2>/dev/null || true; }
 rss_kb() { awk '/^VmRSS/ { print $2 }' "/proc/$PROXY_PID/status"; }
 
@@ -272,6 +289,16 @@ for round in $(seq 1 "$ROUNDS"); do
     if [ "$CORE_THREADS" != "$COLD_CONNECTIONS" ]; then baseline_run libvips-cores "$CORE_THREADS" "$round"; fi
     # Reference: the proxy's libvips calls, in its order, without the server around them.
     baseline_run libvips-sequence "$COLD_CONNECTIONS" "$round" --proxy-sequence
+    # Reference: the same calls behind the least an HTTP server can do, the same wrk load.
+    cpu_before=$(lean_cpu_ms)
+    made_round=$(lean_made)
+    wrk_run "case2-lean-server-$round" -t1 -c"$COLD_CONNECTIONS" -d"${COLD_SECONDS}s" -s "$HERE/corpus.lua" "$LEAN" \
+        -- "/insecure/$FIT/cb:{id}/plain/$ORIGIN_IP/photos/{name}" "$WORK/names.txt" "$RUN_ID-lean-$round"
+    sleep 1  # requests wrk left in flight finish
+    made=$(( $(lean_made) - made_round ))
+    cpu=$(( $(lean_cpu_ms) - cpu_before ))
+    echo "   lean server CPU $(cpu_per "$cpu" "$made") ms per variant ($made made)"
+    echo "case2 lean-server $round $RATE requests=$REQUESTS bad=$BAD p99=$P99 made=$made cpu_ms=$cpu" >> "$RESULTS"
 done
 made_after=$(metric webimage_processed_total)
 origin_after=$(nginx_counts)
@@ -367,6 +394,9 @@ r3=$(ratio "$(mean case3 proxy)" "$(mean case3 nginx)")
 # share), those calls ÷ vips_thumbnail_buffer (the codec calls' share).
 r2s=$(ratio "$(mean case2 proxy)" "$(mean case2 libvips-sequence)")
 r2c=$(ratio "$(mean case2 libvips-sequence)" "$(mean case2 libvips)")
+# What serving costs whoever serves: the lean server ÷ libvips direct; the proxy ÷ it.
+r2l=$(ratio "$(mean case2 lean-server)" "$(mean case2 libvips)")
+r2p=$(ratio "$(mean case2 proxy)" "$(mean case2 lean-server)")
 # out_bytes SIDE: a baseline's mean output size (its first round's).
 out_bytes() { field_values case2 "$1" out_bytes | awk 'NR == 1'; }
 {
@@ -383,6 +413,7 @@ if [ "$CORE_THREADS" != "$COLD_CONNECTIONS" ]; then
     printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' "(2, reference: libvips direct on $CORE_THREADS threads)" "" "libvips direct $(rates case2 libvips-cores)" "$r2b; $(round_ratios case2 proxy libvips-cores)" "—" "—"
 fi
 printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' "(2, reference: the proxy's libvips calls made directly)" "" "its call sequence $(rates case2 libvips-sequence)" "$r2s; $(round_ratios case2 proxy libvips-sequence)" "—" "—"
+printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' "(2, reference: those calls behind a minimal C HTTP server)" "" "lean server $(rates case2 lean-server)" "$r2p; $(round_ratios case2 proxy lean-server)" "—" "—"
 printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' "3. cached variant, req/s" "$(rates case3 proxy)" "nginx static $(rates case3 nginx)" "$r3; $(round_ratios case3 proxy nginx)" "≥ 0.5" "$(met "$r3" 0.5)"
 r3b=$(ratio "$(mean case3 proxy)" "$(mean case3 health)")
 printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' "(3, reference: the proxy's /health, its HTTP stack alone)" "" "/health $(rates case3 health)" "$r3b; $(round_ratios case3 proxy health)" "—" "—"
@@ -400,8 +431,10 @@ cpu_px=$(cpu_per "$(field_sum case2 proxy cpu_ms)" "$(field_sum case2 proxy made
 baseline_cpu() { paste <(field_values case2 "$1" cpu_ms_per_image) <(field_values case2 "$1" images) | awk '{ ms += $1 * $2; n += $2 } END { printf "%.2f", ms / n }'; }
 cpu_vb=$(baseline_cpu libvips)
 cpu_vs=$(baseline_cpu libvips-sequence)
+cpu_ls=$(cpu_per "$(field_sum case2 lean-server cpu_ms)" "$(field_sum case2 lean-server made)")
 echo "CPU per image, user + system of the whole process (the cost, whatever else the machine ran): case 1 host-named $cpu_hn ms, IP-literal $cpu_ip ms (host-named ÷ IP-literal $(ratio "$cpu_hn" "$cpu_ip")×); case 2 proxy $cpu_px ms, libvips direct $cpu_vb ms (proxy ÷ libvips $(ratio "$cpu_px" "$cpu_vb")×)"
 echo "case 2, where the gap is: the proxy's libvips calls made directly ÷ vips_thumbnail_buffer $r2c (CPU per image $cpu_vs ms, $(ratio "$cpu_vs" "$cpu_vb")×; the codec calls' share), the proxy ÷ its libvips calls made directly $r2s (CPU $(ratio "$cpu_px" "$cpu_vs")×; the server's share)"
+echo "case 2, what serving costs: the lean server ÷ vips_thumbnail_buffer $r2l (CPU per image $cpu_ls ms, $(ratio "$cpu_ls" "$cpu_vb")×; the least any server adds), the proxy ÷ the lean server $r2p (CPU $(ratio "$cpu_px" "$cpu_ls")×; what WebImage adds beyond it)"
 echo "case 2, cores kept busy (images/s × CPU per image): proxy $(awk -v r="$(mean case2 proxy)" -v c="$cpu_px" 'BEGIN { printf "%.2f", r * c / 1000 }'), libvips direct $(awk -v r="$(mean case2 libvips)" -v c="$cpu_vb" 'BEGIN { printf "%.2f", r * c / 1000 }') of $(nproc)"
 echo "failed requests (non-2xx or socket errors), all runs: $(awk '{ for (i = 5; i <= NF; i++) if ($i ~ /^bad=/) { split($i, kv, "="); n += kv[2] } } END { print n + 0 }' "$RESULTS")"
 } | tee "$WORK/results/summary.txt"

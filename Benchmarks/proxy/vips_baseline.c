@@ -15,22 +15,10 @@
  * metadata stripped, Huffman tables optimised, not interlaced).
  *
  * With --proxy-sequence, the same pixel work in the order of the libvips calls the proxy
- * makes (Sources/WebImage/Coding/VipsDecode.swift, VipsEncode.swift), still without the
- * server's HTTP, caches, disk and threads:
+ * makes (proxy_sequence.h lists them), still without the server's HTTP, caches, disk and
+ * threads.
  *
- *   vips_image_new_from_buffer(bytes, "", fail_on ERROR)      the header, for the plan
- *   vips_image_new_from_buffer(bytes, "[shrink=N,access=sequential]", fail_on ERROR)
- *   vips_thumbnail_image(loaded, W, "height", H, "size", FORCE)   W×H: the fitted size
- *   vips_image_copy_memory(thumbnail)                          the decode ends in memory
- *   vips_jpegsave_buffer(copy, …)                              the encoder settings above
- *
- * N is the proxy's shrink-on-load factor: 8, 4 or 2 when the fit shrinks by 16, 8 or 4
- * times or more, leaving at least a factor of two for the resample, as libvips' own
- * thumbnail does.
- *
- * libvips is set up as WebImage sets it up (Sources/CVips/shim.h, wi_vips_init):
- * operation cache off, one worker thread per image, untrusted loaders blocked, no orc
- * vector code.
+ * libvips is set up as WebImage sets it up (proxy_sequence.h, setup_libvips_as_webimage).
  *
  * Prints one line of `key=value` pairs: images, seconds, images_per_s, errors,
  * out_bytes (mean output size), cpu_ms_per_image (the process's user + system CPU time
@@ -38,8 +26,7 @@
  *
  * Build: cc -O2 -o vips_baseline vips_baseline.c $(pkg-config --cflags --libs vips) -pthread
  */
-#include <vips/vips.h>
-#include <vips/vector.h>
+#include "proxy_sequence.h"
 
 #include <pthread.h>
 #include <sys/resource.h>
@@ -73,35 +60,6 @@ static double now(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* The thumbnail in the proxy's sequence of calls (see --proxy-sequence above), in memory. */
-static int thumbnail_as_proxy(const Source *source, VipsImage **out) {
-    VipsImage *header = vips_image_new_from_buffer(source->data, source->size, "", "fail_on", VIPS_FAIL_ON_ERROR, NULL);
-    if (!header) return -1;
-    int source_width = header->Xsize, source_height = header->Ysize;
-    g_object_unref(header);
-    double horizontal = (double)source_width / width, vertical = (double)source_height / height;
-    double factor = horizontal > vertical ? horizontal : vertical;
-    int fitted_width = (int)(source_width / factor + 0.5), fitted_height = (int)(source_height / factor + 0.5);
-    /* The smaller of the two scales of the fitted size, as the proxy's decode reckons it. */
-    double across = (double)source_width / fitted_width, down = (double)source_height / fitted_height;
-    double shrink_factor = across < down ? across : down;
-    int shrink = shrink_factor >= 16 ? 8 : shrink_factor >= 8 ? 4 : shrink_factor >= 4 ? 2 : 1;
-    char options[64];
-    if (shrink > 1)
-        snprintf(options, sizeof options, "[shrink=%d,access=sequential]", shrink);
-    else
-        snprintf(options, sizeof options, "[access=sequential]");
-    VipsImage *loaded = vips_image_new_from_buffer(source->data, source->size, options, "fail_on", VIPS_FAIL_ON_ERROR, NULL);
-    if (!loaded) return -1;
-    VipsImage *resized = NULL;
-    int failed = vips_thumbnail_image(loaded, &resized, fitted_width, "height", fitted_height, "size", VIPS_SIZE_FORCE, NULL);
-    g_object_unref(loaded);
-    if (failed) return -1;
-    *out = vips_image_copy_memory(resized);
-    g_object_unref(resized);
-    return *out ? 0 : -1;
-}
-
 static void *work(void *argument) {
     Worker *worker = argument;
     int next = worker->index % source_count;
@@ -111,10 +69,9 @@ static void *work(void *argument) {
         VipsImage *thumbnail = NULL;
         void *buffer = NULL;
         size_t length = 0;
-        int failed = proxy_sequence ? thumbnail_as_proxy(source, &thumbnail)
+        int failed = proxy_sequence ? thumbnail_as_proxy(source->data, source->size, width, height, &thumbnail)
                                     : vips_thumbnail_buffer(source->data, source->size, &thumbnail, width, "height", height, NULL);
-        if (failed ||
-            vips_jpegsave_buffer(thumbnail, &buffer, &length, "Q", quality, "strip", TRUE, "optimize_coding", TRUE, NULL)) {
+        if (failed || jpeg_as_proxy(thumbnail, quality, &buffer, &length)) {
             worker->errors++;
             fprintf(stderr, "vips_baseline: %s\n", vips_error_buffer());
             vips_error_clear();
@@ -174,14 +131,7 @@ int main(int argc, char **argv) {
         return 2;
     }
 
-    g_setenv("VIPS_WARNING", "0", FALSE);
-    if (VIPS_INIT(argv[0])) vips_error_exit(NULL);
-    vips_cache_set_max(0);
-    vips_cache_set_max_mem(0);
-    vips_cache_set_max_files(0);
-    vips_concurrency_set(1);
-    vips_vector_set_enabled(FALSE);
-    vips_block_untrusted_set(TRUE);
+    setup_libvips_as_webimage(argv[0]);
 
     source_count = argc - 6;
     sources = calloc((size_t)source_count, sizeof *sources);

@@ -1,0 +1,76 @@
+/*
+ * The proxy's libvips set-up and its sequence of libvips calls for `rs:fit:W:H` as a JPEG,
+ * for the C references of pipeline.sh's photo case (vips_baseline.c, lean_server.c).
+ *
+ * The calls, in the order the proxy makes them (Sources/WebImage/Coding/VipsDecode.swift,
+ * VipsEncode.swift):
+ *
+ *   vips_image_new_from_buffer(bytes, "", fail_on ERROR)      the header, for the plan
+ *   vips_image_new_from_buffer(bytes, "[shrink=N,access=sequential]", fail_on ERROR)
+ *   vips_thumbnail_image(loaded, W, "height", H, "size", FORCE)   W×H: the fitted size
+ *   vips_image_copy_memory(thumbnail)                          the decode ends in memory
+ *   vips_jpegsave_buffer(copy, "Q", quality, "strip", TRUE, "optimize_coding", TRUE)
+ *
+ * N is the proxy's shrink-on-load factor: 8, 4 or 2 when the fit shrinks by 16, 8 or 4
+ * times or more, leaving at least a factor of two for the resample, as libvips' own
+ * thumbnail does. The encoder settings are those of the proxy's JPEG answer (wi_jpegsave
+ * in Sources/CVips/shim.h: metadata stripped, Huffman tables optimised, not interlaced).
+ */
+#ifndef PROXY_SEQUENCE_H
+#define PROXY_SEQUENCE_H
+
+#include <vips/vips.h>
+#include <vips/vector.h>
+
+#include <stdio.h>
+
+/* libvips set up as WebImage sets it up (Sources/CVips/shim.h, wi_vips_init): operation
+   cache off, one worker thread per image, untrusted loaders blocked, no orc vector code,
+   no warnings on stderr. Exits on failure. */
+static void setup_libvips_as_webimage(const char *argv0) {
+    g_setenv("VIPS_WARNING", "0", FALSE);
+    if (VIPS_INIT(argv0)) vips_error_exit(NULL);
+    vips_cache_set_max(0);
+    vips_cache_set_max_mem(0);
+    vips_cache_set_max_files(0);
+    vips_concurrency_set(1);
+    vips_vector_set_enabled(FALSE);
+    vips_block_untrusted_set(TRUE);
+}
+
+/* The `width`×`height` fit of the image in `data`, in memory, made by the proxy's calls
+   up to its encode. Returns 0 and sets `*out`, or -1 (libvips' error buffer says why). */
+static int thumbnail_as_proxy(const void *data, size_t size, int width, int height, VipsImage **out) {
+    VipsImage *header = vips_image_new_from_buffer(data, size, "", "fail_on", VIPS_FAIL_ON_ERROR, NULL);
+    if (!header) return -1;
+    int source_width = header->Xsize, source_height = header->Ysize;
+    g_object_unref(header);
+    double horizontal = (double)source_width / width, vertical = (double)source_height / height;
+    double factor = horizontal > vertical ? horizontal : vertical;
+    int fitted_width = (int)(source_width / factor + 0.5), fitted_height = (int)(source_height / factor + 0.5);
+    /* The smaller of the two scales of the fitted size, as the proxy's decode reckons it. */
+    double across = (double)source_width / fitted_width, down = (double)source_height / fitted_height;
+    double shrink_factor = across < down ? across : down;
+    int shrink = shrink_factor >= 16 ? 8 : shrink_factor >= 8 ? 4 : shrink_factor >= 4 ? 2 : 1;
+    char options[64];
+    if (shrink > 1)
+        snprintf(options, sizeof options, "[shrink=%d,access=sequential]", shrink);
+    else
+        snprintf(options, sizeof options, "[access=sequential]");
+    VipsImage *loaded = vips_image_new_from_buffer(data, size, options, "fail_on", VIPS_FAIL_ON_ERROR, NULL);
+    if (!loaded) return -1;
+    VipsImage *resized = NULL;
+    int failed = vips_thumbnail_image(loaded, &resized, fitted_width, "height", fitted_height, "size", VIPS_SIZE_FORCE, NULL);
+    g_object_unref(loaded);
+    if (failed) return -1;
+    *out = vips_image_copy_memory(resized);
+    g_object_unref(resized);
+    return *out ? 0 : -1;
+}
+
+/* `image` as the proxy's JPEG answer at `quality`; 0 and a g_malloc'd buffer, or -1. */
+static int jpeg_as_proxy(VipsImage *image, int quality, void **buffer, size_t *length) {
+    return vips_jpegsave_buffer(image, buffer, length, "Q", quality, "strip", TRUE, "optimize_coding", TRUE, NULL);
+}
+
+#endif
