@@ -10,9 +10,9 @@
  * at `/`, `?`, `%` or the end; the proxy's URL works as it is) it does what the proxy does
  * for a cold variant of a cached original, minus its caches' bookkeeping:
  *
- *   reads PHOTO_DIR/NAME from its file into a new buffer
+ *   reads PHOTO_DIR/NAME from its file into a new buffer (g_file_get_contents)
  *   makes the WIDTH×HEIGHT fit with the proxy's libvips calls (proxy_sequence.h)
- *   writes the JPEG to CACHE_DIR (a temporary file, then renamed into place)
+ *   writes the JPEG to CACHE_DIR (a temporary file, then renamed into place; no fsync)
  *   answers it: 200, Content-Type image/jpeg, Content-Length
  *
  * A missing photo answers 404, a failed libvips call 500 (both with an empty body).
@@ -34,7 +34,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -43,32 +42,9 @@ static int width, height, quality;
 static int listener;
 static atomic_long made;
 
-/* The whole of file `path` in a new malloc'd buffer, or NULL. */
-static void *read_file(const char *path, size_t *size) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return NULL;
-    struct stat status;
-    char *buffer = NULL;
-    if (fstat(fd, &status) == 0 && status.st_size > 0 && (buffer = malloc((size_t)status.st_size))) {
-        size_t done = 0;
-        while (done < (size_t)status.st_size) {
-            ssize_t got = read(fd, buffer + done, (size_t)status.st_size - done);
-            if (got < 0 && errno == EINTR) continue;
-            if (got <= 0) break;
-            done += (size_t)got;
-        }
-        if (done == (size_t)status.st_size) {
-            *size = done;
-        } else {
-            free(buffer);
-            buffer = NULL;
-        }
-    }
-    close(fd);
-    return buffer;
-}
-
-/* Writes `data` to CACHE_DIR as variant number `number`: a temporary file, then renamed. */
+/* Writes `data` to CACHE_DIR as variant number `number`: a temporary file, then renamed
+   into place, without fsync, as the proxy's disk cache writes (g_file_set_contents_full
+   fsyncs the file and its directory whenever it renames). */
 static void store(const void *data, size_t length, long number) {
     char temporary[4096], final[4096];
     snprintf(temporary, sizeof temporary, "%s/.v%ld.tmp", cache_dir, number);
@@ -127,15 +103,15 @@ static int answer(int fd, const char *line) {
         return answer_status(fd, "404 Not Found");
     char path[4096];
     snprintf(path, sizeof path, "%s/%.*s", photo_dir, (int)name_length, start);
-    size_t size = 0;
-    void *original = read_file(path, &size);
-    if (!original) return answer_status(fd, "404 Not Found");
+    gchar *original = NULL;
+    gsize size = 0;
+    if (!g_file_get_contents(path, &original, &size, NULL)) return answer_status(fd, "404 Not Found");
     VipsImage *thumbnail = NULL;
     void *jpeg = NULL;
     size_t jpeg_length = 0;
     int failed = thumbnail_as_proxy(original, size, width, height, &thumbnail) || jpeg_as_proxy(thumbnail, quality, &jpeg, &jpeg_length);
     if (thumbnail) g_object_unref(thumbnail);
-    free(original);
+    g_free(original);
     if (failed) {
         fprintf(stderr, "lean_server: %s", vips_error_buffer());
         vips_error_clear();

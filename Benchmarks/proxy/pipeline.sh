@@ -174,8 +174,8 @@ metric() { curl -fsS --max-time 5 "$PROXY/metrics" | awk -v name="$1" 'index($0,
 CLK_TCK=$(getconf CLK_TCK)
 cpu_ms() { awk -v hz="$CLK_TCK" '{ printf "%d", ($14 + $15) * 1000 / hz }' "/proc/$1/stat"; }
 proxy_cpu_ms() { cpu_ms "$PROXY_PID"; }
-lean_cpu_ms() { cpu_ms "$REFERENCE_PID"; }
-# The variants the reference server made so far.
+# The variants each server made so far.
+proxy_made() { metric webimage_processed_total; }
 lean_made() { curl -fsS --max-time 5 "$LEAN/count"; }
 # VmHWM, the kernel's peak (hwm_kb in lib.sh), is reset before each run (clear_refs 5;
 # needs to own the process).
@@ -216,7 +216,7 @@ case1_run() {
     local before after cpu_before made_before
     before=$(nginx_counts)
     cpu_before=$(proxy_cpu_ms)
-    made_before=$(metric webimage_processed_total)
+    made_before=$(proxy_made)
     wrk_run "case1-$side-$round" -t1 -c"$COLD_CONNECTIONS" -d"${COLD_SECONDS}s" -s "$HERE/corpus.lua" "$PROXY" \
         -- "/insecure/$FIT/plain/$origin/photos/{name}%3Fv%3D{id}" "$WORK/names.txt" "$RUN_ID-$side-$round"
     sleep 1  # requests wrk left in flight finish (the proxy completes them in the background)
@@ -224,7 +224,7 @@ case1_run() {
     local connections requests made cpu
     connections=$(( ${after% *} - ${before% *} - 1 ))
     requests=$(( ${after#* } - ${before#* } - 1 ))
-    made=$(( $(metric webimage_processed_total) - made_before ))
+    made=$(( $(proxy_made) - made_before ))
     cpu=$(( $(proxy_cpu_ms) - cpu_before ))
     echo "   nginx accepted $connections connections for $requests requests; proxy CPU $(cpu_per "$cpu" "$made") ms per variant ($made made)"
     echo "case1 $side $round $RATE requests=$REQUESTS bad=$BAD p99=$P99 origin_connections=$connections origin_requests=$requests made=$made cpu_ms=$cpu" >> "$RESULTS"
@@ -261,28 +261,35 @@ baseline_run() {
     echo "case2 $1 $3 $rate threads=$2 $line" >> "$RESULTS"
     sleep 1
 }
-made_before=$(metric webimage_processed_total)
+# case2_server_run SIDE ROUND SERVER PID MADE: one case-2 wrk run against SERVER; sets
+# MADE (the variants that MADE, a command, counts) and CPU (ms of process PID) for the run,
+# beside wrk_run's figures.
+case2_server_run() {
+    local cpu_before made_before
+    cpu_before=$(cpu_ms "$4")
+    made_before=$($5)
+    wrk_run "case2-$1-$2" -t1 -c"$COLD_CONNECTIONS" -d"${COLD_SECONDS}s" -s "$HERE/corpus.lua" "$3" \
+        -- "/insecure/$FIT/cb:{id}/plain/$ORIGIN_IP/photos/{name}" "$WORK/names.txt" "$RUN_ID-$1-$2"
+    sleep 1  # requests wrk left in flight finish
+    MADE=$(( $($5) - made_before ))
+    CPU=$(( $(cpu_ms "$4") - cpu_before ))
+}
+made_before=$(proxy_made)
 origin_before=$(nginx_counts)
 idle_rss=$(rss_kb)
 PEAK_RSS=0
 PEAK_HWM=0
 for round in $(seq 1 "$ROUNDS"); do
     reset_hwm
-    cpu_before=$(proxy_cpu_ms)
-    made_round=$(metric webimage_processed_total)
     start_sampler "$WORK/results/case2-proxy-$round.rss"
-    wrk_run "case2-proxy-$round" -t1 -c"$COLD_CONNECTIONS" -d"${COLD_SECONDS}s" -s "$HERE/corpus.lua" "$PROXY" \
-        -- "/insecure/$FIT/cb:{id}/plain/$ORIGIN_IP/photos/{name}" "$WORK/names.txt" "$RUN_ID-$round"
-    sleep 1  # requests wrk left in flight finish
+    case2_server_run proxy "$round" "$PROXY" "$PROXY_PID" proxy_made
     stop_sampler
-    made=$(( $(metric webimage_processed_total) - made_round ))
-    cpu=$(( $(proxy_cpu_ms) - cpu_before ))
     rss=$(sort -n "$WORK/results/case2-proxy-$round.rss" | tail -1)
     hwm=$(hwm_kb)
     [ "${rss:-0}" -gt "$PEAK_RSS" ] && PEAK_RSS=$rss
     [ "${hwm:-0}" -gt "$PEAK_HWM" ] && PEAK_HWM=$hwm
-    echo "   proxy VmRSS peak $(( ${rss:-0} / 1024 )) MB, VmHWM $(( hwm / 1024 )) MB; CPU $(cpu_per "$cpu" "$made") ms per variant ($made made)"
-    echo "case2 proxy $round $RATE requests=$REQUESTS bad=$BAD p99=$P99 rss_kb=${rss:-0} hwm_kb=$hwm made=$made cpu_ms=$cpu" >> "$RESULTS"
+    echo "   proxy VmRSS peak $(( ${rss:-0} / 1024 )) MB, VmHWM $(( hwm / 1024 )) MB; CPU $(cpu_per "$CPU" "$MADE") ms per variant ($MADE made)"
+    echo "case2 proxy $round $RATE requests=$REQUESTS bad=$BAD p99=$P99 rss_kb=${rss:-0} hwm_kb=$hwm made=$MADE cpu_ms=$CPU" >> "$RESULTS"
     baseline_run libvips "$COLD_CONNECTIONS" "$round"
     # Reference: the baseline on one thread a core, beside its run on as many threads as
     # the proxy has workers (the proxy makes each variant on a worker's own thread).
@@ -290,17 +297,11 @@ for round in $(seq 1 "$ROUNDS"); do
     # Reference: the proxy's libvips calls, in its order, without the server around them.
     baseline_run libvips-sequence "$COLD_CONNECTIONS" "$round" --proxy-sequence
     # Reference: the same calls behind the least an HTTP server can do, the same wrk load.
-    cpu_before=$(lean_cpu_ms)
-    made_round=$(lean_made)
-    wrk_run "case2-lean-server-$round" -t1 -c"$COLD_CONNECTIONS" -d"${COLD_SECONDS}s" -s "$HERE/corpus.lua" "$LEAN" \
-        -- "/insecure/$FIT/cb:{id}/plain/$ORIGIN_IP/photos/{name}" "$WORK/names.txt" "$RUN_ID-lean-$round"
-    sleep 1  # requests wrk left in flight finish
-    made=$(( $(lean_made) - made_round ))
-    cpu=$(( $(lean_cpu_ms) - cpu_before ))
-    echo "   lean server CPU $(cpu_per "$cpu" "$made") ms per variant ($made made)"
-    echo "case2 lean-server $round $RATE requests=$REQUESTS bad=$BAD p99=$P99 made=$made cpu_ms=$cpu" >> "$RESULTS"
+    case2_server_run lean-server "$round" "$LEAN" "$REFERENCE_PID" lean_made
+    echo "   lean server CPU $(cpu_per "$CPU" "$MADE") ms per variant ($MADE made)"
+    echo "case2 lean-server $round $RATE requests=$REQUESTS bad=$BAD p99=$P99 made=$MADE cpu_ms=$CPU" >> "$RESULTS"
 done
-made_after=$(metric webimage_processed_total)
+made_after=$(proxy_made)
 origin_after=$(nginx_counts)
 CASE2_MADE=$(( made_after - made_before ))
 CASE2_ORIGIN=$(( ${origin_after#* } - ${origin_before#* } - 1 ))
@@ -341,14 +342,14 @@ if [ "$PERF" = 1 ]; then
         echo "pipeline.sh: PERF=1 needs perf (apt-get install linux-perf); skipped" >&2
     else
         echo "== perf: case 2, proxy (-F 499 -g, the whole process)"
-        made_before_perf=$(metric webimage_processed_total)
+        made_before_perf=$(proxy_made)
         timeout $(( COLD_SECONDS + 60 )) perf record -q -F 499 -g -p "$PROXY_PID" -o "$WORK/results/proxy.perf.data" -- sleep $(( COLD_SECONDS + 1 )) 2>/dev/null &
         perf_pid=$!
         sleep 0.5
         timeout 600 wrk --timeout 30s -t1 -c"$COLD_CONNECTIONS" -d"${COLD_SECONDS}s" -s "$HERE/corpus.lua" "$PROXY" \
             -- "/insecure/$FIT/cb:{id}/plain/$ORIGIN_IP/photos/{name}" "$WORK/names.txt" "$RUN_ID-perf" > "$WORK/results/case2-perf.txt"
         wait "$perf_pid" || true
-        made_perf=$(( $(metric webimage_processed_total) - made_before_perf ))
+        made_perf=$(( $(proxy_made) - made_before_perf ))
         { perf_dsos "$WORK/results/proxy.perf.data" "$made_perf"; perf_threads "$WORK/results/proxy.perf.data" "$made_perf"; } | tee "$WORK/results/perf-proxy.txt"
         echo "== perf: case 2, libvips direct"
         line=$(timeout 600 perf record -q -F 499 -g -o "$WORK/results/libvips.perf.data" -- \
