@@ -15,7 +15,8 @@
  *   writes the JPEG to CACHE_DIR (a temporary file, then renamed into place; no fsync)
  *   answers it: 200, Content-Type image/jpeg, Content-Length
  *
- * A missing photo answers 404, a failed libvips call 500 (both with an empty body).
+ * A missing photo answers 404, a failed libvips call or file write 500 (both with an
+ * empty body).
  * `GET /count` answers the number of variants made so far, as text.
  *
  * Build: cc -O2 -o lean_server lean_server.c $(pkg-config --cflags --libs vips) -pthread
@@ -44,13 +45,17 @@ static atomic_long made;
 
 /* Writes `data` to CACHE_DIR as variant number `number`: a temporary file, then renamed
    into place, without fsync, as the proxy's disk cache writes (g_file_set_contents_full
-   fsyncs the file and its directory whenever it renames). */
-static void store(const void *data, size_t length, long number) {
+   fsyncs the file and its directory whenever it renames). Returns 0, or -1 and says why
+   on stderr. */
+static int store(const void *data, size_t length, long number) {
     char temporary[4096], final[4096];
     snprintf(temporary, sizeof temporary, "%s/.v%ld.tmp", cache_dir, number);
     snprintf(final, sizeof final, "%s/v%ld", cache_dir, number);
     int fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) return;
+    if (fd < 0) {
+        perror("lean_server: open");
+        return -1;
+    }
     size_t done = 0;
     while (done < length) {
         ssize_t wrote = write(fd, (const char *)data + done, length - done);
@@ -59,8 +64,10 @@ static void store(const void *data, size_t length, long number) {
         done += (size_t)wrote;
     }
     close(fd);
-    if (done == length) rename(temporary, final);
-    else unlink(temporary);
+    if (done == length && rename(temporary, final) == 0) return 0;
+    perror(done == length ? "lean_server: rename" : "lean_server: write");
+    unlink(temporary);
+    return -1;
 }
 
 /* Sends all of `head` and `body`; -1 when the connection is gone. */
@@ -117,7 +124,12 @@ static int answer(int fd, const char *line) {
         vips_error_clear();
         return answer_status(fd, "500 Internal Server Error");
     }
-    store(jpeg, jpeg_length, atomic_fetch_add(&made, 1) + 1);
+    /* A variant not written answers 500, so that wrk counts it among the failed requests
+       rather than the lean server doing less work than the proxy unseen. */
+    if (store(jpeg, jpeg_length, atomic_fetch_add(&made, 1) + 1)) {
+        g_free(jpeg);
+        return answer_status(fd, "500 Internal Server Error");
+    }
     int length = snprintf(head, sizeof head, "HTTP/1.1 200 OK\r\nContent-Type: image/jpeg\r\nContent-Length: %zu\r\n\r\n", jpeg_length);
     int result = send_all(fd, head, (size_t)length, jpeg, jpeg_length);
     g_free(jpeg);
