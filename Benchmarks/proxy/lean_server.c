@@ -158,6 +158,7 @@ static void *serve(void *unused) {
                 continue;
             }
             size_t request_length = (size_t)(end - buffer) + 4;
+            *end = 0;  /* the path is looked for in this request's head only */
             if (answer(fd, buffer) < 0) break;
             memmove(buffer, buffer + request_length, have - request_length);
             have -= request_length;
