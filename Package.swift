@@ -31,11 +31,14 @@ let package = Package(
             providers: [.apt(["libvips-dev"])]
         ),
         .target(name: "CWebImageSupport"),
+        // Locks whose ordering the thread sanitizer sees, for every module of the package.
+        .target(name: "WebImageLocking"),
         .target(
             name: "WebImage",
             dependencies: [
                 "CVips",
                 "CWebImageSupport",
+                "WebImageLocking",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Collections", package: "swift-collections"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -52,6 +55,7 @@ let package = Package(
             name: "WebImageServer",
             dependencies: [
                 "WebImage",
+                "WebImageLocking",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -71,6 +75,7 @@ let package = Package(
             name: "webimage",
             dependencies: [
                 "WebImage",
+                "WebImageLocking",
                 "WebImageServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -89,6 +94,7 @@ let package = Package(
             name: "WebImageTestSupport",
             dependencies: [
                 "WebImage",
+                "WebImageLocking",
                 "CVips",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -103,6 +109,7 @@ let package = Package(
             name: "WebImageTests",
             dependencies: [
                 "WebImage",
+                "WebImageLocking",
                 "WebImageTestSupport",
                 "CVips",
                 "DiskCacheCrashWriter",
@@ -122,6 +129,7 @@ let package = Package(
             dependencies: [
                 "WebImageServer",
                 "WebImage",
+                "WebImageLocking",
                 "WebImageTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -132,10 +140,14 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
+        .testTarget(
+            name: "WebImageLockingTests",
+            dependencies: ["WebImageLocking"]
+        ),
         // Runs the built `webimage` executable as a subprocess.
         .testTarget(
             name: "WebImageCLITests",
-            dependencies: ["webimage", "WebImage", "WebImageTestSupport"]
+            dependencies: ["webimage", "WebImage", "WebImageLocking", "WebImageTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

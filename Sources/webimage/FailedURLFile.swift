@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import WebImage
+import WebImageLocking
 
 /// The tool's memory of URLs that failed permanently, kept between runs in
 /// `<cache root>/failed-urls.tsv` (one `seconds-since-1970 TAB url TAB reason` a line).
@@ -20,7 +21,7 @@ final class FailedURLFile: Sendable {
     static let ttl: TimeInterval = 600
 
     let path: String
-    private let entries: Mutex<[String: Entry]>
+    private let entries: InlineLocked<[String: Entry]>
     private let changed = Atomic<Bool>(false)
 
     /// Loads the file under `rootDirectory` (no file: nothing blocked). Expired lines are dropped.
@@ -37,7 +38,7 @@ final class FailedURLFile: Sendable {
                 }
             }
         }
-        entries = Mutex(loaded)
+        entries = InlineLocked(loaded)
     }
 
     /// The failure blocking `url`, if any.

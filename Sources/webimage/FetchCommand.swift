@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import Synchronization
 import WebImage
+import WebImageLocking
 
 /// `webimage fetch URL…`: loads images through the cache and writes them to files.
 struct FetchCommand: AsyncParsableCommand {
@@ -286,11 +286,11 @@ final class OrderedPrinter: Sendable {
         var nextToPrint = 0
     }
 
-    private let state: Mutex<State>
+    private let state: InlineLocked<State>
     private let print: @Sendable (FetchRecord) -> Void
 
     init(count: Int, print: @escaping @Sendable (FetchRecord) -> Void) {
-        state = Mutex(State(records: Array(repeating: nil, count: count)))
+        state = InlineLocked(State(records: Array(repeating: nil, count: count)))
         self.print = print
     }
 
@@ -310,7 +310,7 @@ final class OrderedPrinter: Sendable {
 
 /// Bytes received by each running download, for the progress bar's total.
 final class ReceivedBytes: Sendable {
-    private let byIndex = Mutex<[Int: Int]>([:])
+    private let byIndex = InlineLocked<[Int: Int]>([:])
 
     /// Records that download `index` received `bytes` so far; returns the total over all.
     func set(_ bytes: Int, for index: Int) -> Int {

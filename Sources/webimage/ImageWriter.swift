@@ -1,14 +1,14 @@
 import ArgumentParser
 import Foundation
-import Synchronization
 import WebImage
+import WebImageLocking
 
 /// Writes fetched images into a directory, one file an image, named after the URL's last
 /// path component with the extension of the format written (`a.png`, `photo.webp`); a
 /// name already used in this run gets `-2`, `-3`… before the extension.
 final class ImageWriter: Sendable {
     let directory: String
-    private let usedNames = Mutex<Set<String>>([])
+    private let usedNames = InlineLocked<Set<String>>([])
 
     /// A writer into `directory`, created when missing.
     init(directory: String) throws {

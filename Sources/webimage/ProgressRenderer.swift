@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import WebImageLocking
 
 /// The progress bar of `fetch` and `prefetch`: one line on standard error, redrawn in
 /// place (`\r` and erase-line), e.g.
@@ -33,7 +33,7 @@ final class ProgressRenderer: Sendable {
         var lastDraw: ContinuousClock.Instant?
     }
 
-    private let state = Mutex(State())
+    private let state = InlineLocked(State())
 
     /// A renderer writing through `write`; redraws at most once per `minimumInterval`
     /// except when the count of finished items changes.

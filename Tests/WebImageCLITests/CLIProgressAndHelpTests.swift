@@ -1,12 +1,12 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import webimage
+import WebImageLocking
 import WebImageTestSupport
 
 /// Collects what a renderer writes.
 final class Screen: Sendable {
-    private let text = Mutex("")
+    private let text = InlineLocked("")
     func write(_ chunk: String) { text.withLock { $0 += chunk } }
     var contents: String { text.withLock { $0 } }
 }

@@ -1,5 +1,6 @@
 import Foundation
 @testable import WebImage
+import WebImageLocking
 
 /// Collects values from concurrent callbacks, for assertions.
 package final class Recorder<Value: Sendable>: Sendable {

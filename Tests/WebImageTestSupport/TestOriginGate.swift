@@ -1,5 +1,6 @@
 import Foundation
 @testable import WebImage
+import WebImageLocking
 
 /// A gate a test opens to let the origin go on with a response: a deterministic way to hold
 /// a response at a chosen point (before its head, or after some body bytes) until the test

@@ -1,4 +1,5 @@
 import Foundation
+import WebImageLocking
 
 extension ImageTarget {
     /// Loads `url` through ``imageManager`` and puts the image on this object

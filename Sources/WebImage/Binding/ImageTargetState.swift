@@ -1,4 +1,5 @@
 import Foundation
+import WebImageLocking
 
 /// One `setImage` call's load: the ``ImageTask`` it started, which may be cancelled before
 /// the task exists (a newer call on another thread can supersede it while the manager is

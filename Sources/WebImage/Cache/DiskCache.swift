@@ -1,4 +1,5 @@
 import Foundation
+import WebImageLocking
 
 /// The on-disk cache: encoded bytes and their ``CacheMetadata`` under string keys, in
 /// `<root>/<namespace>/<md5(key)>.<ext>` (see ``CacheKey/fileName(forKey:)``).

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import WebImageLocking
 
 /// Several caches behind one ``ImageCaching``: SDWebImage's `SDImageCachesManager`.
 ///
@@ -32,11 +32,11 @@ public final class ImageCachesManager: ImageCaching {
         var fillsHigherCachesOnHit = true
     }
 
-    private let state: Mutex<State>
+    private let state: InlineLocked<State>
 
     /// Creates a manager over `caches`, the last with the highest priority.
     public init(caches: [any ImageCaching] = []) {
-        state = Mutex(State(caches: caches))
+        state = InlineLocked(State(caches: caches))
     }
 
     // MARK: Configuration

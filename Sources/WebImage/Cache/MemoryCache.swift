@@ -1,3 +1,4 @@
+import WebImageLocking
 
 /// A thread-safe in-memory cache with a total-cost limit and a count limit, evicting the
 /// least recently used entry first.

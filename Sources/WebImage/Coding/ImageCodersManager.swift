@@ -1,4 +1,5 @@
 import Foundation
+import WebImageLocking
 
 /// An ``ImageCoder`` that hands each call to one of an ordered list of coders: SDWebImage's
 /// `SDImageCodersManager`.

@@ -1,5 +1,6 @@
 import CVips
 import Foundation
+import WebImageLocking
 
 /// The ``ImageCoder`` on libvips: decodes JPEG, PNG, GIF, WebP, HEIC/HEIF, AVIF, TIFF,
 /// JPEG XL and SVG; encodes JPEG, PNG, WebP, AVIF, HEIC, GIF and TIFF.

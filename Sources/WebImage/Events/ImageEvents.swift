@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import WebImageLocking
 
 /// Broadcasts ``ImageEvent``s to observers: closures and `AsyncStream`s.
 ///

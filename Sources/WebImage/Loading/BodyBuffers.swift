@@ -1,4 +1,5 @@
 import Foundation
+import WebImageLocking
 
 /// Reusable memory for download bodies of a declared length.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import FoundationNetworking
+import WebImageLocking
 
 /// An in-memory cookie store for the downloader's `handleCookies` option.
 ///

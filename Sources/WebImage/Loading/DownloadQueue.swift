@@ -1,4 +1,5 @@
 import DequeModule
+import WebImageLocking
 
 /// Decides when downloads start: at most `maxConcurrent` at once, the rest queued by
 /// priority, then FIFO or LIFO. Suspension holds every queued download back.

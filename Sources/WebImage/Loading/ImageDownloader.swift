@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import Tracing
+import WebImageLocking
 
 /// Downloads image bytes over HTTP(S) on AsyncHTTPClient (SDWebImageDownloader's counterpart).
 ///

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import NIOCore
 import NIOPosix
+import WebImageLocking
 
 /// The HTTP clients of hops pinned to an approved address (``DownloaderConfig/hopAddress``):
 /// one client per host and address, kept so that later hops reuse its keep-alive connections.

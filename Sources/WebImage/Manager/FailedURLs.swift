@@ -1,6 +1,7 @@
 import Foundation
 import OrderedCollections
 import Synchronization
+import WebImageLocking
 
 /// URLs that failed permanently, blocked for a while so that a broken image is not
 /// fetched again and again (SDWebImage's `failedURLs`, made fit for a server).

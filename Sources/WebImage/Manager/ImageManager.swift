@@ -1,5 +1,6 @@
 import Foundation
 import NIOHTTP1
+import WebImageLocking
 
 /// Loads images through the cache and the loaders: SDWebImageManager's counterpart and
 /// the one pipeline behind every WebImage face (library, CLI, proxy).

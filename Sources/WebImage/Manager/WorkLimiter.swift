@@ -1,5 +1,5 @@
 import NIOPosix
-import Synchronization
+import WebImageLocking
 
 /// Admission control for costly work: at most ``workers`` pieces run at once, at most
 /// ``queueSize`` wait for a slot (first come, first served), and anything beyond that is
@@ -25,7 +25,7 @@ public final class WorkLimiter: Sendable {
     public let workers: Int
     /// Work that may wait for a slot (at least 0).
     public let queueSize: Int
-    private let state = Mutex(State())
+    private let state = InlineLocked(State())
     /// The slots' threads: one a slot.
     let threads: NIOThreadPool
 

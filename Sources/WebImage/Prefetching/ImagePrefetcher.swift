@@ -1,4 +1,5 @@
 import Foundation
+import WebImageLocking
 
 /// Loads lists of images into the cache ahead of need: SDWebImagePrefetcher's counterpart.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import WebImageLocking
 
 /// One running prefetch, returned by ``ImagePrefetcher/prefetch(_:progress:completion:)``:
 /// cancel it to stop the URLs not yet loaded and the loads in flight. Cancelling one

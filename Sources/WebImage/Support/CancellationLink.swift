@@ -1,3 +1,4 @@
+import WebImageLocking
 
 /// Connects a Swift task's cancellation handler to something cancellable that is created
 /// inside the task's body, whichever of the two happens first.

@@ -1,4 +1,5 @@
 import Foundation
+import WebImageLocking
 
 /// Work that several subscribers share — the library's one join-and-cancel mechanism
 /// (Nuke's `AsyncTask` is the model), behind the downloader's coalescing, the manager's

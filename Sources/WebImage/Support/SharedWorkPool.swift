@@ -1,3 +1,4 @@
+import WebImageLocking
 /// Something that holds a ``SharedWork``: the work itself, or an owner that carries more
 /// (a download's URL and queue position).
 protocol SharedWorkHolder: AnyObject, Sendable {

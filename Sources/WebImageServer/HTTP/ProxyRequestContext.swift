@@ -1,5 +1,5 @@
 import Hummingbird
-import Synchronization
+import WebImageLocking
 
 /// The proxy's request context: Hummingbird's core context, and what the responder found
 /// out about the request for the middleware around it (where its image came from).
@@ -16,7 +16,7 @@ struct ProxyRequestContext: RequestContext {
 
 /// What served a request: `memory`, `disk` or `miss` for an image, `-` for anything else.
 final class RequestOutcome: Sendable {
-    private let label = Mutex("-")
+    private let label = InlineLocked("-")
 
     /// Where the image came from.
     var cache: String {

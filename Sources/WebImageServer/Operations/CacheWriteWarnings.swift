@@ -1,6 +1,6 @@
 import Logging
-import Synchronization
 import WebImage
+import WebImageLocking
 
 /// Reports failed disk-cache writes (a full disk, a read-only or removed directory): every
 /// failure counts in `webimage_cache_write_errors_total{cache}`, and a warning is logged at
@@ -16,7 +16,7 @@ final class CacheWriteWarnings: Sendable {
     let interval: Duration
     private let logger: Logger
     private let metrics: ServerMetrics
-    private let state = Mutex(State())
+    private let state = InlineLocked(State())
 
     init(interval: Duration = .seconds(60), logger: Logger, metrics: ServerMetrics) {
         self.interval = interval

@@ -1,7 +1,7 @@
 import CoreMetrics
 import Foundation
 import Prometheus
-import Synchronization
+import WebImageLocking
 
 /// The proxy's metrics (swift-metrics API), in a Prometheus registry of the server's own,
 /// served at `/metrics` in the Prometheus text format (SPEC S9).
@@ -19,9 +19,9 @@ import Synchronization
 final class ServerMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
     private let factory: PrometheusMetricsFactory
-    private let statusCounters = Mutex<[Int: (CoreMetrics.Counter, CoreMetrics.Counter?)]>([:])
-    private let hitCounters = Mutex<[String: CoreMetrics.Counter]>([:])
-    private let writeErrorCounters = Mutex<[String: CoreMetrics.Counter]>([:])
+    private let statusCounters = InlineLocked<[Int: (CoreMetrics.Counter, CoreMetrics.Counter?)]>([:])
+    private let hitCounters = InlineLocked<[String: CoreMetrics.Counter]>([:])
+    private let writeErrorCounters = InlineLocked<[String: CoreMetrics.Counter]>([:])
     private let duration: CoreMetrics.Timer
     private let inFlight: Meter
     private let queueDepth: Meter

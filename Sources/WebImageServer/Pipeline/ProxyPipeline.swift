@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import WebImage
+import WebImageLocking
 
 /// Everything between a proxy path and the bytes served: parse and check the URL, guard
 /// the source, and ask the ``ImageManager`` for the encoded variant the URL names.
@@ -47,7 +47,7 @@ final class ProxyPipeline: Sendable {
     /// Paths already resolved, so that a repeated path skips parsing and checking.
     private let resolvedPaths = ResolvedPaths()
     /// The server's watermark image, once loaded (before the server listens).
-    private let watermarkImage = Mutex<ProxyWatermark?>(nil)
+    private let watermarkImage = InlineLocked<ProxyWatermark?>(nil)
 
     /// Sets the watermark image URLs with a `watermark` option get.
     func setWatermark(_ watermark: ProxyWatermark) {

@@ -1,5 +1,5 @@
-import Synchronization
 import WebImage
+import WebImageLocking
 
 /// Successful DNS answers kept for a short lifetime, so that fetches from one host share
 /// a lookup; failures are not kept.
@@ -20,7 +20,7 @@ final class HostAnswerCache: Sendable {
     /// if none has expired, all of them.
     let maxHosts: Int
     private let lookUp: @Sendable (String) async throws(ImageError) -> [IPAddress]
-    private let answers = Mutex<[String: Answer]>([:])
+    private let answers = InlineLocked<[String: Answer]>([:])
 
     /// Creates a cache over `lookUp`, the real lookup.
     init(lifetime: Duration, maxHosts: Int, lookUp: @escaping @Sendable (String) async throws(ImageError) -> [IPAddress]) {

@@ -1,6 +1,6 @@
 import Logging
 import ServiceLifecycle
-import Synchronization
+import WebImageLocking
 
 /// Holds ended spans in a bounded queue and exports them in batches: when a batch is full,
 /// else every schedule delay, and whatever is left on graceful shutdown. Spans that find
@@ -12,7 +12,7 @@ public final class BatchSpanProcessor: Service {
     private let maxBatchSize: Int
     private let scheduleDelay: Duration
     private let logger: Logger
-    private let state = Mutex(State())
+    private let state = InlineLocked(State())
     private let wakeUps: AsyncStream<Void>
     private let wake: AsyncStream<Void>.Continuation
 

@@ -1,5 +1,5 @@
-import Synchronization
 import Tracing
+import WebImageLocking
 
 /// One span of an ``OTLPTracer``. A sampled span records its name, attributes, status and
 /// events until it ends, then goes to the tracer's processor; an unsampled one records
@@ -12,7 +12,7 @@ public final class OTLPSpan: Span {
     private let startNanoseconds: UInt64
     /// `nil` for an unsampled span.
     private let processor: BatchSpanProcessor?
-    private let state: Mutex<State>
+    private let state: InlineLocked<State>
 
     private struct State {
         var name: String
@@ -28,7 +28,7 @@ public final class OTLPSpan: Span {
         self.parentSpanID = parentSpanID
         self.startNanoseconds = startNanoseconds
         self.processor = processor
-        state = Mutex(State(name: name))
+        state = InlineLocked(State(name: name))
     }
 
     /// The span's operation name.

@@ -1,14 +1,14 @@
 import Foundation
 import Logging
-import Synchronization
 import Testing
 @testable import WebImage
 @testable import WebImageServer
+import WebImageLocking
 import WebImageTestSupport
 
 /// Log lines kept by ``RecordingLogHandler``: each line's message and metadata.
 final class LogLines: Sendable {
-    let lines = Mutex<[(message: String, metadata: Logger.Metadata)]>([])
+    let lines = InlineLocked<[(message: String, metadata: Logger.Metadata)]>([])
 }
 
 /// A log handler that keeps every line in a ``LogLines``.

@@ -1,17 +1,17 @@
 import Foundation
-import Synchronization
 import Testing
 import WebImage
 @testable import WebImageServer
+import WebImageLocking
 
 @Suite("Host answer cache")
 struct HostAnswerCacheTests {
     /// A lookup that counts its calls per host and answers from a table (a missing host fails).
     final class CountingLookUp: Sendable {
-        let table: Mutex<[String: [IPAddress]]>
-        let calls = Mutex<[String: Int]>([:])
+        let table: InlineLocked<[String: [IPAddress]]>
+        let calls = InlineLocked<[String: Int]>([:])
 
-        init(_ table: [String: [IPAddress]]) { self.table = Mutex(table) }
+        init(_ table: [String: [IPAddress]]) { self.table = InlineLocked(table) }
 
         func lookUp(_ host: String) throws(ImageError) -> [IPAddress] {
             calls.withLock { $0[host, default: 0] += 1 }

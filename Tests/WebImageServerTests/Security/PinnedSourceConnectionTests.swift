@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import WebImage
 @testable import WebImageServer
+import WebImageLocking
 import WebImageTestSupport
 
 /// The source guard with the downloader's pooled, pinned connections (SPEC S3): the guard

@@ -1,9 +1,9 @@
 import Foundation
 import Logging
 import ServiceLifecycle
-import Synchronization
 import Testing
 import Tracing
+import WebImageLocking
 import WebImageTestSupport
 @testable import WebImageServer
 
@@ -13,8 +13,8 @@ import WebImageTestSupport
 struct BatchSpanProcessorTests {
     /// Keeps every batch it is given.
     final class RecordingExporter: SpanExporter {
-        let batches = Mutex<[[FinishedSpan]]>([])
-        let isShutDown = Mutex(false)
+        let batches = InlineLocked<[[FinishedSpan]]>([])
+        let isShutDown = InlineLocked(false)
         func export(_ spans: [FinishedSpan]) async throws { batches.withLock { $0.append(spans) } }
         func shutdown() async { isShutDown.withLock { $0 = true } }
         var spanCount: Int { batches.withLock { $0.reduce(0) { $0 + $1.count } } }
@@ -43,8 +43,8 @@ struct BatchSpanProcessorTests {
     @Test("A failed batch is dropped and the flush stops there; the rest go with the next flush")
     func failedExport() async {
         final class FailingOnce: SpanExporter {
-            let attempts = Mutex(0)
-            let received = Mutex<[String]>([])
+            let attempts = InlineLocked(0)
+            let received = InlineLocked<[String]>([])
             struct Refused: Error {}
             func export(_ spans: [FinishedSpan]) async throws {
                 let attempt = attempts.withLock { $0 += 1; return $0 }

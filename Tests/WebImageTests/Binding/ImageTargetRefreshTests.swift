@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WebImage
+import WebImageLocking
 import WebImageTestSupport
 
 /// ``ImageOptions/refreshCached`` on an image target: SDWebImage's

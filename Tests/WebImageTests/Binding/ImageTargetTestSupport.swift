@@ -1,5 +1,6 @@
 import Foundation
 @testable import WebImage
+import WebImageLocking
 import WebImageTestSupport
 
 /// An image target that records every image put on it.

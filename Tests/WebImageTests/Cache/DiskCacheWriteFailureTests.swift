@@ -1,7 +1,7 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import WebImage
+import WebImageLocking
 import WebImageTestSupport
 
 /// Disk faults under a real filesystem: a tmpfs that fills up, is made read-only, or loses
@@ -10,7 +10,7 @@ import WebImageTestSupport
 struct DiskCacheWriteFailureTests {
     /// Failures seen by an observer.
     final class Failures: Sendable {
-        let seen = Mutex<[CacheWriteFailure]>([])
+        let seen = InlineLocked<[CacheWriteFailure]>([])
         func record(_ failure: CacheWriteFailure) { seen.withLock { $0.append(failure) } }
         var all: [CacheWriteFailure] { seen.withLock { $0 } }
     }

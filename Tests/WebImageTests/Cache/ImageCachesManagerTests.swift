@@ -1,7 +1,7 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import WebImage
+import WebImageLocking
 import WebImageTestSupport
 
 /// ``ImageCachesManager`` and caches of one's own behind ``ImageCaching``: SDWebImage's
@@ -185,8 +185,8 @@ struct ImageCachesManagerTests {
 
 /// The smallest cache of one's own: two dictionaries. Bytes are decoded with the shared coder.
 final class DictionaryCache: ImageCaching {
-    private let images = Mutex<[String: Image]>([:])
-    private let entries = Mutex<[String: DiskCacheEntry]>([:])
+    private let images = InlineLocked<[String: Image]>([:])
+    private let entries = InlineLocked<[String: DiskCacheEntry]>([:])
 
     var storedKeys: [String] { entries.withLock { $0.keys.sorted() } }
 

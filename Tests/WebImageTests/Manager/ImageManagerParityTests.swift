@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WebImage
+import WebImageLocking
 import WebImageTestSupport
 
 /// SDWebImage's own manager behaviour (public repository SDWebImage/SDWebImage:

@@ -1,7 +1,7 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import WebImage
+import WebImageLocking
 import WebImageTestSupport
 
 @Suite("ImageManager under load")

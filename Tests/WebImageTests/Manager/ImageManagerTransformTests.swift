@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WebImage
+import WebImageLocking
 import WebImageTestSupport
 
 /// A real transformer written with raw pixels (no libvips transform): keeps the top-left

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import WebImage
+import WebImageLocking
 import WebImageTestSupport
 
 /// A coder that counts the decodes and encodes it does (for the manager's variant work).
@@ -10,7 +11,7 @@ final class CountingCoder: ImageCoder {
     let decodes = Atomic<Int>(0)
     let encodes = Atomic<Int>(0)
     /// The thumbnail sizes decodes were asked for.
-    let decodeBoxes = Mutex<[PixelSize?]>([])
+    let decodeBoxes = InlineLocked<[PixelSize?]>([])
 
     func canDecode(_ data: Data) -> Bool { inner.canDecode(data) }
     func inspect(_ data: Data, limits: ImageLimits) throws(ImageError) -> ImageInfo { try inner.inspect(data, limits: limits) }
