@@ -167,7 +167,8 @@ struct CLICommandsTests {
             origin.register("/broken.png") { request in request.ordinal == 1 ? .image(Self.png) : .status(500) }
             let paths = ["/etag.png", "/changes.png", "/same.png", "/broken.png"]
             let urls = paths.map { origin.url($0).absoluteString }
-            #expect(try await sandbox.run(["fetch"] + urls + ["-o", "out"]).status == 0)
+            let fetched = try await sandbox.run(["fetch"] + urls + ["-o", "out"])
+            #expect(fetched.status == 0, "\(fetched.stderr)")
             // A thumbnail variant records no source URL: skipped.
             _ = try await sandbox.run(["fetch", urls[0], "--thumbnail", "10x10", "-o", "thumbs"])
 

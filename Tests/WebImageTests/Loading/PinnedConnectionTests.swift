@@ -67,10 +67,11 @@ struct PinnedConnectionTests {
         }
         #expect(bytes == 100 * Self.png.count)
         // The refused handshake, then a handful of connections (and handshakes) for 100
-        // fetches. AsyncHTTPClient may open a few more than its per-host limit (8) while
-        // TLS handshakes are under way, for the shared client as for a pinned one (9–12 in a
-        // slow, sanitized build): a client per hop would make 100.
-        #expect(origin.connectionCount <= 1 + 2 * max(8, config.maxConcurrentDownloads))
+        // fetches. AsyncHTTPClient may open more than its per-host limit (8) while TLS
+        // handshakes are under way, for the shared client as for a pinned one: 9–12 in a
+        // slow, sanitized build, 18 with a second test run sharing its two cores. A client
+        // per hop would make 100.
+        #expect(origin.connectionCount <= 1 + 3 * max(8, config.maxConcurrentDownloads))
         // The TLS options are a key of the client's own connection pool, not of the pinned pool.
         #expect(downloader.pinnedClientCounts == .init(pooled: 1, open: 1))
         await downloader.shutdown()
