@@ -6,8 +6,9 @@
  *
  * Each entry is a report in code this package does not own, where the order between the
  * two accesses is kept by the Swift runtime, which is not instrumented, so the sanitizer
- * cannot see it. Both name the precise function of the access, so that a race in
- * WebImage's own code is still reported. (WebImage's own locks announce their critical
+ * cannot see it. Each names a type or function of that code, which a report must have
+ * in one of its two stacks, so that a race between two of WebImage's own accesses is
+ * still reported. (WebImage's own locks announce their critical
  * sections to the sanitizer instead: WebImageLocking.) */
 
 const char *__tsan_default_suppressions(void);
