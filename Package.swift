@@ -31,8 +31,10 @@ let package = Package(
             providers: [.apt(["libvips-dev"])]
         ),
         .target(name: "CWebImageSupport"),
+        // The thread sanitizer's annotations and default suppressions.
+        .target(name: "CThreadSanitizer"),
         // Locks whose ordering the thread sanitizer sees, for every module of the package.
-        .target(name: "WebImageLocking"),
+        .target(name: "WebImageLocking", dependencies: ["CThreadSanitizer"]),
         .target(
             name: "WebImage",
             dependencies: [
@@ -142,7 +144,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WebImageLockingTests",
-            dependencies: ["WebImageLocking"]
+            dependencies: ["WebImageLocking", "CThreadSanitizer"]
         ),
         // Runs the built `webimage` executable as a subprocess.
         .testTarget(

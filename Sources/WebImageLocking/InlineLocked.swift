@@ -1,7 +1,8 @@
+import CThreadSanitizer
 import Synchronization
 
 /// A value behind a `Mutex`, stored inside its owner, with its critical sections announced
-/// to the thread sanitizer (see `ThreadSanitizerHooks`).
+/// to the thread sanitizer (see ``Locked``).
 ///
 /// ``Locked`` is an object of its own: one more allocation, and, being generic, a deinit
 /// that looks its field's type up in the runtime's metadata cache. For state made once per
@@ -24,8 +25,8 @@ public struct InlineLocked<Value>: ~Copyable, Sendable {
         // moved (it is borrowed in place), so the address is stable for the lock's life.
         let token = withUnsafePointer(to: mutex) { UnsafeRawPointer($0) }
         return mutex.withLock { value in
-            ThreadSanitizerHooks.acquire?(token)
-            defer { ThreadSanitizerHooks.release?(token) }
+            webimage_tsan_acquire(token)
+            defer { webimage_tsan_release(token) }
             return body(&value)
         }
     }

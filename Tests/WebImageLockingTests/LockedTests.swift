@@ -1,5 +1,14 @@
+import CThreadSanitizer
 import Testing
 import WebImageLocking
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 @Suite("Locks")
 struct LockedTests {
@@ -39,5 +48,13 @@ struct LockedTests {
         let values = owner.values.withLock { $0 }
         #expect(values.count == 40_000)
         #expect(values == Array(0..<40_000), "each append saw every earlier one")
+    }
+
+    @Test("the locks' annotations reach the thread sanitizer exactly when the process runs under it")
+    func annotationsFollowTheSanitizer() {
+        // The runtime's own entry point, looked up by name (a null handle searches the
+        // whole process): present only in a sanitized build.
+        let underSanitizer = dlsym(nil, "__tsan_init") != nil
+        #expect((webimage_tsan_is_active() != 0) == underSanitizer)
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-@testable import WebImage
+import WebImage
 import WebImageLocking
 
 /// Collects values from concurrent callbacks, for assertions.

@@ -4,7 +4,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
-@testable import WebImage
+import WebImage
 import WebImageLocking
 
 /// An in-process HTTP/1.1 origin on 127.0.0.1 (or another loopback address; ephemeral port) for

@@ -1,5 +1,5 @@
 import Foundation
-@testable import WebImage
+import WebImage
 import WebImageLocking
 
 /// A gate a test opens to let the origin go on with a response: a deterministic way to hold

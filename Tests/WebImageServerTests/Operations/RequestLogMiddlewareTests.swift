@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import Testing
-@testable import WebImage
+import WebImage
 @testable import WebImageServer
 import WebImageLocking
 import WebImageTestSupport

@@ -1,5 +1,5 @@
 import Foundation
-@testable import WebImage
+import WebImage
 import WebImageLocking
 import WebImageTestSupport
 

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import WebImage
+import WebImage
 import WebImageLocking
 import WebImageTestSupport
 

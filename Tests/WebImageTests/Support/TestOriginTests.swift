@@ -2,7 +2,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import Testing
-@testable import WebImage
+import WebImage
 import WebImageLocking
 import WebImageTestSupport
 

@@ -1,4 +1,5 @@
-/* The thread sanitizer's default suppressions for every binary that links WebImage.
+/* The thread sanitizer's default suppressions for every binary that links WebImageLocking
+ * (so every one that links WebImage).
  *
  * The sanitizer runtime calls __tsan_default_suppressions when it starts, so that
  * `swift test --sanitize=thread` (and the `webimage` tool the tests run, built the same
@@ -8,8 +9,8 @@
  * two accesses is kept by the Swift runtime, which is not instrumented, so the sanitizer
  * cannot see it. Each names a type or function of that code, which a report must have
  * in one of its two stacks, so that a race between two of WebImage's own accesses is
- * still reported. (WebImage's own locks announce their critical
- * sections to the sanitizer instead: WebImageLocking.) */
+ * still reported. (WebImage's own locks announce their critical sections to the
+ * sanitizer instead: thread_sanitizer.h, used by WebImageLocking.) */
 
 const char *__tsan_default_suppressions(void);
 
