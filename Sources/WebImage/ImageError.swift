@@ -57,6 +57,10 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The source does not exist: a file missing under a ``RootedFileLoader``'s root, or a
     /// path that cannot name a file there (`..`, a directory).
     case notFound(String)
+    /// A field of an ``ImageRequest`` (or the option or context knob it was built from)
+    /// cannot apply to what the request asks for: `field` names it, `reason` says why and
+    /// what to do instead.
+    case invalidRequest(field: String, reason: String)
 
     /// A user-facing explanation, including what to change to make the call succeed.
     public var description: String {
@@ -109,6 +113,8 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
             return "too busy: \(reason); retry later"
         case .notFound(let reason):
             return "not found: \(reason)"
+        case .invalidRequest(let field, let reason):
+            return "invalid request: \(field) \(reason)"
         }
     }
 }

@@ -73,7 +73,7 @@ public struct ProxyError: Error, Sendable, Hashable, CustomStringConvertible {
             self.init(status: 429, message: "too many requests: every worker is busy and the queue is full; retry later")
         case .cancelled:
             self.init(status: 503, message: "the request was cancelled (the server is shutting down or the request timed out)")
-        case .encodingFailed, .cacheFailure, .invalidDownloadOperation, .cacheNotModified, .notInCache:
+        case .encodingFailed, .cacheFailure, .invalidDownloadOperation, .cacheNotModified, .notInCache, .invalidRequest:
             self.init(status: 500, message: "internal error: \(error.description)")
         }
     }

@@ -132,8 +132,11 @@ struct FetchCommand: AsyncParsableCommand {
         if noCache {
             context.queryCacheType = .none
             context.storeCacheType = .none
-            context.originalQueryCacheType = .none
-            context.originalStoreCacheType = .none
+            // A thumbnail or a resize has a source of its own, cached apart.
+            if thumbnail != nil || resize != nil {
+                context.originalQueryCacheType = .none
+                context.originalStoreCacheType = .none
+            }
         }
         return context
     }

@@ -64,8 +64,8 @@ extension ImageTarget {
         // Whether a loaded image (a cached one being refreshed, a progressive preview) is on
         // the object: a failure after it leaves it there instead of the delayed placeholder.
         let showsLoadedImage = Locked(false)
-        let task = imageManager.loadImage(
-            with: url, options: options, context: context,
+        let task = imageManager.load(
+            url, options: options, context: context, forTarget: true,
             progress: { [weak self] report in
                 guard self != nil else {
                     // Nobody will see this image: stop the load.

@@ -26,3 +26,15 @@ public enum CacheType: Sendable, Hashable, CaseIterable, CustomStringConvertible
         }
     }
 }
+
+extension CacheType {
+    /// The caches both scopes name.
+    public func intersection(_ other: CacheType) -> CacheType {
+        switch (includesMemory && other.includesMemory, includesDisk && other.includesDisk) {
+        case (true, true): .all
+        case (true, false): .memory
+        case (false, true): .disk
+        case (false, false): .none
+        }
+    }
+}

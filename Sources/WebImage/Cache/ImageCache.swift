@@ -190,6 +190,9 @@ public final class ImageCache: ImageCaching {
         diskCache.entrySync(forKey: key)
     }
 
+    /// `true`: the disk cache is read on the calling thread.
+    public var answersSynchronously: Bool { true }
+
     /// The bytes on disk for `key`, if any.
     public func diskData(forKey key: String) async -> Data? {
         await diskCache.data(forKey: key)

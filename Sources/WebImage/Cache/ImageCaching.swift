@@ -47,6 +47,12 @@ public protocol ImageCaching: Sendable {
     /// ``entry(forKey:)``).
     func entrySync(forKey key: String) -> DiskCacheEntry?
 
+    /// Whether ``entrySync(forKey:)`` always answers, so that its `nil` means the key is
+    /// not stored: the manager then reads a source and makes a result from it in one visit
+    /// to a coding thread, and does not ask ``entry(forKey:)`` after a miss. The default is
+    /// `false`.
+    var answersSynchronously: Bool { get }
+
     /// Stores `data` with `metadata` in the bytes tier under `key` on the calling thread,
     /// for callers already on a thread that may block (the manager's coding threads);
     /// returns `false`, storing nothing, when the cache cannot store without waiting (the
@@ -90,6 +96,9 @@ extension ImageCaching {
 
     /// Nothing: a cache without a memory tier of variants.
     public func storeVariantToMemory(_ variant: EncodedVariant, forKey key: String) {}
+
+    /// `false`: a cache whose synchronous reads may not answer.
+    public var answersSynchronously: Bool { false }
 
     /// `false`: a cache that stores only asynchronously.
     public func storeDataSync(_ data: Data, forKey key: String, metadata: CacheMetadata) throws(ImageError) -> Bool { false }

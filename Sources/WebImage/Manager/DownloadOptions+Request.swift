@@ -1,13 +1,15 @@
 extension DownloadOptions {
-    /// The download a manager request asks for: its priority, cookies, certificate choice,
-    /// modifiers, decryptor and source size limit.
-    init(options: ImageOptions, context: ImageContext) {
-        self.init(priority: options.downloadPriority)
-        handleCookies = options.contains(.handleCookies)
-        allowInvalidSSLCertificates = options.contains(.allowInvalidSSLCertificates)
-        requestModifier = context.requestModifier
-        responseModifier = context.responseModifier
-        decryptor = context.decryptor
-        maxBodySize = context.maxSourceBytes
+    /// The download a request asks for: its priority, cookies, certificate choice,
+    /// modifiers, decryptor and source size limit, and partial bytes for progressive previews.
+    init(_ request: ImageRequest) {
+        self.init(priority: request.priority)
+        handleCookies = request.options.contains(.handleCookies)
+        allowInvalidSSLCertificates = request.options.contains(.allowInvalidSSLCertificates)
+        requestModifier = request.requestModifier
+        responseModifier = request.responseModifier
+        decryptor = request.decryptor
+        maxBodySize = request.maxSourceBytes
+        // Previews decode the bytes so far; a decryptor's input is not an image.
+        wantsPartialData = request.options.contains(.progressiveLoad) && request.decryptor == nil && request.output == .image
     }
 }

@@ -5,9 +5,13 @@ import WebImageLocking
 /// Loads images through the cache and the loaders: SDWebImageManager's counterpart and
 /// the one pipeline behind every WebImage face (library, CLI, proxy).
 ///
-/// Order of work for one load: validate the URL → failed-URL check → query the cache
-/// → on a miss, load → decode → store → complete. See ``ImageOptions`` and
-/// ``ImageContext`` for what a request can change.
+/// A load is one ``ImageRequest``: ``loadImage(_:)`` hands back a decoded image (or the
+/// source's bytes) and ``loadVariant(_:)`` an encoded output. SDWebImage's shape —
+/// ``loadImage(from:options:context:progress:)`` with ``ImageOptions`` and ``ImageContext``
+/// — builds one (``request(for:options:context:)``). Order of work: validate the request →
+/// failed-URL check → query the cache → on a miss, make the result from a cached source or
+/// load it → decode → process → store → complete; requests that need the same source,
+/// decode or transform at once share one.
 public final class ImageManager: Sendable {
     /// Rewrites a request's options and context before it runs; `nil` cancels the request.
     public typealias OptionsProcessor = @Sendable (URL, ImageOptions, ImageContext) -> (ImageOptions, ImageContext)?
@@ -15,39 +19,36 @@ public final class ImageManager: Sendable {
     /// The process-wide manager: shared cache, shared downloader, file and data URLs.
     public static let shared = ImageManager()
 
-    /// The cache used unless a request's context names another: an ``ImageCache`` by
-    /// default, or any ``ImageCaching`` (a chain of caches: ``ImageCachesManager``).
+    /// The cache used unless a request names another: an ``ImageCache`` by default, or any
+    /// ``ImageCaching`` (a chain of caches: ``ImageCachesManager``).
     public let cache: any ImageCaching
-    /// The loader used unless a request's context names another.
+    /// The loader used unless a request names another.
     public let loader: any ImageLoader
-    /// The coder used unless a request's context names another: ``ImageCodersManager/shared``
-    /// by default, so a coder added there (``QOICoder``, one of your own) serves every load.
+    /// The coder used unless a request names another: ``ImageCodersManager/shared`` by
+    /// default, so a coder added there (``QOICoder``, one of your own) serves every load.
     public let coder: any ImageCoder
     /// URLs blocked after permanent failures.
     public let failedURLs: FailedURLs
-    /// The context every request starts from (e.g. a shared cache key filter).
+    /// The context every SDWebImage-shaped request starts from (e.g. a shared cache key
+    /// filter); its key filter also serves requests that set none.
     public let defaultContext: ImageContext
-    /// Rewrites each request's options and context.
+    /// Rewrites each SDWebImage-shaped request's options and context.
     public let optionsProcessor: OptionsProcessor?
-    /// What the cache tiers keep when the manager makes encoded variants.
+    /// What the cache tiers keep when the manager makes encoded outputs.
     public let cachePolicy: ImageCachePolicy
     /// What the manager reports: a ``ImageEvent/variantMade(url:bytes:sourceCacheType:downloadedBytes:)``
-    /// per encoded variant it makes.
+    /// per encoded output it makes.
     public let events: ImageEvents
-    /// The slots in which encoded variants are made (``loadVariant(_:options:context:)``);
-    /// `nil`: no limit beyond the coding pool's threads.
+    /// The slots in which encoded outputs are made (``loadVariant(_:)``); `nil`: no limit
+    /// beyond the coding pool's threads.
     public let variantWorkLimiter: WorkLimiter?
 
+    /// The stages every request goes through.
+    let pipeline: ImagePipeline
     private let running = Locked<[ObjectIdentifier: ImageTask]>([:])
     /// Whether a request without a context looks up `url.absoluteString` in the memory of
     /// ``cache`` and nothing else: no key filter, thumbnail, transformer or cache override.
-    private let defaultContextIsPlain: Bool
-    /// Identical transformed requests share one decode + transform.
-    let transforms = SharedWorkPool<String, SharedWork<VariantImages, Never>>()
-    /// Identical encoded-variant requests share one decode, transform and encode.
-    let variantFlights = SharedWorkPool<String, SharedWork<VariantResult, Never>>()
-    /// Variants of one source made at once share one download (``VariantLoad``).
-    let sourceFlights = SharedWorkPool<String, SharedWork<VariantLoad.Source, Never>>()
+    let defaultContextIsPlainForHits: Bool
 
     /// Creates a manager.
     public init(
@@ -70,12 +71,13 @@ public final class ImageManager: Sendable {
         self.cachePolicy = cachePolicy
         self.variantWorkLimiter = variantWorkLimiter
         self.events = events
-        self.defaultContextIsPlain = defaultContext.cacheKeyFilter == nil && defaultContext.thumbnailPixelSize == nil
+        pipeline = ImagePipeline(failedURLs: failedURLs, events: events, limiter: variantWorkLimiter)
+        defaultContextIsPlainForHits = defaultContext.cacheKeyFilter == nil && defaultContext.thumbnailPixelSize == nil
             && defaultContext.transformer == nil && defaultContext.cache == nil && defaultContext.queryCacheType.includesMemory
             && defaultContext.originalCache == nil
     }
 
-    // MARK: Loading
+    // MARK: Loading images
 
     /// Loads `url`, calling `completion` with each intermediate result (`isFinal == false`)
     /// and exactly once with the final result or an ``ImageError``.
@@ -90,29 +92,71 @@ public final class ImageManager: Sendable {
         progress: (@Sendable (DownloadProgress) -> Void)? = nil,
         completion: @escaping @Sendable (Result<ImageResult, ImageError>) -> Void
     ) -> ImageTask {
+        load(url, options: options, context: context, forTarget: false, progress: progress, completion: completion)
+    }
+
+    /// ``loadImage(with:options:context:progress:completion:)``; `forTarget`: an image
+    /// target's load, whose target options and operation key are its own to honour.
+    func load(
+        _ url: URL?, options: ImageOptions, context: ImageContext?, forTarget: Bool,
+        progress: (@Sendable (DownloadProgress) -> Void)?,
+        completion: @escaping @Sendable (Result<ImageResult, ImageError>) -> Void
+    ) -> ImageTask {
         if let url, let image = plainMemoryHit(url, options: options, context: context) {
             completion(.success(ImageResult(image: image, data: nil, cacheType: .memory, url: url)))
             return ImageTask(completedLoadOf: url, options: options)
         }
-        let task = ImageTask(url: url, options: options, completion: completion) { [weak self] work in
+        let request: ImageRequest
+        do throws(ImageError) {
+            request = try self.request(for: url, options: options, context: context, forTarget: forTarget)
+        } catch {
+            let task = ImageTask(url: url, options: options, completion: completion, onEnd: { _ in })
+            task.deliver(.failure(error))
+            return task
+        }
+        return start(request, options: options, progress: progress, completion: completion)
+    }
+
+    /// Loads `request` (its output ``ImageOutput/image`` or ``ImageOutput/data``), calling
+    /// `completion` with each intermediate result (`isFinal == false`) and exactly once with
+    /// the final result or an ``ImageError``. A memory hit completes before this method
+    /// returns, and so does a disk hit with ``ImageRequest/Options/queryDiskDataSync``.
+    @discardableResult
+    public func loadImage(
+        _ request: ImageRequest,
+        progress: (@Sendable (DownloadProgress) -> Void)? = nil,
+        completion: @escaping @Sendable (Result<ImageResult, ImageError>) -> Void
+    ) -> ImageTask {
+        start(request, options: ImageOptions(request.options), progress: progress, completion: completion)
+    }
+
+    /// Starts `request` as a cancellable task (`options`: what ``ImageTask/options`` says).
+    func start(
+        _ request: ImageRequest, options: ImageOptions,
+        progress: (@Sendable (DownloadProgress) -> Void)?,
+        completion: @escaping @Sendable (Result<ImageResult, ImageError>) -> Void
+    ) -> ImageTask {
+        let task = ImageTask(url: request.url, options: options, completion: completion) { [weak self] work in
             _ = self?.running.withLock { $0.removeValue(forKey: ObjectIdentifier(work)) }
         }
-        let request: LoadRequest
+        let resolved: ResolvedRequest
         do throws(ImageError) {
-            request = try prepare(url, options: options, context: context)
+            resolved = try resolve(request, wantsImage: true)
         } catch {
             task.deliver(.failure(error))
             return task
         }
-        if let hit = request.synchronousHit() {
+        if let hit = synchronousHit(resolved) {
             task.deliver(.success(hit))
             return task
         }
         // The load's shared work is its identity.
         if let work = task.work { running.withLock { $0[ObjectIdentifier(work)] = task } }
+        let pipeline = self.pipeline
         task.attach(Task {
             do throws(ImageError) {
-                try await request.run(progress: progress, deliver: task.deliver)
+                let result = try await pipeline.loadImage(resolved, manager: self, progress: progress) { task.deliver(.success($0)) }
+                task.deliver(.success(result))
             } catch {
                 task.deliver(.failure(error))
             }
@@ -134,22 +178,29 @@ public final class ImageManager: Sendable {
         if let url, let image = plainMemoryHit(url, options: options, context: context) {
             return ImageResult(image: image, data: nil, cacheType: .memory, url: url)
         }
-        return try await awaitLoad(of: url, options: options, context: context, progress: progress)
+        return try await awaitLoad { completion in
+            self.loadImage(with: url, options: options, context: context, progress: progress, completion: completion)
+        }
     }
 
-    /// The full path of ``loadImage(from:options:context:progress:)``: a callback load
-    /// awaited, its task cancelled with the caller's. A separate function, off the
-    /// caller's executor, so that a memory hit allocates none of its frame.
+    /// Loads `request` (its output ``ImageOutput/image`` or ``ImageOutput/data``) and
+    /// returns the final result. Cancelling the calling task cancels the load with
+    /// ``ImageError/cancelled``.
+    public func loadImage(
+        _ request: ImageRequest, progress: (@Sendable (DownloadProgress) -> Void)? = nil
+    ) async throws(ImageError) -> ImageResult {
+        try await awaitLoad { completion in self.loadImage(request, progress: progress, completion: completion) }
+    }
+
+    /// A callback load awaited, its task cancelled with the caller's. A separate function,
+    /// off the caller's executor, so that a memory hit allocates none of its frame.
     private func awaitLoad(
-        of url: URL?,
-        options: ImageOptions,
-        context: ImageContext?,
-        progress: (@Sendable (DownloadProgress) -> Void)?
+        _ start: (@escaping @Sendable (Result<ImageResult, ImageError>) -> Void) -> ImageTask
     ) async throws(ImageError) -> ImageResult {
         let link = CancellationLink<ImageTask>()
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<ImageResult, ImageError>, Never>) in
-                let task = loadImage(with: url, options: options, context: context, progress: progress) { result in
+                let task = start { result in
                     if case .success(let value) = result, !value.isFinal { return }
                     continuation.resume(returning: result)
                 }
@@ -168,8 +219,20 @@ public final class ImageManager: Sendable {
         options: ImageOptions = [],
         context: ImageContext? = nil
     ) -> AsyncThrowingStream<ImageResult, any Error> {
+        Self.stream { completion in self.loadImage(with: url, options: options, context: context, completion: completion) }
+    }
+
+    /// Every result of `request`'s load: intermediate ones and the final one, after which
+    /// the stream ends.
+    public func results(for request: ImageRequest) -> AsyncThrowingStream<ImageResult, any Error> {
+        Self.stream { completion in self.loadImage(request, completion: completion) }
+    }
+
+    private static func stream(
+        _ start: @escaping (@escaping @Sendable (Result<ImageResult, ImageError>) -> Void) -> ImageTask
+    ) -> AsyncThrowingStream<ImageResult, any Error> {
         AsyncThrowingStream { continuation in
-            let task = loadImage(with: url, options: options, context: context) { result in
+            let task = start { result in
                 switch result {
                 case .success(let value):
                     continuation.yield(value)
@@ -181,6 +244,8 @@ public final class ImageManager: Sendable {
             continuation.onTermination = { _ in task.cancel() }
         }
     }
+
+    // MARK: Running loads
 
     /// Whether any load is running.
     public var isRunning: Bool { running.withLock { !$0.isEmpty } }
@@ -217,6 +282,24 @@ public final class ImageManager: Sendable {
         return Self.variantKey(original, context: context)
     }
 
+    /// The key `request`'s result is cached under, or `nil` when the key filter says not
+    /// to cache its source.
+    public func cacheKey(for request: ImageRequest) -> String? {
+        originalKey(for: request).map { ResolvedRequest.resultKey($0, request: request) }
+    }
+
+    /// The key `request`'s source is cached under: its key filter's (else the default
+    /// context's) for a URL, or a custom source's own key.
+    func originalKey(for request: ImageRequest) -> String? {
+        switch request.source {
+        case .url(let url):
+            guard let filter = request.caching.keyFilter ?? defaultContext.cacheKeyFilter else { return CacheKey.key(for: url) }
+            return filter(url)
+        case .custom(let key, _):
+            return key
+        }
+    }
+
     /// Unblocks `url`.
     public func removeFailedURL(_ url: URL) { failedURLs.remove(url) }
 
@@ -228,8 +311,8 @@ public final class ImageManager: Sendable {
         return CacheKey.key(for: url)
     }
 
-    /// The key of the variant `context` asks for: the thumbnail key first, then the
-    /// transformer's, as SDWebImage appends them (SPEC K9).
+    /// The key of the result `context` asks for: the thumbnail key first, then the
+    /// transformer's, as SDWebImage appends them.
     static func variantKey(_ key: String, context: ImageContext) -> String {
         var key = key
         if let size = context.thumbnailPixelSize {
@@ -243,94 +326,19 @@ public final class ImageManager: Sendable {
 
     // MARK: Preparing a request
 
-    /// Options under which a memory hit is more than the image in memory (bytes from disk,
-    /// a revalidation, no cache at all…): such requests take the full path.
-    private static let optionsBeyondMemoryHit: ImageOptions = [
-        .refreshCached, .queryMemoryData, .queryMemoryDataSync, .avoidDecodeImage, .fromLoaderOnly,
-    ]
-
-    /// The memory-hit rule, for the fast path and the full one alike: with a context that
-    /// queries memory and options that want nothing beyond the image, the image in memory
-    /// under `key` — or its first frame, with ``ImageOptions/decodeFirstFrameOnly``.
-    @inline(__always)
-    static func memoryHit(forKey key: String, options: ImageOptions, queryCacheType: CacheType, in cache: any ImageCaching) -> Image? {
-        guard queryCacheType.includesMemory, options.isDisjoint(with: optionsBeyondMemoryHit),
-              let image = cache.imageFromMemory(forKey: key)
-        else { return nil }
-        return options.contains(.decodeFirstFrameOnly) ? ImageCache.firstFrame(of: image) : image
-    }
-
-    /// The memory hit of a request that needs nothing else, found without building a
-    /// ``LoadRequest``: the hot path of a warm cache (a server's or a list's), which must
-    /// cost little more than the cache lookup itself. `nil` sends the request down the
-    /// full path, which gives the same answer for every case this one handles.
-    // Never inlined: in an async caller, the values this works with (a URL, an
-    // `ImageResult`: types of resilient size) would each cost a task allocation. It
-    // returns the image alone, so that the result is built once, where it is returned.
-    @inline(never)
-    private func plainMemoryHit(_ url: URL, options: ImageOptions, context: ImageContext?) -> Image? {
-        guard optionsProcessor == nil else { return nil }
-        // Branches instead of `context ?? defaultContext`, which would copy the context.
-        if let context { return plainMemoryHit(url, options: options, in: context) }
-        guard defaultContextIsPlain else { return plainMemoryHit(url, options: options, in: defaultContext) }
-        let key = url.absoluteString
-        guard !key.isEmpty, options.contains(.retryFailed) || !failedURLs.isBlocked(url) else { return nil }
-        return Self.memoryHit(forKey: key, options: options, queryCacheType: .all, in: cache)
-    }
-
-    private func plainMemoryHit(_ url: URL, options: ImageOptions, in context: ImageContext) -> Image? {
-        guard context.queryCacheType.includesMemory, options.isDisjoint(with: Self.optionsBeyondMemoryHit) else { return nil }
-        let string = url.absoluteString
-        guard !string.isEmpty else { return nil }
-        if !options.contains(.retryFailed), failedURLs.isBlocked(url) { return nil }
-        var key: String
-        if let filter = context.cacheKeyFilter ?? defaultContext.cacheKeyFilter {
-            guard let filtered = filter(url) else { return nil }
-            key = filtered
-        } else {
-            key = string
-        }
-        if context.thumbnailPixelSize != nil || context.transformer != nil {
-            key = Self.variantKey(key, context: context)
-        }
-        return Self.memoryHit(forKey: key, options: options, queryCacheType: context.queryCacheType, in: context.cache ?? cache)
-    }
-
-    /// What every request goes through first, a load or an encoded variant: the URL must
-    /// not be empty, the options processor may rewrite or cancel it, the options that are
-    /// shorthands for context knobs are folded in, and a blocked URL is refused unless
-    /// ``ImageOptions/retryFailed``.
-    func resolvedRequest(_ url: URL?, options: ImageOptions, context: ImageContext?) throws(ImageError) -> (URL, ImageOptions, ImageContext) {
-        guard let url, !url.absoluteString.isEmpty else { throw .invalidURL("") }
-        var options = options
-        var context = context ?? defaultContext
-        if let optionsProcessor {
-            guard let processed = optionsProcessor(url, options, context) else {
-                throw .invalidDownloadOperation("the options processor cancelled the load of \(url.absoluteString)")
-            }
-            (options, context) = processed
-        }
-        if !options.contains(.retryFailed), failedURLs.isBlocked(url) { throw .blockedURL(url) }
-        return (url, options, context.applying(options))
-    }
-
-    private func prepare(_ url: URL?, options: ImageOptions, context: ImageContext?) throws(ImageError) -> LoadRequest {
-        let (url, options, context) = try resolvedRequest(url, options: options, context: context)
-        if options.contains(.avoidDecodeImage), let transformer = context.transformer {
-            throw .invalidDownloadOperation(
-                "avoidDecodeImage cannot be combined with the transformer \(transformer.key): a transformer needs decoded pixels; drop one of them"
+    /// `request` checked and resolved against this manager: every field applies to its
+    /// output, its output is what the caller asks for (`wantsImage`: ``loadImage(_:)``),
+    /// and its URL is not blocked (unless it retries failed URLs).
+    func resolve(_ request: ImageRequest, wantsImage: Bool) throws(ImageError) -> ResolvedRequest {
+        if request.url.absoluteString.isEmpty { throw .invalidURL("") }
+        if request.output.isImage != wantsImage {
+            throw .invalidRequest(
+                field: "output",
+                reason: wantsImage ? "is encoded; load it with loadVariant" : "is a decoded image or the source's bytes; load it with loadImage"
             )
         }
-        // Whether a loader handles the URL is asked only when a load is needed (as
-        // SDWebImage does): a memory hit skips re-parsing the URL's scheme and host.
-        let loader = context.loader ?? self.loader
-        let originalKey = originalCacheKey(for: url, context: context)
-        return LoadRequest(
-            url: url, options: options, context: context,
-            originalKey: originalKey, key: originalKey.map { Self.variantKey($0, context: context) },
-            cache: context.cache ?? cache, originalCache: context.originalCache ?? context.cache ?? cache,
-            loader: loader, coder: context.coder ?? coder, failedURLs: failedURLs,
-            transforms: transforms
-        )
+        try request.validate()
+        if !request.options.contains(.retryFailed), failedURLs.isBlocked(request.url) { throw .blockedURL(request.url) }
+        return ResolvedRequest(request, manager: self)
     }
 }

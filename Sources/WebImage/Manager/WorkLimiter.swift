@@ -17,7 +17,8 @@ import WebImageLocking
 public final class WorkLimiter: Sendable {
     private struct State {
         var running = 0
-        var waiters: [(id: Int, continuation: CheckedContinuation<Bool, Never>)] = []
+        /// Highest priority first, in arrival order within a priority.
+        var waiters: [(id: Int, priority: DownloadPriority, continuation: CheckedContinuation<Bool, Never>)] = []
         var nextID = 0
     }
 
@@ -46,16 +47,16 @@ public final class WorkLimiter: Sendable {
     /// Work waiting for a slot.
     public var queued: Int { state.withLock { $0.waiters.count } }
 
-    /// Runs `body` in a slot, waiting for one if needed. Throws
-    /// ``ImageError/overloaded(_:)`` when the queue is full and ``ImageError/cancelled``
-    /// when the task is cancelled while waiting.
-    public func run<T: Sendable>(_ body: () async throws(ImageError) -> T) async throws(ImageError) -> T {
-        try await acquire()
+    /// Runs `body` in a slot, waiting for one if needed (behind waiting work of a higher
+    /// `priority`, ahead of work of a lower one). Throws ``ImageError/overloaded(_:)`` when
+    /// the queue is full and ``ImageError/cancelled`` when the task is cancelled while waiting.
+    public func run<T: Sendable>(priority: DownloadPriority = .normal, _ body: () async throws(ImageError) -> T) async throws(ImageError) -> T {
+        try await acquire(priority: priority)
         defer { release() }
         return try await body()
     }
 
-    private func acquire() async throws(ImageError) {
+    private func acquire(priority: DownloadPriority) async throws(ImageError) {
         enum Admission { case now, wait(Int), full }
         let admission = state.withLock { state -> Admission in
             if state.running < workers {
@@ -76,7 +77,8 @@ public final class WorkLimiter: Sendable {
                 await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                     let cancelled = state.withLock { state -> Bool in
                         if Task.isCancelled { return true }
-                        state.waiters.append((id, continuation))
+                        let position = state.waiters.firstIndex { $0.priority < priority } ?? state.waiters.endIndex
+                        state.waiters.insert((id, priority, continuation), at: position)
                         return false
                     }
                     if cancelled { continuation.resume(returning: false) }

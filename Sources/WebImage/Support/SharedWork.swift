@@ -224,4 +224,22 @@ final class SharedWork<Value: Sendable, Progress: Sendable>: Sendable {
         for subscriber in subscribers { subscriber.completion(result) }
         onEnd?()
     }
+
+    /// Joins the work and waits for its result; `nil` when it ended before this call could
+    /// join (the caller starts new work). Cancelling the calling task leaves the work with
+    /// ``ImageError/cancelled``; the last subscriber out abandons it.
+    func value(progress: ProgressHandler?) async -> Result<Value, ImageError>? {
+        let link = CancellationLink<Int>()
+        return await withTaskCancellationHandler {
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<Result<Value, ImageError>?, Never>) in
+                guard let id = subscribe(progress: progress, completion: { continuation.resume(returning: $0) }) else {
+                    continuation.resume(returning: nil)
+                    return
+                }
+                link.attach(id) { self.unsubscribe($0) }
+            }
+        } onCancel: {
+            link.cancel { self.unsubscribe($0) }
+        }
+    }
 }

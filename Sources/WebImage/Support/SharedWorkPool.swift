@@ -44,6 +44,21 @@ final class SharedWorkPool<Key: Hashable & Sendable, Holder: SharedWorkHolder>: 
         make: () -> Holder
     ) -> Subscription {
         while true {
+            let (holder, isNew) = claim(key, make: make)
+            if let id = holder.sharedWork.subscribe(progress: progress, completion: completion) {
+                return Subscription(holder: holder, id: id, isNew: isNew)
+            }
+            // It ended between the lookup and the subscription: retire it and try again.
+            retire(key, holder)
+        }
+    }
+
+    /// Claims the work under `key`: the open work another caller drives (`isNew == false`:
+    /// join it with ``SharedWork/value(progress:)``), or new work made by `make`, which this
+    /// caller must drive to its end (finish it, retiring it first with ``retire(_:_:)``).
+    /// Unlike ``join(_:progress:completion:make:)``, nobody is subscribed.
+    func claim(_ key: Key, make: () -> Holder) -> (holder: Holder, isNew: Bool) {
+        while true {
             var created: Holder?
             let holder = works.withLock { works -> Holder in
                 if let existing = works[key] { return existing }
@@ -55,11 +70,9 @@ final class SharedWorkPool<Key: Hashable & Sendable, Holder: SharedWorkHolder>: 
             if let created {
                 // Abandoned work leaves the pool at once (finished work is retired by its runner).
                 created.sharedWork.onAbandon { [weak self, unowned created] in self?.retire(key, created) }
+                return (created, true)
             }
-            if let id = holder.sharedWork.subscribe(progress: progress, completion: completion) {
-                return Subscription(holder: holder, id: id, isNew: created != nil)
-            }
-            // It ended between the lookup and the subscription: retire it and try again.
+            if holder.sharedWork.isOpen { return (holder, false) }
             retire(key, holder)
         }
     }
@@ -82,26 +95,31 @@ final class SharedWorkPool<Key: Hashable & Sendable, Holder: SharedWorkHolder>: 
 extension SharedWorkPool {
     /// The result of `work` for `key`, run in a task of its own by the first caller and
     /// joined by the callers that ask while it runs; `joined` says whether this call
-    /// joined. Cancelling a caller's task makes it leave with ``ImageError/cancelled``;
+    /// joined. `work` gets the shared work, to deliver progress to every caller's
+    /// `progress`. Cancelling a caller's task makes it leave with ``ImageError/cancelled``;
     /// when the last caller leaves, the work's task is cancelled — unless the caller that
     /// started it asked it to `keepRunning`, and then it runs to its end.
-    func run<Value: Sendable>(
+    func run<Value: Sendable, Progress: Sendable>(
         _ key: Key,
         keepRunning: Bool = false,
-        work: @escaping @Sendable () async throws(ImageError) -> Value
-    ) async throws(ImageError) -> (value: Value, joined: Bool) where Holder == SharedWork<Value, Never> {
+        progress: (@Sendable (Progress) -> Void)? = nil,
+        work: @escaping @Sendable (SharedWork<Value, Progress>) async throws(ImageError) -> Value
+    ) async throws(ImageError) -> (value: Value, joined: Bool) where Holder == SharedWork<Value, Progress> {
         let link = CancellationLink<Subscription>()
         var joined = false
         let result = await withTaskCancellationHandler {
             await withUnsafeContinuation { (continuation: UnsafeContinuation<Result<Value, ImageError>, Never>) in
-                let subscription = join(key, progress: nil, completion: { continuation.resume(returning: $0) }, make: { SharedWork<Value, Never>(keepsRunningWithoutSubscribers: keepRunning) })
+                let subscription = join(
+                    key, progress: progress, completion: { continuation.resume(returning: $0) },
+                    make: { SharedWork<Value, Progress>(keepsRunningWithoutSubscribers: keepRunning) }
+                )
                 joined = !subscription.isNew
                 if subscription.isNew {
                     let holder = subscription.holder
                     holder.attach(Task { [weak self] in
                         let result: Result<Value, ImageError>
                         do throws(ImageError) {
-                            result = .success(try await work())
+                            result = .success(try await work(holder))
                         } catch {
                             result = .failure(error)
                         }
@@ -115,5 +133,16 @@ extension SharedWorkPool {
             link.cancel { $0.cancel() }
         }
         return (try result.get(), joined)
+    }
+
+    /// ``run(_:keepRunning:progress:work:)`` for work without progress.
+    func run<Value: Sendable>(
+        _ key: Key,
+        keepRunning: Bool = false,
+        work: @escaping @Sendable () async throws(ImageError) -> Value
+    ) async throws(ImageError) -> (value: Value, joined: Bool) where Holder == SharedWork<Value, Never> {
+        try await run(key, keepRunning: keepRunning, progress: nil) { (_: SharedWork<Value, Never>) throws(ImageError) -> Value in
+            try await work()
+        }
     }
 }

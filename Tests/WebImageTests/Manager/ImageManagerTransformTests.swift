@@ -93,7 +93,7 @@ extension ImageManagerTests {
             }
             #expect(origin.requestCount("/v.png") == 1)
             #expect(calls.withLock { $0 } == 5)
-            #expect(manager.transforms.count == 0)
+            #expect(manager.pipeline.inFlightCount == 0)
 
             // The original was kept on disk: a sixth variant needs no download.
             let originalKey = try #require(manager.cacheKey(for: url))

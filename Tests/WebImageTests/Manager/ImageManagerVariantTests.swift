@@ -312,8 +312,9 @@ struct ImageManagerVariantTests {
             memoryOnly.originalStoreCacheType = .none
             _ = try await manager.loadVariant(Self.thumbnail(origin.url("/m.jpg?2")), options: .waitStoreCache, context: memoryOnly)
             #expect(await manager.imageCache.diskCount() == 2)
-            #expect(ImageContext().applying(.fromLoaderOnly).queryCacheType == CacheType.none)
-            #expect(ImageContext().applying(.cacheMemoryOnly).storeCacheType == .memory)
+            let url = origin.url("/m.jpg")
+            #expect(try manager.request(for: url, options: .fromLoaderOnly).caching.query == CacheType.none)
+            #expect(try manager.request(for: url, options: .cacheMemoryOnly).caching.store == .memory)
         }
     }
 

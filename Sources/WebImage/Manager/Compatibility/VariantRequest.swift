@@ -49,18 +49,32 @@ public struct VariantRequest: Sendable {
     }
 
     /// What the request asks for, without the source: the part of the variant's cache key
-    /// after the source's key, e.g. `variant(resize-fill-400x300-ce;f:webp,q:80)`.
+    /// after the source's key, e.g. `variant(resize-fill-400x300-ce;f:webp,q:80)`
+    /// (``ImageRequest/variantKeyPart``).
     public var variantKey: String {
-        if passthrough { return "variant(passthrough)" }
-        if case .details = output { return "variant(\(output.key))" }
-        var parts: [String] = []
-        if !passthroughFormats.isEmpty {
-            parts.append("passthrough(" + passthroughFormats.map(\.rawValue).sorted().joined(separator: ",") + ")")
+        ImageRequest(url: url, processing: processing, output: imageOutput).variantKeyPart ?? ""
+    }
+
+    /// What is done to the source: the transformer (frame by frame for an animation) and
+    /// the thumbnail size; nothing for a passthrough or details.
+    var processing: ImageProcessing {
+        if passthrough { return .none }
+        if case .details = output { return .none }
+        return ImageProcessing(
+            thumbnailPixelSize: thumbnailPixelSize, transformer: transformer, preferEmbeddedThumbnail: preferEmbeddedThumbnail
+        )
+    }
+
+    /// The output it asks for.
+    var imageOutput: ImageOutput {
+        switch output {
+        case .image:
+            if passthrough { return .encoded(encoding, passthrough: .always) }
+            return .encoded(encoding, passthrough: passthroughFormats.isEmpty ? .never : .formats(passthroughFormats))
+        case .details(let includeGPS):
+            return .details(includeGPS: includeGPS)
+        case .thumbHash:
+            return .thumbHash
         }
-        if preferEmbeddedThumbnail { parts.append("embedded-thumbnail") }
-        if let thumbnailPixelSize { parts.append("thumbnail:\(thumbnailPixelSize)") }
-        if let transformer { parts.append(transformer.key) }
-        if output == .thumbHash { parts.append(output.key) } else { parts.append(encoding.key) }
-        return "variant(" + parts.joined(separator: ";") + ")"
     }
 }

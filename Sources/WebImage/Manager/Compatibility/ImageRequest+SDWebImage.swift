@@ -1,0 +1,160 @@
+import Foundation
+
+extension ImageManager {
+    /// The ``ImageRequest`` SDWebImage's shape of a load makes: `url` with `options` and
+    /// `context` (``defaultContext`` when `nil`), after ``optionsProcessor``. Every
+    /// ``loadImage(from:options:context:progress:)``, image target and prefetch goes
+    /// through here.
+    ///
+    /// Options and context knobs that are shorthands become the request's fields
+    /// (``ImageOptions/fromLoaderOnly`` its query tiers `.none`, ``ImageOptions/cacheMemoryOnly``
+    /// its store tiers memory only, ``ImageOptions/avoidDecodeImage`` the output
+    /// ``ImageOutput/data``…). Image-target options and ``ImageContext/operationKey`` belong to
+    /// ``ImageTarget/setImage(with:placeholder:options:context:progress:completed:)``: a load
+    /// that passes them fails with ``ImageError/invalidRequest(field:reason:)``, as does a
+    /// knob of the given context that cannot apply (an original cache for a result that is
+    /// its own source, say). The manager's default context never fails a load this way.
+    public func request(for url: URL?, options: ImageOptions = [], context: ImageContext? = nil) throws(ImageError) -> ImageRequest {
+        try request(for: url, options: options, context: context, forTarget: false)
+    }
+
+    /// ``request(for:options:context:)``; `forTarget`: the image-target options and the
+    /// operation key are the caller's to honour.
+    func request(
+        for url: URL?, options: ImageOptions, context: ImageContext?, forTarget: Bool, variant: VariantRequest? = nil
+    ) throws(ImageError) -> ImageRequest {
+        guard let url, !url.absoluteString.isEmpty else { throw .invalidURL("") }
+        var options = options
+        let strict = context != nil
+        var context = context ?? defaultContext
+        if let optionsProcessor {
+            guard let processed = optionsProcessor(url, options, context) else {
+                throw .invalidDownloadOperation("the options processor cancelled the load of \(url.absoluteString)")
+            }
+            (options, context) = processed
+        }
+        if !forTarget {
+            for (option, name) in ImageOptions.targetOptionNames where options.contains(option) {
+                throw .invalidRequest(field: "ImageOptions." + name, reason: "applies to image targets (setImage); drop it from this load")
+            }
+            if strict, context.operationKey != nil {
+                throw .invalidRequest(field: "ImageContext.operationKey", reason: "names an image target's load (setImage); drop it from this load")
+            }
+        }
+        return try ImageRequest(url: url, options: options, context: context, strict: strict, variant: variant)
+    }
+
+    /// The ``ImageRequest`` a ``VariantRequest`` with `options` and `context` makes: the
+    /// variant's processing and output on the request ``request(for:options:context:)``
+    /// makes. A transformer or thumbnail size in the context is the variant's when the
+    /// variant has none; with one of its own, the load fails naming the context's.
+    public func request(for variant: VariantRequest, options: ImageOptions = [], context: ImageContext? = nil) throws(ImageError) -> ImageRequest {
+        if options.contains(.avoidDecodeImage) {
+            throw .invalidRequest(field: "ImageOptions.avoidDecodeImage", reason: "cannot apply to a variant, which is made from the decoded source")
+        }
+        // A variant's animation is transformed frame by frame, with or without the option.
+        return try request(
+            for: variant.url, options: options.subtracting(.transformAnimatedImage), context: context, forTarget: false, variant: variant
+        )
+    }
+}
+
+extension ImageRequest {
+    /// The request `url` with `options` and `context` make (see
+    /// ``ImageManager/request(for:options:context:)``); `strict`: the context is the
+    /// caller's own, so a knob of it that cannot apply fails instead of being left out.
+    init(url: URL, options: ImageOptions, context: ImageContext, strict: Bool, variant: VariantRequest? = nil) throws(ImageError) {
+        var processing = ImageProcessing(
+            thumbnailPixelSize: context.thumbnailPixelSize,
+            transformer: context.transformer,
+            firstFrameOnly: options.contains(.decodeFirstFrameOnly),
+            scaleDownLimitBytes: options.contains(.scaleDownLargeImages) ? context.scaleDownLimitBytes : nil
+        )
+        // Knobs of a thumbnail size or a transformer, when the request has one.
+        if context.thumbnailPixelSize != nil || strict { processing.preserveAspectRatio = context.preserveAspectRatio }
+        if context.transformer != nil {
+            processing.transformsAnimations = options.contains(.transformAnimatedImage)
+        } else if options.contains(.transformAnimatedImage) {
+            throw .invalidRequest(field: "ImageOptions.transformAnimatedImage", reason: "applies to a transformer; set ImageContext.transformer or drop it")
+        }
+        var output: ImageOutput = options.contains(.avoidDecodeImage) ? .data : .image
+        if let variant {
+            processing = try Self.processing(of: variant, within: processing, strict: strict)
+            output = variant.imageOutput
+        }
+        var caching = Caching(
+            cache: context.cache,
+            query: options.contains(.fromLoaderOnly) ? .none : context.queryCacheType,
+            store: options.contains(.cacheMemoryOnly) ? context.storeCacheType.intersection(.memory) : context.storeCacheType,
+            keyFilter: context.cacheKeyFilter,
+            serializer: context.cacheSerializer
+        )
+        let originals = OriginalCaching(
+            cache: context.originalCache,
+            query: options.contains(.fromLoaderOnly) ? .none : context.originalQueryCacheType,
+            store: options.contains(.cacheMemoryOnly) ? .none : context.originalStoreCacheType
+        )
+        let setsOriginals = context.originalCache != nil || context.originalQueryCacheType != .disk || context.originalStoreCacheType != .disk
+        if !processing.isIdentity || !output.isImage || (strict && setsOriginals) { caching.originals = originals }
+        var requestOptions: Options = []
+        for (option, flag) in ImageOptions.requestFlags where options.contains(option) { requestOptions.insert(flag) }
+        self.init(
+            source: .url(url), processing: processing, output: output, priority: options.downloadPriority, options: requestOptions,
+            caching: caching, limits: context.limits, maxSourceBytes: context.maxSourceBytes,
+            requestModifier: context.requestModifier, responseModifier: context.responseModifier, decryptor: context.decryptor,
+            loader: context.loader, coder: context.coder
+        )
+    }
+}
+
+extension ImageRequest {
+    /// The processing of `variant`, with what the context's processing adds: its
+    /// transformer and thumbnail size when the variant has none (a variant with one of its
+    /// own fails naming the context's, when the context is the caller's: `strict`), the
+    /// first frame only and the scale-down limit. Nothing for a passthrough or details.
+    static func processing(of variant: VariantRequest, within context: ImageProcessing, strict: Bool) throws(ImageError) -> ImageProcessing {
+        var processing = variant.processing
+        if variant.passthrough { return processing }
+        if case .details = variant.output { return processing }
+        if let transformer = context.transformer {
+            if processing.transformer != nil, strict {
+                throw .invalidRequest(field: "ImageContext.transformer", reason: "and VariantRequest.transformer are both set: put both in one TransformerPipeline")
+            }
+            processing.transformer = processing.transformer ?? transformer
+        }
+        if let size = context.thumbnailPixelSize {
+            if processing.thumbnailPixelSize != nil, strict {
+                throw .invalidRequest(field: "ImageContext.thumbnailPixelSize", reason: "and VariantRequest.thumbnailPixelSize are both set: keep one")
+            }
+            if processing.thumbnailPixelSize == nil {
+                processing.thumbnailPixelSize = size
+                processing.preserveAspectRatio = context.preserveAspectRatio
+            }
+        }
+        processing.firstFrameOnly = context.firstFrameOnly
+        processing.scaleDownLimitBytes = context.scaleDownLimitBytes
+        return processing
+    }
+}
+
+extension ImageOptions {
+    /// The options that are a request's flags of the same name.
+    static let requestFlags: [(ImageOptions, ImageRequest.Options)] = [
+        (.retryFailed, .retryFailed), (.progressiveLoad, .progressiveLoad), (.refreshCached, .refreshCached),
+        (.continueInBackground, .continueInBackground), (.handleCookies, .handleCookies),
+        (.allowInvalidSSLCertificates, .allowInvalidSSLCertificates), (.fromCacheOnly, .fromCacheOnly),
+        (.waitStoreCache, .waitStoreCache), (.queryMemoryData, .queryMemoryData), (.queryMemoryDataSync, .queryMemoryDataSync),
+        (.queryDiskDataSync, .queryDiskDataSync),
+    ]
+
+    /// The options only image targets honour, with their names.
+    static let targetOptionNames: [(ImageOptions, String)] = [
+        (.avoidAutoSetImage, "avoidAutoSetImage"), (.delayPlaceholder, "delayPlaceholder"), (.avoidAutoCancelImage, "avoidAutoCancelImage"),
+    ]
+
+    /// The options of `request`'s flags of the same name.
+    init(_ request: ImageRequest.Options) {
+        self = []
+        for (option, flag) in Self.requestFlags where request.contains(flag) { insert(option) }
+    }
+}

@@ -1,0 +1,96 @@
+/// How a request decodes its source, whatever it asks for: the facts of the decoded-image
+/// stage's key after the source's, and the one place the decode options are chosen from
+/// the source's header.
+struct DecodePlan: Sendable, Hashable {
+    /// Decode within this box (shrink-on-load).
+    var thumbnailPixelSize: PixelSize?
+    /// With a thumbnail box: keep the aspect ratio.
+    var preserveAspectRatio: Bool
+    /// Decode under this many bytes of pixels.
+    var scaleDownLimitBytes: Int?
+    /// Decode the first frame of an animation only: asked for, or the output cannot animate.
+    var firstFrameOnly: Bool
+    /// Checked from the header before any pixel.
+    var limits: ImageLimits
+    /// Read a HEIC, HEIF or AVIF source from its embedded thumbnail.
+    var preferEmbeddedThumbnail: Bool
+    /// The key of the transformer a still decode may be shrunk for
+    /// (``ImageTransformer/shrinkOnLoadSize(forSourceSize:)``); `nil` when none may be.
+    var shrinksFor: String?
+
+    /// The plan of `request`: its processing, and for an encoded output the frames its
+    /// format can carry.
+    init(_ request: ImageRequest) {
+        let processing = request.processing
+        thumbnailPixelSize = processing.thumbnailPixelSize
+        preserveAspectRatio = processing.preserveAspectRatio
+        scaleDownLimitBytes = processing.scaleDownLimitBytes
+        limits = request.limits
+        preferEmbeddedThumbnail = processing.preferEmbeddedThumbnail
+        switch request.output {
+        case .encoded(let encoding, _):
+            firstFrameOnly = processing.firstFrameOnly || !encoding.format.canAnimate
+        case .thumbHash:
+            firstFrameOnly = true
+        case .image, .data, .details:
+            firstFrameOnly = processing.firstFrameOnly
+        }
+        let mayShrink = thumbnailPixelSize == nil && !preferEmbeddedThumbnail
+        shrinksFor = mayShrink ? processing.transformer?.key : nil
+    }
+
+    /// The plan's part of a stage key.
+    var key: String {
+        var key = "decode"
+        if let thumbnailPixelSize { key += "|box:\(thumbnailPixelSize)" + (preserveAspectRatio ? "" : ":stretch") }
+        if let scaleDownLimitBytes { key += "|scale-down:\(scaleDownLimitBytes)" }
+        if firstFrameOnly { key += "|first-frame" }
+        if preferEmbeddedThumbnail { key += "|embedded" }
+        if let shrinksFor { key += "|shrink-for:" + shrinksFor }
+        key += "|limits:\(limits.maxPixels),\(limits.maxFrames),\(limits.maxFramePixels ?? 0)"
+        return key
+    }
+
+    /// The options the request asks for before its source is seen: what a memory key and
+    /// a progressive preview use.
+    var requestedOptions: ImageDecodeOptions {
+        var options = ImageDecodeOptions(
+            thumbnailPixelSize: thumbnailPixelSize, preserveAspectRatio: preserveAspectRatio,
+            scaleDownLimitBytes: scaleDownLimitBytes, firstFrameOnly: firstFrameOnly, limits: limits
+        )
+        options.preferEmbeddedThumbnail = preferEmbeddedThumbnail
+        return options
+    }
+
+    /// The options to decode a source with `info` in its header: the requested ones, and
+    /// for a still image (or the first frame only) without a thumbnail box the exact size
+    /// `transformer` lets it be decoded at (its aspect ratio is the source's). `shrunk`:
+    /// that size was used, so the image is not the source at full size.
+    func options(for info: ImageInfo, transformer: (any ImageTransformer)?) -> (options: ImageDecodeOptions, shrunk: Bool) {
+        var options = requestedOptions
+        guard shrinksFor != nil, let transformer, info.frameCount == 1 || firstFrameOnly,
+              // EXIF orientations 5–8 turn the image a quarter: the transformer sees it upright.
+              let size = transformer.shrinkOnLoadSize(forSourceSize: info.uprightPixelSize)
+        else { return (options, false) }
+        options.thumbnailPixelSize = size
+        options.preserveAspectRatio = false
+        return (options, true)
+    }
+}
+
+extension VariantFormat {
+    /// Whether an animated source keeps its animation in this format: some format it may
+    /// choose can carry frames (``candidates(sourceFormat:hasAlpha:isAnimated:)``).
+    var canAnimate: Bool {
+        switch self {
+        case .fixed(let format):
+            return format.supportsAnimation
+        case .matchingSource(let preferred):
+            return preferred.contains { $0.isWritable && $0.supportsAnimation }
+        case .best:
+            // With no animated format among its own, `best` falls back to the source's
+            // format among the defaults, which include animated ones.
+            return true
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import Tracing
+
+/// A decoded source, and what it was decoded from.
+struct DecodedImage: Sendable {
+    let image: Image
+    /// The source's header.
+    let info: ImageInfo
+    /// Whether it was decoded smaller than the source for a transformer (shrink-on-load):
+    /// not the source at full size, so never cached as the source.
+    let shrunk: Bool
+    /// The bytes it was decoded from.
+    let source: SourceData
+}
+
+extension ImagePipeline {
+    /// Runs `then` with the request's decoded source on a coding thread and returns its
+    /// result: the full-size source from memory when the request may use it, else decoded
+    /// once for every request that needs the same decode at once, in the same visit to the
+    /// coding thread as the source's read and `then` where it can be.
+    func withDecoded<T: Sendable>(
+        _ request: ResolvedRequest, run: StageRun, then: @escaping @Sendable (DecodedImage) throws(ImageError) -> T
+    ) async throws(ImageError) -> T {
+        if let original = memoryOriginal(of: request) {
+            return try await run.code { () throws(ImageError) -> T in try then(original) }
+        }
+        return try await decodes.value(
+            request.decodeStageKey, run: run,
+            below: { run, next throws(ImageError) -> T in try await withSource(request, run: run, then: next) },
+            compute: { source, trace throws(ImageError) -> DecodedImage in try Self.decode(source, for: request, trace: trace) },
+            then: then
+        )
+    }
+
+    /// The full-size decoded source in the source cache's memory, when the request may be
+    /// made from it: a processed or encoded result whose source may be looked up in memory,
+    /// decoded without a box, a byte limit or the embedded thumbnail.
+    private func memoryOriginal(of request: ResolvedRequest) -> DecodedImage? {
+        let plan = request.plan
+        guard !request.isSource, request.sourceQuery.includesMemory, plan.thumbnailPixelSize == nil,
+              plan.scaleDownLimitBytes == nil, !plan.preferEmbeddedThumbnail, let originalKey = request.originalKey,
+              let stored = request.sourceCache.imageFromMemory(forKey: originalKey)
+        else { return nil }
+        let image = plan.firstFrameOnly ? ImageCache.firstFrame(of: stored) : stored
+        let info = ImageInfo(
+            format: stored.format, pixelSize: stored.pixelSize, frameCount: stored.frameCount, orientation: 1, hasAlpha: stored.hasAlpha
+        )
+        return DecodedImage(image: image, info: info, shrunk: false, source: .inMemory)
+    }
+
+    /// On a coding thread: decodes `source` as the request's plan says, from one header
+    /// read, in a `webimage.decode` span.
+    static func decode(_ source: SourceData, for request: ResolvedRequest, trace: ServiceContext?) throws(ImageError) -> DecodedImage {
+        let (coder, plan, data) = (request.coder, request.plan, source.data)
+        let transformer = request.request.processing.transformer
+        var shrunk = false
+        let (info, image) = try LibrarySpans.run("webimage.decode", parent: trace) { span throws(ImageError) -> (ImageInfo, Image) in
+            try coder.decode(data) { info throws(ImageError) -> ImageDecodeOptions in
+                span.attributes["webimage.source.format"] = info.format.rawValue
+                span.attributes["webimage.source.width"] = info.uprightPixelSize.width
+                span.attributes["webimage.source.height"] = info.uprightPixelSize.height
+                span.attributes["webimage.bytes"] = data.count
+                let planned = plan.options(for: info, transformer: transformer)
+                shrunk = planned.shrunk
+                return planned.options
+            }
+        }
+        return DecodedImage(image: image, info: info, shrunk: shrunk, source: source)
+    }
+}

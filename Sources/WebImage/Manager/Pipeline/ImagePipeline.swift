@@ -1,0 +1,49 @@
+import NIOPosix
+
+/// The stages every ``ImageManager`` request goes through, each keyed by what it makes:
+///
+///     source bytes ── decoded image ── processed image ── image result / encoded output
+///     (cache or loader)  (+ decode plan)   (+ transformer)    (+ where it is kept)
+///
+/// Decoded images, encoded outputs, details, ThumbHashes, prefetches and image targets
+/// all go through the same stages, so every request that needs the same thing at once
+/// shares one download, one decode and one transform, and no stage is written twice. The
+/// caller that starts work drives the stages below it itself: a result made from a cached
+/// source is read, decoded, processed, encoded and written in one visit to a coding thread.
+final class ImagePipeline: Sendable {
+    /// Source bytes, from the cache or the loader.
+    let sources = PipelineStage<SourceData>()
+    /// Decoded images, by source and decode plan.
+    let decodes = PipelineStage<DecodedImage>()
+    /// Processed images, by decoded image and transformer.
+    let processed = PipelineStage<ProcessedImage>()
+    /// Identical image loads running at once: one result, stored once.
+    let images = SharedWorkPool<String, SharedWork<ImageResult, ImageLoadEvent>>()
+    /// Identical encoded outputs asked for at once: one making, stored once.
+    let variants = SharedWorkPool<String, SharedWork<VariantResult, Never>>()
+
+    /// URLs blocked after permanent failures.
+    let failedURLs: FailedURLs
+    /// Told of every encoded output made.
+    let events: ImageEvents
+    /// The slots encoded outputs are made in; `nil`: no limit beyond the coding pool.
+    let limiter: WorkLimiter?
+
+    init(failedURLs: FailedURLs, events: ImageEvents, limiter: WorkLimiter?) {
+        self.failedURLs = failedURLs
+        self.events = events
+        self.limiter = limiter
+    }
+
+    /// Works in flight in every stage, for tests that check that nothing is left behind.
+    var inFlightCount: Int {
+        sources.count + decodes.count + processed.count + images.count + variants.count
+    }
+}
+
+/// What an image load reports before its result: download progress and, for a
+/// progressive load, previews of the bytes so far.
+enum ImageLoadEvent: Sendable {
+    case progress(DownloadProgress)
+    case preview(Image)
+}

@@ -1,0 +1,218 @@
+import Foundation
+import Tracing
+
+extension ImagePipeline {
+    /// Loads the image result of `request` (``ImageOutput/image`` or ``ImageOutput/data``)
+    /// that is not a memory hit, calling `deliver` with each intermediate result (a
+    /// progressive preview, a cached image about to be revalidated) and returning the final
+    /// one. Identical loads running at once share one result, made and stored once.
+    func loadImage(
+        _ request: ResolvedRequest, manager: ImageManager,
+        progress: (@Sendable (DownloadProgress) -> Void)?,
+        deliver: @escaping @Sendable (ImageResult) -> Void
+    ) async throws(ImageError) -> ImageResult {
+        let url = request.url
+        if request.request.options.contains(.refreshCached), let cached = await cachedForRevalidation(request) {
+            if request.request.options.contains(.fromCacheOnly) { return cached.result(url: url, isFinal: true) }
+            // The cached image at once, as SDWebImage does; the revalidation's answer is final.
+            deliver(cached.result(url: url, isFinal: false))
+            let revalidation = ResolvedRequest(request.request, manager: manager, revalidating: cached.metadata ?? CacheMetadata())
+            do throws(ImageError) {
+                return try await shared(revalidation, progress: progress, deliver: deliver)
+            } catch .cacheNotModified {
+                return cached.result(url: url, isFinal: true)
+            }
+        }
+        return try await shared(request, progress: progress, deliver: deliver)
+    }
+
+    /// The result from the load of it running now, or from a new one.
+    private func shared(
+        _ request: ResolvedRequest, progress: (@Sendable (DownloadProgress) -> Void)?, deliver: @escaping @Sendable (ImageResult) -> Void
+    ) async throws(ImageError) -> ImageResult {
+        let url = request.url
+        let events: @Sendable (ImageLoadEvent) -> Void = { event in
+            switch event {
+            case .progress(let report): progress?(report)
+            case .preview(let image): deliver(ImageResult(image: image, data: nil, cacheType: .none, url: url, isFinal: false))
+            }
+        }
+        let keepRunning = request.request.options.contains(.continueInBackground)
+        var (result, _) = try await images.run(request.imageStageKey, keepRunning: keepRunning, progress: events) { work throws(ImageError) -> ImageResult in
+            try await self.makeImage(request, reportingTo: work)
+        }
+        // Loads of URLs the key filter maps to one key share a result: each gets its own URL.
+        result.url = url
+        return result
+    }
+
+    /// A cached result to revalidate, with the validators of its source.
+    private struct Cached: Sendable {
+        let image: Image?
+        let data: Data?
+        let cacheType: CacheType
+        let metadata: CacheMetadata?
+
+        func result(url: URL, isFinal: Bool) -> ImageResult {
+            ImageResult(image: image, data: data, cacheType: cacheType, url: url, isFinal: isFinal)
+        }
+    }
+
+    private func cachedForRevalidation(_ request: ResolvedRequest) async -> Cached? {
+        let caching = request.request.caching
+        guard let key = request.key, caching.query != .none else { return nil }
+        if request.request.output == .data {
+            guard caching.query.includesDisk, let entry = await request.cache.entry(forKey: key) else { return nil }
+            return Cached(image: nil, data: entry.data, cacheType: .disk, metadata: entry.metadata)
+        }
+        guard let hit = await request.cache.query(forKey: key, cacheType: caching.query, decodeOptions: request.plan.requestedOptions) else {
+            return nil
+        }
+        var (data, metadata) = (hit.data, hit.metadata)
+        if hit.cacheType == .memory {
+            if request.request.options.contains(.queryMemoryData) { data = await request.cache.diskData(forKey: key) }
+            metadata = await request.cache.metadata(forKey: key)
+        }
+        return Cached(image: hit.image, data: data, cacheType: hit.cacheType, metadata: metadata)
+    }
+
+    // MARK: Making the result
+
+    /// A write the coding thread could not make: the cache stores only asynchronously.
+    private struct PendingWrite: Sendable {
+        let data: Data
+        let metadata: CacheMetadata
+    }
+
+    /// The result, with what is left to write.
+    private struct MadeImage: Sendable {
+        let result: ImageResult
+        let pending: PendingWrite?
+    }
+
+    /// Makes the result: a processed result from the disk cache, else from the source
+    /// (the bytes checked, or decoded and processed), kept as the request says.
+    private func makeImage(_ request: ResolvedRequest, reportingTo work: SharedWork<ImageResult, ImageLoadEvent>) async throws(ImageError) -> ImageResult {
+        let run = StageRun(threads: BlockingPools.coding, events: events(of: request, reportingTo: work), trace: LibrarySpans.currentContext)
+        let (url, trace) = (request.url, run.trace)
+        let made: MadeImage
+        if !request.isSource, request.request.caching.query.includesDisk, let key = request.key,
+           let hit = await cachedResult(request, key: key, run: run) {
+            made = MadeImage(result: hit, pending: nil)
+        } else if request.request.output == .data {
+            made = try await withSource(request, run: run) { source throws(ImageError) -> MadeImage in
+                _ = try request.coder.inspect(source.data, limits: request.request.limits)
+                let pending = Self.storeSerialized(nil, source: source, request, trace: trace)
+                return MadeImage(result: ImageResult(image: nil, data: source.data, cacheType: source.cacheType, url: url), pending: pending)
+            }
+        } else {
+            made = try await withProcessed(request, run: run) { processed throws(ImageError) -> MadeImage in
+                let pending = try Self.store(processed, request, trace: trace)
+                let source = processed.decoded.source
+                // A thumbnail or a transformed image is no longer the source's bytes.
+                let data = request.isSource && source.cacheType != .memory ? source.data : nil
+                return MadeImage(result: ImageResult(image: processed.image, data: data, cacheType: source.cacheType, url: url), pending: pending)
+            }
+        }
+        if let pending = made.pending, let key = request.key {
+            let cache = request.cache
+            let write = Task {
+                try? await cache.store(nil, data: pending.data, forKey: key, metadata: pending.metadata, cacheType: .disk)
+            }
+            if request.request.options.contains(.waitStoreCache) { await write.value }
+        }
+        if request.request.options.contains(.retryFailed) { failedURLs.remove(request.url) }
+        return made.result
+    }
+
+    /// Where the stages' download progress goes: to every waiter, and with
+    /// ``ImageRequest/Options/progressiveLoad`` as previews of the bytes so far (never cached).
+    private func events(of request: ResolvedRequest, reportingTo work: SharedWork<ImageResult, ImageLoadEvent>) -> StageEvents {
+        let events = StageEvents.none.adding { work.deliver(.progress($0)) }
+        guard request.downloadOptions.wantsPartialData else { return events }
+        let (coder, options) = (request.coder, request.plan.requestedOptions)
+        return events.adding { report in
+            guard let partial = report.partialData, !partial.isEmpty, report.expectedBytes.map({ report.receivedBytes < $0 }) ?? true,
+                  let preview = try? coder.decodePartial(partial, options: options)
+            else { return }
+            work.deliver(.preview(preview))
+        }
+    }
+
+    /// A processed result from the disk cache, decoded and kept in memory when the request
+    /// looks there too; bytes that are not an image are removed and read as a miss.
+    private func cachedResult(_ request: ResolvedRequest, key: String, run: StageRun) async -> ImageResult? {
+        let cache = request.cache
+        let entry: DiskCacheEntry?
+        if cache.answersSynchronously {
+            entry = try? await run.code { cache.entrySync(forKey: key) }
+        } else {
+            entry = await cache.entry(forKey: key)
+        }
+        guard let entry else { return nil }
+        let (coder, options) = (request.coder, request.plan.requestedOptions)
+        let image: Image
+        do throws(ImageError) {
+            image = try await run.code { () throws(ImageError) -> Image in try coder.decode(entry.data, options: options) }
+        } catch {
+            if case .badImageData = error { await cache.remove(forKey: key, cacheType: .disk) }
+            return nil
+        }
+        if request.request.caching.query.includesMemory,
+           let memoryKey = ImageCache.memoryKey(forKey: key, decodeOptions: options, data: entry.data) {
+            cache.storeToMemory(image, forKey: memoryKey)
+        }
+        return ImageResult(image: image, data: entry.data, cacheType: .disk, url: request.url)
+    }
+
+    // MARK: Keeping the result
+
+    /// On a coding thread: keeps the processed image as the request says — in memory
+    /// under the key its decode belongs to, the full-size source in memory too, and on
+    /// disk (the downloaded bytes as they are, a serializer's bytes, or the processed image
+    /// encoded anew). Returns what the cache could not write here.
+    private static func store(_ processed: ProcessedImage, _ request: ResolvedRequest, trace: ServiceContext?) throws(ImageError) -> PendingWrite? {
+        let caching = request.request.caching
+        let source = processed.decoded.source
+        let sourceBytes = source.cacheType == .memory ? nil : source.data
+        guard let key = request.key else { return nil }
+        // A disk hit of the source itself fills memory as a query does; a made result is stored.
+        let toMemory = request.isSource && source.cacheType == .disk ? caching.query.includesMemory : caching.store.includesMemory
+        if toMemory, let memoryKey = ImageCache.memoryKey(forKey: key, decodeOptions: request.plan.requestedOptions, data: sourceBytes) {
+            request.cache.storeToMemory(processed.image, forKey: memoryKey)
+        }
+        if !request.isSource, let originalKey = request.originalKey, request.sourceStore.includesMemory, source.cacheType != .memory,
+           request.plan.thumbnailPixelSize == nil, !processed.decoded.shrunk,
+           ImageCache.memoryKey(forKey: originalKey, decodeOptions: request.plan.requestedOptions, data: sourceBytes) != nil {
+            request.sourceCache.storeToMemory(processed.decoded.image, forKey: originalKey)
+        }
+        guard caching.store.includesDisk else { return nil }
+        if request.isSource { return storeSerialized(processed.image, source: source, request, trace: trace) }
+        // A processed result: the serializer's bytes (it sees the source's bytes unless a
+        // transformer made them stale), else the image encoded anew.
+        let seen = request.request.processing.transformer == nil ? sourceBytes : nil
+        var metadata = source.cacheType == .none ? source.metadata : CacheMetadata()
+        metadata.sourceURL = nil
+        let data: Data
+        if let serialized = caching.serializer?(processed.image, seen, request.url) {
+            data = serialized
+        } else {
+            let coder = request.coder
+            data = try coder.encode(processed.image, options: ImageEncodeOptions(format: ImageCache.diskFormat(for: processed.image, coder: coder)))
+        }
+        let stored = storeSync(data, forKey: key, metadata: metadata, in: request.cache, kind: "result", trace: trace)
+        return stored ? nil : PendingWrite(data: data, metadata: metadata)
+    }
+
+    /// On a coding thread: the source itself as the result: a serializer's bytes for
+    /// loaded bytes, on disk under the result's key (the source stage keeps them as they
+    /// are otherwise). Returns what the cache could not write here.
+    private static func storeSerialized(_ image: Image?, source: SourceData, _ request: ResolvedRequest, trace: ServiceContext?) -> PendingWrite? {
+        guard let serializer = request.request.caching.serializer, source.cacheType == .none,
+              request.request.caching.store.includesDisk, let key = request.key
+        else { return nil }
+        let data = serializer(image, source.data, request.url) ?? source.data
+        let stored = storeSync(data, forKey: key, metadata: source.metadata, in: request.cache, kind: "result", trace: trace)
+        return stored ? nil : PendingWrite(data: data, metadata: source.metadata)
+    }
+}

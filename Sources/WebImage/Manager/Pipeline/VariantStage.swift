@@ -1,0 +1,126 @@
+import Foundation
+import NIOPosix
+import Tracing
+
+extension ImagePipeline {
+    /// The encoded output of `request` (``ImageOutput/encoded(_:passthrough:)``, details or
+    /// a ThumbHash), not in memory: from the disk cache, or made from the source in a work
+    /// slot. Requests for the same output at once share one making; the output is kept as
+    /// the request says, and stored on disk in the visit to the coding thread that made it.
+    func variant(_ request: ResolvedRequest) async throws(ImageError) -> VariantResult {
+        let keepRunning = request.request.options.contains(.continueInBackground)
+        var (result, joined) = try await variants.run(request.variantStageKey, keepRunning: keepRunning) { () throws(ImageError) -> VariantResult in
+            try await self.makeVariant(request)
+        }
+        result.joined = joined
+        return result
+    }
+
+    /// What one visit to the coding thread made: the output, what it came from, and
+    /// whether it is on disk already.
+    private struct MadeVariant: Sendable {
+        let variant: EncodedVariant
+        let sourceCacheType: CacheType
+        let downloadedBytes: Int
+        let stored: Bool
+    }
+
+    /// The output from the disk cache, else made in a slot of the work limiter.
+    private func makeVariant(_ request: ResolvedRequest) async throws(ImageError) -> VariantResult {
+        if request.request.caching.query.includesDisk, let key = request.key, let variant = await cachedVariant(forKey: key, in: request.cache) {
+            if request.resultStore.includesMemory { request.cache.storeVariantToMemory(variant, forKey: key) }
+            return VariantResult(variant: variant, cacheType: .disk)
+        }
+        guard let limiter else { return try await make(request, on: BlockingPools.coding) }
+        return try await limiter.run(priority: request.request.priority) { () throws(ImageError) -> VariantResult in
+            try await make(request, on: limiter.threads)
+        }
+    }
+
+    /// The output in a `webimage.cache.lookup` span.
+    private func cachedVariant(forKey key: String, in cache: any ImageCaching) async -> EncodedVariant? {
+        await LibrarySpans.run("webimage.cache.lookup") { span async -> EncodedVariant? in
+            let variant = await cache.entry(forKey: key).flatMap { EncodedVariant(entry: $0) }
+            Self.describeLookup(span, kind: "variant", hit: variant != nil)
+            return variant
+        }
+    }
+
+    /// Makes the output from the source on `threads` and keeps it.
+    private func make(_ request: ResolvedRequest, on threads: NIOThreadPool) async throws(ImageError) -> VariantResult {
+        let run = StageRun(threads: threads, events: .none, trace: LibrarySpans.currentContext)
+        let (coder, limits, trace) = (request.coder, request.request.limits, run.trace)
+        let stored: @Sendable (EncodedVariant, SourceData) -> MadeVariant = { variant, source in
+            Self.storeMade(variant, from: source, request, trace: trace)
+        }
+        let made: MadeVariant
+        switch request.request.output {
+        case .details(let includeGPS):
+            made = try await withSource(request, run: run) { source throws(ImageError) -> MadeVariant in
+                stored(try VariantEncoder.details(of: source, includeGPS: includeGPS, coder: coder, limits: limits, trace: trace), source)
+            }
+        case .encoded(let encoding, let passthrough) where passthrough != .never:
+            // Whether the source is served as it is shows in its header: such requests
+            // make their output in one piece instead of sharing decodes.
+            made = try await withSource(request, run: run) { source throws(ImageError) -> MadeVariant in
+                if let variant = try VariantEncoder.passthrough(source, passthrough, coder: coder, limits: limits) {
+                    return stored(variant, source)
+                }
+                let decoded = try Self.decode(source, for: request, trace: trace)
+                let processed = try Self.process(decoded, request, trace: trace)
+                return stored(try VariantEncoder.encode(processed, as: encoding, coder: coder, trace: trace), source)
+            }
+        case .encoded(let encoding, _):
+            made = try await withProcessed(request, run: run) { processed throws(ImageError) -> MadeVariant in
+                stored(try VariantEncoder.encode(processed, as: encoding, coder: coder, trace: trace), processed.decoded.source)
+            }
+        case .thumbHash:
+            made = try await withProcessed(request, run: run) { processed throws(ImageError) -> MadeVariant in
+                stored(try VariantEncoder.thumbHash(of: processed), processed.decoded.source)
+            }
+        case .image, .data:
+            throw .invalidRequest(field: "output", reason: "is an image; load it with loadImage")
+        }
+        return await keep(made, request)
+    }
+
+    /// On a coding thread: `decoded` processed as the request says (without sharing it).
+    private static func process(_ decoded: DecodedImage, _ request: ResolvedRequest, trace: ServiceContext?) throws(ImageError) -> ProcessedImage {
+        let processing = request.request.processing
+        guard let transformer = processing.transformer else {
+            return ProcessedImage(image: decoded.image, decoded: decoded, transformsAnimations: processing.transformsAnimations)
+        }
+        return try transform(decoded, with: transformer, animations: processing.transformsAnimations, trace: trace)
+    }
+
+    /// On a coding thread: writes the output to disk when the request keeps it there and
+    /// the cache can store without waiting.
+    private static func storeMade(_ variant: EncodedVariant, from source: SourceData, _ request: ResolvedRequest, trace: ServiceContext?) -> MadeVariant {
+        let downloaded = source.cacheType == .none ? source.data.count : 0
+        guard let key = request.key, request.resultStore.includesDisk else {
+            return MadeVariant(variant: variant, sourceCacheType: source.cacheType, downloadedBytes: downloaded, stored: false)
+        }
+        let stored = storeSync(variant.data, forKey: key, metadata: variant.metadata, in: request.cache, kind: "variant", trace: trace)
+        return MadeVariant(variant: variant, sourceCacheType: source.cacheType, downloadedBytes: downloaded, stored: stored)
+    }
+
+    /// Reports the output made and keeps it in memory, and on disk when the coding thread
+    /// could not write it there.
+    private func keep(_ made: MadeVariant, _ request: ResolvedRequest) async -> VariantResult {
+        let variant = made.variant
+        events.emit(.variantMade(
+            url: request.url, bytes: variant.count, sourceCacheType: made.sourceCacheType, downloadedBytes: made.downloadedBytes
+        ))
+        if let key = request.key {
+            if request.resultStore.includesMemory { request.cache.storeVariantToMemory(variant, forKey: key) }
+            if request.resultStore.includesDisk, !made.stored {
+                let write = Task { await Self.store(variant.data, forKey: key, metadata: variant.metadata, in: request.cache, kind: "variant") }
+                if request.request.options.contains(.waitStoreCache) { await write.value }
+            }
+        }
+        if request.request.options.contains(.retryFailed) { failedURLs.remove(request.url) }
+        return VariantResult(
+            variant: variant, cacheType: .none, sourceCacheType: made.sourceCacheType, downloadedBytes: made.downloadedBytes
+        )
+    }
+}

@@ -1,0 +1,50 @@
+extension ImageRequest {
+    /// How an ``ImageRequest`` runs: the flags of SDWebImage's options that mean something
+    /// to the pipeline. The others are fields of the request (its ``ImageRequest/priority``,
+    /// ``ImageProcessing``, ``ImageOutput`` and ``ImageRequest/Caching``) or belong to image
+    /// targets.
+    public struct Options: OptionSet, Sendable, Hashable {
+        public let rawValue: Int
+
+        /// Creates options from their raw bits.
+        public init(rawValue: Int) { self.rawValue = rawValue }
+
+        /// Load even when the URL is blocked by an earlier permanent failure; success unblocks it.
+        public static let retryFailed = Options(rawValue: 1 << 0)
+        /// ``ImageOutput/image`` only: deliver partial images while downloading
+        /// (`isFinal == false`, never cached).
+        public static let progressiveLoad = Options(rawValue: 1 << 1)
+        /// Revalidate the cached result with the source's stored HTTP validators; a changed
+        /// source replaces it. ``ImageOutput/image`` delivers the cached image at once, then
+        /// the final one.
+        public static let refreshCached = Options(rawValue: 1 << 2)
+        /// Finish (and cache) the work even when every caller waiting for it has left, and
+        /// let it run through a graceful ``ImageManager/shutdown(gracePeriod:)``.
+        public static let continueInBackground = Options(rawValue: 1 << 3)
+        /// Send and store cookies for the source's host.
+        public static let handleCookies = Options(rawValue: 1 << 4)
+        /// Accept invalid (e.g. self-signed) TLS certificates from the source.
+        public static let allowInvalidSSLCertificates = Options(rawValue: 1 << 5)
+        /// Never load the source: a result neither cached nor makeable from a cached
+        /// source fails with ``ImageError/notInCache(_:)``.
+        public static let fromCacheOnly = Options(rawValue: 1 << 6)
+        /// Complete only once the disk cache holds what the request stores.
+        public static let waitStoreCache = Options(rawValue: 1 << 7)
+        /// ``ImageOutput/image`` only: on a memory hit, also read the bytes from disk.
+        public static let queryMemoryData = Options(rawValue: 1 << 8)
+        /// With ``queryMemoryData``: read those bytes before returning from the memory hit.
+        public static let queryMemoryDataSync = Options(rawValue: 1 << 9)
+        /// Read the disk cache on the calling thread, so that a disk hit completes before
+        /// the call returns (small caches, tests).
+        public static let queryDiskDataSync = Options(rawValue: 1 << 10)
+
+        /// Each flag with its name, for messages.
+        static let names: [(Options, String)] = [
+            (.retryFailed, "retryFailed"), (.progressiveLoad, "progressiveLoad"), (.refreshCached, "refreshCached"),
+            (.continueInBackground, "continueInBackground"), (.handleCookies, "handleCookies"),
+            (.allowInvalidSSLCertificates, "allowInvalidSSLCertificates"), (.fromCacheOnly, "fromCacheOnly"),
+            (.waitStoreCache, "waitStoreCache"), (.queryMemoryData, "queryMemoryData"),
+            (.queryMemoryDataSync, "queryMemoryDataSync"), (.queryDiskDataSync, "queryDiskDataSync"),
+        ]
+    }
+}

@@ -1,0 +1,95 @@
+extension ImageRequest {
+    /// Checks that every field set applies to what the request asks for; throws
+    /// ``ImageError/invalidRequest(field:reason:)`` naming the first that does not.
+    public func validate() throws(ImageError) {
+        try validateSource()
+        if processing.preferEmbeddedThumbnail, processing.thumbnailPixelSize != nil {
+            throw .invalidRequest(
+                field: "processing.preferEmbeddedThumbnail",
+                reason: "cannot be combined with processing.thumbnailPixelSize: an embedded thumbnail's size is not known before the decode; drop one of them"
+            )
+        }
+        if !processing.preserveAspectRatio, processing.thumbnailPixelSize == nil {
+            throw .invalidRequest(field: "processing.preserveAspectRatio", reason: "applies to a thumbnail size; set processing.thumbnailPixelSize or drop it")
+        }
+        if !processing.transformsAnimations, processing.transformer == nil {
+            throw .invalidRequest(field: "processing.transformsAnimations", reason: "applies to a transformer; set processing.transformer or drop it")
+        }
+        if options.contains(.queryMemoryDataSync), !options.contains(.queryMemoryData) {
+            throw .invalidRequest(field: "options.queryMemoryDataSync", reason: "has no effect without options.queryMemoryData; add it or drop this one")
+        }
+        if caching.originals != nil, processing.isIdentity, output.isImage {
+            throw .invalidRequest(
+                field: "caching.originals",
+                reason: "applies to a processed or encoded result, whose source is cached apart; this request's result is its source, cached under caching"
+            )
+        }
+        switch output {
+        case .image:
+            return
+        case .data:
+            if let field = processingFieldSet {
+                throw .invalidRequest(field: field, reason: "needs a decoded image, and the output .data is not decoded; ask for .image")
+            }
+            try refuse([.progressiveLoad, .queryMemoryData], because: "applies to decoded images; the output .data is the source's bytes")
+        case .encoded(_, let passthrough):
+            try validateEncodedOutput()
+            if passthrough == .always, let field = processingFieldSet {
+                throw .invalidRequest(field: field, reason: "cannot apply: passthrough .always serves the source's bytes unprocessed")
+            }
+        case .details:
+            try validateEncodedOutput()
+            if let field = processingFieldSet {
+                throw .invalidRequest(field: field, reason: "cannot apply: details describe the source as it is")
+            }
+        case .thumbHash:
+            try validateEncodedOutput()
+        }
+    }
+
+    private func validateSource() throws(ImageError) {
+        guard case .custom = source else { return }
+        let urlOnly = "applies to URL sources; a custom source's closure loads the bytes itself"
+        if loader != nil { throw .invalidRequest(field: "loader", reason: urlOnly) }
+        if requestModifier != nil { throw .invalidRequest(field: "requestModifier", reason: urlOnly) }
+        if responseModifier != nil { throw .invalidRequest(field: "responseModifier", reason: urlOnly) }
+        if decryptor != nil { throw .invalidRequest(field: "decryptor", reason: urlOnly) }
+        if caching.keyFilter != nil { throw .invalidRequest(field: "caching.keyFilter", reason: "maps URLs to keys; a custom source is cached under its own key") }
+        try refuse([.handleCookies, .allowInvalidSSLCertificates], because: urlOnly)
+        if priority != .normal, output.isImage {
+            throw .invalidRequest(field: "priority", reason: "orders downloads and work slots; a custom source's image load has neither")
+        }
+    }
+
+    private func validateEncodedOutput() throws(ImageError) {
+        try refuse([.progressiveLoad, .queryMemoryData], because: "applies to decoded images; an encoded output is handed out whole")
+        if options.contains(.refreshCached) {
+            throw .invalidRequest(
+                field: "options.refreshCached",
+                reason: "applies to images and data; an encoded output is made again when its key changes: put the source's version in its URL"
+            )
+        }
+        if caching.serializer != nil {
+            throw .invalidRequest(field: "caching.serializer", reason: "applies to images and data; an encoded output's bytes are its encoding's")
+        }
+    }
+
+    /// Throws for the first of `flags` that is set.
+    private func refuse(_ flags: Options, because reason: String) throws(ImageError) {
+        for (flag, name) in Options.names where flags.contains(flag) && options.contains(flag) {
+            throw .invalidRequest(field: "options." + name, reason: reason)
+        }
+    }
+
+    /// The name of the first processing field that differs from ``ImageProcessing/none``.
+    var processingFieldSet: String? {
+        if processing.thumbnailPixelSize != nil { return "processing.thumbnailPixelSize" }
+        if processing.transformer != nil { return "processing.transformer" }
+        if processing.firstFrameOnly { return "processing.firstFrameOnly" }
+        if processing.scaleDownLimitBytes != nil { return "processing.scaleDownLimitBytes" }
+        if processing.preferEmbeddedThumbnail { return "processing.preferEmbeddedThumbnail" }
+        if !processing.transformsAnimations { return "processing.transformsAnimations" }
+        if !processing.preserveAspectRatio { return "processing.preserveAspectRatio" }
+        return nil
+    }
+}

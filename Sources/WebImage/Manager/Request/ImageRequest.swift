@@ -1,0 +1,101 @@
+import Foundation
+
+/// One load through ``ImageManager``: what to load, what to make of it, and how.
+///
+/// Every way in builds one: ``ImageManager/loadImage(_:)`` and
+/// ``ImageManager/loadVariant(_:)`` take it as it is; SDWebImage's shape
+/// (``ImageManager/loadImage(from:options:context:progress:)`` with ``ImageOptions`` and
+/// ``ImageContext``, a ``VariantRequest``, image targets and the prefetcher) is turned into
+/// one in a single place (``ImageManager/request(for:options:context:)``). Inside the
+/// manager every request goes through the same stages — the source's bytes, the decoded
+/// image, the processed image, the encoded output — each shared by every request that
+/// needs the same thing at once.
+///
+/// Every field is honoured on every path it can apply to; a field that cannot apply to
+/// what the request asks for (a progressive load of an encoded output, a thumbnail of
+/// undecoded bytes…) fails the load at once with ``ImageError/invalidRequest(field:reason:)``,
+/// naming it.
+///
+///     var request = ImageRequest(url: url)
+///     request.processing.transformer = ResizeTransformer(size: PixelSize(width: 400, height: 300), mode: .fill)
+///     request.output = .encoded(VariantEncoding(format: .fixed(.webp), quality: 75))
+///     let variant = try await manager.loadVariant(request)
+public struct ImageRequest: Sendable {
+    /// Where the bytes come from.
+    public var source: ImageSource
+    /// What is done to the decoded image.
+    public var processing: ImageProcessing
+    /// What the load hands back.
+    public var output: ImageOutput
+    /// The request's place in the download queue and in the queue for a work slot
+    /// (``WorkLimiter``) when they are full.
+    public var priority: DownloadPriority
+    /// How the request runs.
+    public var options: Options
+    /// Where the result and its source are looked up and kept.
+    public var caching: Caching
+    /// Limits checked from the source's header before any pixel is decoded.
+    public var limits: ImageLimits
+    /// The most bytes the source may have, replacing the downloader's
+    /// ``DownloaderConfig/maxBodySize``; a result is not made from a cached source larger
+    /// than it either. `nil` keeps the downloader's limit.
+    public var maxSourceBytes: Int?
+    /// URL sources: changes the request before it is sent.
+    public var requestModifier: RequestModifier?
+    /// URL sources: changes the response head before it is checked.
+    public var responseModifier: ResponseModifier?
+    /// URL sources: transforms the downloaded bytes before they are used.
+    public var decryptor: Decryptor?
+    /// URL sources: the loader to use instead of the manager's ``ImageManager/loader``.
+    public var loader: (any ImageLoader)?
+    /// The coder to use instead of the manager's ``ImageManager/coder``.
+    public var coder: (any ImageCoder)?
+
+    /// Creates a request for `source`; by default the decoded image, unprocessed, at
+    /// normal priority, through every cache tier.
+    public init(
+        source: ImageSource,
+        processing: ImageProcessing = .none,
+        output: ImageOutput = .image,
+        priority: DownloadPriority = .normal,
+        options: Options = [],
+        caching: Caching = Caching(),
+        limits: ImageLimits = .default,
+        maxSourceBytes: Int? = nil,
+        requestModifier: RequestModifier? = nil,
+        responseModifier: ResponseModifier? = nil,
+        decryptor: Decryptor? = nil,
+        loader: (any ImageLoader)? = nil,
+        coder: (any ImageCoder)? = nil
+    ) {
+        self.source = source
+        self.processing = processing
+        self.output = output
+        self.priority = priority
+        self.options = options
+        self.caching = caching
+        self.limits = limits
+        self.maxSourceBytes = maxSourceBytes
+        self.requestModifier = requestModifier
+        self.responseModifier = responseModifier
+        self.decryptor = decryptor
+        self.loader = loader
+        self.coder = coder
+    }
+
+    /// Creates a request for the image at `url`; by default the decoded image,
+    /// unprocessed, at normal priority, through every cache tier.
+    public init(
+        url: URL,
+        processing: ImageProcessing = .none,
+        output: ImageOutput = .image,
+        priority: DownloadPriority = .normal,
+        options: Options = [],
+        caching: Caching = Caching()
+    ) {
+        self.init(source: .url(url), processing: processing, output: output, priority: priority, options: options, caching: caching)
+    }
+
+    /// The URL results and failures are reported under (``ImageSource/url``).
+    public var url: URL { source.url }
+}
