@@ -129,7 +129,7 @@ struct RefreshRecord: Encodable, Sendable {
     }
 }
 
-/// The counts `refresh` reports (seed 004's background-fetch results, for a cache).
+/// The counts `refresh` reports (SDWebImage's background-fetch results, for a cache).
 struct RefreshSummary: Encodable, Sendable {
     var type = "summary"
     var newData = 0

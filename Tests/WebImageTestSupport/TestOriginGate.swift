@@ -45,6 +45,14 @@ package final class TestOriginGate: Sendable {
         await eventually(timeout: timeout) { arrivals >= count }
     }
 
+    /// Returns once the gate is open, counted as an arrival: a gate for code of the test's
+    /// own (a custom source, a loader) rather than the origin.
+    package func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            whenOpen { continuation.resume() }
+        }
+    }
+
     /// Runs `body` when the gate opens (at once if it is open), on the opener's thread.
     func whenOpen(_ body: @escaping @Sendable () -> Void) {
         let runNow = state.withLock { state -> Bool in

@@ -18,7 +18,7 @@ public enum CacheKey {
         url.absoluteString
     }
 
-    /// The disk file name of `key` (SPEC C3): the lowercase hex MD5 of the key's UTF-8 bytes,
+    /// The disk file name of `key`: the lowercase hex MD5 of the key's UTF-8 bytes,
     /// then `.` and the extension of the key's path when it has one. The query and fragment
     /// are ignored; `:` and NUL are stripped from the extension; an extension that is then
     /// empty, longer than ``maxFileExtensionLength``, or not plain ASCII letters and digits
@@ -64,7 +64,7 @@ public enum CacheKey {
         }
     }
 
-    /// The key of `key` transformed by a transformer whose key is `transformerKey` (SPEC K9):
+    /// The key of `key` transformed by a transformer whose key is `transformerKey`:
     /// `-<transformerKey>` goes before the extension of the key's path, or at the end of the
     /// path when it has none; query and fragment stay as they were.
     /// `http://h/a.png?x=1#f` with `T` → `http://h/a-T.png?x=1#f`; `a.png` → `a-T.png`;

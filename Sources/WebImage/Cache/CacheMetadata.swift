@@ -1,8 +1,8 @@
 import Foundation
 
 /// What the disk cache keeps beside an entry's bytes: the HTTP validators needed to
-/// revalidate it (`refreshCached`, SPEC M10) and when it was stored. It lives in the
-/// entry's file, so it survives a restart (SPEC C10).
+/// revalidate it (`refreshCached`) and when it was stored. It lives in the
+/// entry's file, so it survives a restart.
 public struct CacheMetadata: Sendable, Hashable {
     /// The response's `ETag`, sent back as `If-None-Match`.
     public var etag: String?

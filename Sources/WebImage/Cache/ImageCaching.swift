@@ -3,7 +3,7 @@ import Foundation
 /// What ``ImageManager`` needs of a cache: SDWebImage's `SDImageCache` protocol, so that
 /// a cache of your own (a shared directory, a key-value store, a chain of caches) takes
 /// the place of ``ImageCache`` anywhere the manager takes one (``ImageManager/cache``,
-/// ``ImageContext/cache``, ``ImageContext/originalCache``).
+/// ``ImageRequest/Caching/cache``, ``ImageRequest/OriginalCaching/cache``).
 ///
 /// A cache holds entries under string keys in two tiers:
 /// - a fast tier of decoded ``Image`` values, asked synchronously
@@ -11,8 +11,9 @@ import Foundation
 ///   hits, which must cost little more than a dictionary lookup;
 /// - a tier of stored bytes with their ``CacheMetadata`` (``entry(forKey:)``): the original
 ///   bytes as downloaded, or any encoded variant of them. The manager reads the bytes back
-///   without decoding them when it only needs bytes, and decodes them through
-///   ``query(forKey:cacheType:decodeOptions:)`` when it needs an image.
+///   (``entrySync(forKey:)`` on a coding thread when the cache ``answersSynchronously``)
+///   and decodes them itself with the request's coder; it asks
+///   ``query(forKey:cacheType:decodeOptions:)`` for the cached image a revalidation starts from.
 ///
 /// Encoded variants (``EncodedVariant``) live in the bytes tier like any stored bytes
 /// (their ``EncodedVariant/metadata`` records what makes them a variant) and, for the

@@ -7,8 +7,8 @@ import WebImageLocking
 /// wait behind the loads someone is waiting for), at most ``maxConcurrentPrefetchCount``
 /// at a time across all of this prefetcher's prefetches. Each prefetch reports progress
 /// once per URL, in counting order, and completes once with (finished, skipped), where a
-/// skipped URL is one that failed (SPEC P1). A new prefetch never cancels an earlier one;
-/// each is stopped through its own ``PrefetchToken`` (SPEC P2).
+/// skipped URL is one that failed. A new prefetch never cancels an earlier one;
+/// each is stopped through its own ``PrefetchToken``.
 ///
 ///     let prefetcher = ImagePrefetcher()
 ///     let result = await prefetcher.prefetch(urls)      // finished, skipped, total

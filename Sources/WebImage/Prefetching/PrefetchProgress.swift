@@ -3,7 +3,7 @@ import Foundation
 /// One step of a prefetch: a URL finished loading (or failed), and the counts so far.
 ///
 /// Reported once per URL, in the order the loads finish, so ``finishedCount`` rises one
-/// by one from 1 to ``totalCount`` (SPEC P1).
+/// by one from 1 to ``totalCount``.
 public struct PrefetchProgress: Sendable {
     /// The URL that just finished.
     public var url: URL

@@ -1,12 +1,16 @@
 import Foundation
 
 /// Per-request settings beyond ``ImageOptions``: SDWebImageContext as a typed struct.
+///
+/// With ``ImageOptions``, SDWebImage's shape of a request; the manager turns the pair into
+/// an ``ImageRequest`` (``ImageManager/request(for:options:context:)``), whose fields say
+/// the same things directly.
 public struct ImageContext: Sendable {
     /// Decode as a thumbnail within this size (shrink-on-load); the cache key gets a
     /// thumbnail suffix so that thumbnails and full images are cached apart.
     public var thumbnailPixelSize: PixelSize?
     /// Transforms the decoded image; the result is cached under the URL's key with the
-    /// transformer's key inserted (SPEC K9). Animated images are left alone unless
+    /// transformer's key inserted. Animated images are left alone unless
     /// ``ImageOptions/transformAnimatedImage`` is set.
     public var transformer: (any ImageTransformer)?
     /// With a thumbnail size: keep the aspect ratio (default) or stretch to the size.
@@ -36,7 +40,7 @@ public struct ImageContext: Sendable {
     public var storeCacheType = CacheType.all
     /// For a variant (a transformer or a thumbnail size): which caches are asked for the
     /// original image when the variant is not cached, so that the variant is made from it
-    /// without a download (SPEC M7). Default disk.
+    /// without a download. Default disk.
     public var originalQueryCacheType = CacheType.disk
     /// For a variant: where the downloaded original is stored under the original key, so
     /// that other variants of the URL can be made from it later. Default disk (the bytes

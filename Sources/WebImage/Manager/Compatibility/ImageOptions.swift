@@ -1,5 +1,10 @@
 /// How ``ImageManager`` loads one image: SDWebImageOptions, less what only means
 /// something on iOS.
+///
+/// With ``ImageContext``, SDWebImage's shape of a request; the manager turns the pair into
+/// an ``ImageRequest`` (``ImageManager/request(for:options:context:)``): most options are
+/// its ``ImageRequest/Options`` of the same name, the others its fields (priority,
+/// processing, output, cache tiers). The last three belong to image targets.
 public struct ImageOptions: OptionSet, Sendable, Hashable {
     public let rawValue: Int
 

@@ -12,8 +12,15 @@ extension ImagePipeline {
         deliver: @escaping @Sendable (ImageResult) -> Void
     ) async throws(ImageError) -> ImageResult {
         let url = request.url
-        if request.request.options.contains(.refreshCached), let cached = await cachedForRevalidation(request) {
-            if request.request.options.contains(.fromCacheOnly) { return cached.result(url: url, isFinal: true) }
+        let options = request.request.options
+        // A memory hit whose bytes are read from disk as well.
+        if options.contains(.queryMemoryData), !options.contains(.refreshCached), request.request.caching.query.includesMemory,
+           let key = request.key,
+           let image = ImageManager.memoryHit(forKey: key, queries: true, firstFrameOnly: request.request.processing.firstFrameOnly, in: request.cache) {
+            return ImageResult(image: image, data: await request.cache.diskData(forKey: key), cacheType: .memory, url: url)
+        }
+        if options.contains(.refreshCached), let cached = await cachedForRevalidation(request) {
+            if options.contains(.fromCacheOnly) { return cached.result(url: url, isFinal: true) }
             // The cached image at once, as SDWebImage does; the revalidation's answer is final.
             deliver(cached.result(url: url, isFinal: false))
             let revalidation = ResolvedRequest(request.request, manager: manager, revalidating: cached.metadata ?? CacheMetadata())
@@ -93,7 +100,10 @@ extension ImagePipeline {
     /// Makes the result: a processed result from the disk cache, else from the source
     /// (the bytes checked, or decoded and processed), kept as the request says.
     private func makeImage(_ request: ResolvedRequest, reportingTo work: SharedWork<ImageResult, ImageLoadEvent>) async throws(ImageError) -> ImageResult {
-        let run = StageRun(threads: BlockingPools.coding, events: events(of: request, reportingTo: work), trace: LibrarySpans.currentContext)
+        let run = StageRun(
+            threads: BlockingPools.coding, events: events(of: request, reportingTo: work), trace: LibrarySpans.currentContext,
+            cacheIOOnCodingThreads: false
+        )
         let (url, trace) = (request.url, run.trace)
         let made: MadeImage
         if !request.isSource, request.request.caching.query.includesDisk, let key = request.key,
@@ -143,13 +153,7 @@ extension ImagePipeline {
     /// looks there too; bytes that are not an image are removed and read as a miss.
     private func cachedResult(_ request: ResolvedRequest, key: String, run: StageRun) async -> ImageResult? {
         let cache = request.cache
-        let entry: DiskCacheEntry?
-        if cache.answersSynchronously {
-            entry = try? await run.code { cache.entrySync(forKey: key) }
-        } else {
-            entry = await cache.entry(forKey: key)
-        }
-        guard let entry else { return nil }
+        guard let entry = await cache.entry(forKey: key) else { return nil }
         let (coder, options) = (request.coder, request.plan.requestedOptions)
         let image: Image
         do throws(ImageError) {

@@ -127,6 +127,11 @@ struct StageRun: Sendable {
     var events: StageEvents
     /// The span the stages' spans are children of (their threads have no task).
     let trace: ServiceContext?
+    /// Whether the source cache is read, and a loaded source written, on the coding thread
+    /// that makes the result from it (one visit for both): encoded outputs, made in a work
+    /// slot. An image load uses the I/O threads for them instead, so that a miss does not
+    /// wait behind other loads' decodes on the shared coding pool before its download starts.
+    let cacheIOOnCodingThreads: Bool
 
     /// This run with progress passed on to the waiters of `work` too.
     func forwarding<Value>(to work: SharedWork<Value, DownloadProgress>) -> StageRun {

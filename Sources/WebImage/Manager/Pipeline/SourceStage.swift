@@ -100,7 +100,7 @@ extension ImagePipeline {
     ) async throws(ImageError) -> SourceOutcome<T> {
         let cache = request.sourceCache
         if !fresh, request.revalidating == nil, request.sourceQuery.includesDisk, let originalKey = request.originalKey {
-            if cache.answersSynchronously {
+            if cache.answersSynchronously, run.cacheIOOnCodingThreads {
                 // One visit to the coding thread: the read, and what is made of it.
                 let trace = run.trace
                 let read = try await run.code { () throws(ImageError) -> SourceOutcome<T>? in
@@ -129,7 +129,7 @@ extension ImagePipeline {
         var source = try await load(request, run: run)
         if request.storesSource, let originalKey = request.originalKey {
             source.stored = true
-            if cache.answersSynchronously {
+            if cache.answersSynchronously, run.cacheIOOnCodingThreads {
                 // Kept before anyone gets the bytes, so a request that starts later finds
                 // them; written in the visit to the coding thread that makes the result.
                 let (loaded, trace) = (source, run.trace)

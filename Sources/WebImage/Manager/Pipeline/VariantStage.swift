@@ -48,7 +48,7 @@ extension ImagePipeline {
 
     /// Makes the output from the source on `threads` and keeps it.
     private func make(_ request: ResolvedRequest, on threads: NIOThreadPool) async throws(ImageError) -> VariantResult {
-        let run = StageRun(threads: threads, events: .none, trace: LibrarySpans.currentContext)
+        let run = StageRun(threads: threads, events: .none, trace: LibrarySpans.currentContext, cacheIOOnCodingThreads: true)
         let (coder, limits, trace) = (request.coder, request.request.limits, run.trace)
         let stored: @Sendable (EncodedVariant, SourceData) -> MadeVariant = { variant, source in
             Self.storeMade(variant, from: source, request, trace: trace)

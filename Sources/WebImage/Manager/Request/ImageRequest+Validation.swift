@@ -15,6 +15,12 @@ extension ImageRequest {
         if !processing.transformsAnimations, processing.transformer == nil {
             throw .invalidRequest(field: "processing.transformsAnimations", reason: "applies to a transformer; set processing.transformer or drop it")
         }
+        if !processing.transformsAnimations, processing.transformer != nil, outputIsStill {
+            throw .invalidRequest(
+                field: "processing.transformsAnimations",
+                reason: "applies to animations, and this request's output is a still image (the first frame only, a ThumbHash, or a format without frames)"
+            )
+        }
         if options.contains(.queryMemoryDataSync), !options.contains(.queryMemoryData) {
             throw .invalidRequest(field: "options.queryMemoryDataSync", reason: "has no effect without options.queryMemoryData; add it or drop this one")
         }
@@ -78,6 +84,17 @@ extension ImageRequest {
     private func refuse(_ flags: Options, because reason: String) throws(ImageError) {
         for (flag, name) in Options.names where flags.contains(flag) && options.contains(flag) {
             throw .invalidRequest(field: "options." + name, reason: reason)
+        }
+    }
+
+    /// Whether the output is one frame whatever the source: the first frame is asked for, or
+    /// a ThumbHash, or an encoding in formats that cannot carry frames.
+    private var outputIsStill: Bool {
+        if processing.firstFrameOnly { return true }
+        switch output {
+        case .thumbHash: return true
+        case .encoded(let encoding, _): return !encoding.format.canAnimate
+        case .image, .data, .details: return false
         }
     }
 
