@@ -94,6 +94,21 @@ enum ReadmeCallShapes {
         }
     }
 
+    static func request(manager: ImageManager, url: URL, fetchAvatarBytes: @escaping @Sendable () async throws(ImageError) -> Data) async throws {
+        var request = ImageRequest(url: url)
+        request.processing.transformer = ResizeTransformer(size: PixelSize(width: 400, height: 300), mode: .fill)
+        let image = try await manager.loadImage(request)
+        print(image.cacheType)
+
+        request.output = .encoded(VariantEncoding(format: .fixed(.webp), quality: 75))
+        let webp = try await manager.loadVariant(request)
+        print(webp.variant.etag, webp.cacheType)
+        let avatar = ImageRequest(source: .custom(key: "avatars/42") { () throws(ImageError) -> Data in
+            try await fetchAvatarBytes()
+        })
+        print(try await manager.loadImage(avatar).cacheType)
+    }
+
     static func target(tile: Tile, url: URL, grey: Image) {
         tile.setImage(with: url, placeholder: grey, options: .delayPlaceholder) { result in
             let _: Result<ImageResult, ImageError> = result

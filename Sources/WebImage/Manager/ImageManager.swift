@@ -178,7 +178,16 @@ public final class ImageManager: Sendable {
         if let url, let image = plainMemoryHit(url, options: options, context: context) {
             return ImageResult(image: image, data: nil, cacheType: .memory, url: url)
         }
-        return try await awaitLoad { completion in
+        return try await awaitLoad(of: url, options: options, context: context, progress: progress)
+    }
+
+    /// The full path of ``loadImage(from:options:context:progress:)``: a callback load
+    /// awaited. A separate function, off the caller's executor, so that a memory hit
+    /// allocates none of its frame.
+    private func awaitLoad(
+        of url: URL?, options: ImageOptions, context: ImageContext?, progress: (@Sendable (DownloadProgress) -> Void)?
+    ) async throws(ImageError) -> ImageResult {
+        try await awaitLoad { completion in
             self.loadImage(with: url, options: options, context: context, progress: progress, completion: completion)
         }
     }
@@ -192,8 +201,7 @@ public final class ImageManager: Sendable {
         try await awaitLoad { completion in self.loadImage(request, progress: progress, completion: completion) }
     }
 
-    /// A callback load awaited, its task cancelled with the caller's. A separate function,
-    /// off the caller's executor, so that a memory hit allocates none of its frame.
+    /// A callback load awaited, its task cancelled with the caller's.
     private func awaitLoad(
         _ start: (@escaping @Sendable (Result<ImageResult, ImageError>) -> Void) -> ImageTask
     ) async throws(ImageError) -> ImageResult {
