@@ -46,7 +46,7 @@ extension ImageManager {
     /// and cached.
     public func loadVariant(_ request: ImageRequest) async throws(ImageError) -> VariantResult {
         let resolved = try resolve(request, wantsImage: false)
-        if let key = resolved.key {
+        if let key = resolved.key, !request.options.contains(.refreshCached) {
             if request.caching.query.includesMemory, let variant = resolved.cache.variantFromMemory(forKey: key) {
                 return VariantResult(variant: variant, cacheType: .memory)
             }
@@ -56,6 +56,6 @@ extension ImageManager {
                 return VariantResult(variant: variant, cacheType: .disk)
             }
         }
-        return try await pipeline.variant(resolved)
+        return try await pipeline.variant(resolved, manager: self)
     }
 }

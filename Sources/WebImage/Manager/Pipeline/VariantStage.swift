@@ -7,10 +7,11 @@ extension ImagePipeline {
     /// a ThumbHash), not in memory: from the disk cache, or made from the source in a work
     /// slot. Requests for the same output at once share one making; the output is kept as
     /// the request says, and stored on disk in the visit to the coding thread that made it.
-    func variant(_ request: ResolvedRequest) async throws(ImageError) -> VariantResult {
+    func variant(_ request: ResolvedRequest, manager: ImageManager) async throws(ImageError) -> VariantResult {
         let keepRunning = request.request.options.contains(.continueInBackground)
         var (result, joined) = try await variants.run(request.variantStageKey, keepRunning: keepRunning) { () throws(ImageError) -> VariantResult in
-            try await self.makeVariant(request)
+            guard request.request.options.contains(.refreshCached) else { return try await self.makeVariant(request) }
+            return try await self.revalidateVariant(request, manager: manager)
         }
         result.joined = joined
         return result
@@ -27,13 +28,30 @@ extension ImagePipeline {
 
     /// The output from the disk cache, else made in a slot of the work limiter.
     private func makeVariant(_ request: ResolvedRequest) async throws(ImageError) -> VariantResult {
-        if request.request.caching.query.includesDisk, let key = request.key, let variant = await cachedVariant(forKey: key, in: request.cache) {
+        if request.revalidating == nil, request.request.caching.query.includesDisk, let key = request.key,
+           let variant = await cachedVariant(forKey: key, in: request.cache) {
             if request.resultStore.includesMemory { request.cache.storeVariantToMemory(variant, forKey: key) }
             return VariantResult(variant: variant, cacheType: .disk)
         }
         guard let limiter else { return try await make(request, on: BlockingPools.coding) }
         return try await limiter.run(priority: request.request.priority) { () throws(ImageError) -> VariantResult in
             try await make(request, on: limiter.threads)
+        }
+    }
+
+    /// The output after revalidating its source with the validators stored with it: the
+    /// cached output while the source is unchanged (made from the cached source when it is
+    /// not cached itself), else made anew from the new source, which replaces the old.
+    private func revalidateVariant(_ request: ResolvedRequest, manager: ImageManager) async throws(ImageError) -> VariantResult {
+        var validators = CacheMetadata()
+        if let originalKey = request.originalKey, let stored = await request.sourceCache.metadata(forKey: originalKey) { validators = stored }
+        do throws(ImageError) {
+            return try await makeVariant(ResolvedRequest(request.request, manager: manager, revalidating: validators))
+        } catch .cacheNotModified {
+            if let key = request.key, request.request.caching.query.includesMemory, let variant = request.cache.variantFromMemory(forKey: key) {
+                return VariantResult(variant: variant, cacheType: .memory)
+            }
+            return try await makeVariant(request)
         }
     }
 

@@ -14,9 +14,10 @@ extension ImageRequest {
         /// ``ImageOutput/image`` only: deliver partial images while downloading
         /// (`isFinal == false`, never cached).
         public static let progressiveLoad = Options(rawValue: 1 << 1)
-        /// Revalidate the cached result with the source's stored HTTP validators; a changed
-        /// source replaces it. ``ImageOutput/image`` delivers the cached image at once, then
-        /// the final one.
+        /// Revalidate with the source's stored HTTP validators; a changed source replaces
+        /// the cached result. ``ImageOutput/image`` and ``ImageOutput/data`` deliver the
+        /// cached result at once, then the final one; an encoded output is the cached one
+        /// while the source is unchanged, else made anew from the new source.
         public static let refreshCached = Options(rawValue: 1 << 2)
         /// Finish (and cache) the work even when every caller waiting for it has left, and
         /// let it run through a graceful ``ImageManager/shutdown(gracePeriod:)``.

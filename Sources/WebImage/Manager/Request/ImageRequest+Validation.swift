@@ -69,12 +69,6 @@ extension ImageRequest {
 
     private func validateEncodedOutput() throws(ImageError) {
         try refuse([.progressiveLoad, .queryMemoryData], because: "applies to decoded images; an encoded output is handed out whole")
-        if options.contains(.refreshCached) {
-            throw .invalidRequest(
-                field: "options.refreshCached",
-                reason: "applies to images and data; an encoded output is made again when its key changes: put the source's version in its URL"
-            )
-        }
         if caching.serializer != nil {
             throw .invalidRequest(field: "caching.serializer", reason: "applies to images and data; an encoded output's bytes are its encoding's")
         }

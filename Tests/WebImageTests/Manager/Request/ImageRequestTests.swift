@@ -121,4 +121,38 @@ struct ImageRequestTests {
             #expect(origin.requestCount("/bytes.jpg") == 1)
         }
     }
+
+    @Test("refreshCached on an encoded output: the cached variant while the source is unchanged (304), a new one from a changed source")
+    func refreshedVariants() async throws {
+        let newer = try TestImages.encode(try TestImages.quadrants(width: 120, height: 40), as: .jpeg)
+        try await withOriginAndDownloader { origin, downloader in
+            let version = InlineLocked("v1")
+            origin.register("/r.jpg", handler: { request in
+                let current = version.withLock { $0 }
+                let etag = "\"\(current)\""
+                if request.header("if-none-match") == etag { return .notModified(headers: [("ETag", etag)]) }
+                return .image(current == "v1" ? Self.jpeg : newer, contentType: "image/jpeg", headers: [("ETag", etag)])
+            })
+            let cache = TestCaches.make()
+            defer { try? FileManager.default.removeItem(atPath: cache.config.rootDirectory) }
+            let manager = ImageManager(cache: cache, loader: downloader)
+            var request = ImageRequest(url: origin.url("/r.jpg"), output: .encoded(VariantEncoding(format: .fixed(.png))))
+            request.processing.transformer = ResizeTransformer(size: PixelSize(width: 40, height: 40), mode: .fit)
+            let first = try await manager.loadVariant(request)
+            #expect(first.variant.pixelSize == PixelSize(width: 40, height: 30))
+
+            request.options.insert(.refreshCached)
+            let unchanged = try await manager.loadVariant(request)
+            #expect(unchanged.cacheType == .memory && unchanged.variant.etag == first.variant.etag)
+            #expect(origin.lastRequest("/r.jpg")?.header("if-none-match") == "\"v1\"")
+
+            version.withLock { $0 = "v2" }
+            let changed = try await manager.loadVariant(request)
+            #expect(changed.cacheType == CacheType.none && changed.sourceCacheType == CacheType.none)
+            #expect(changed.variant.pixelSize == PixelSize(width: 40, height: 13) && changed.variant.sourceETag == "\"v2\"")
+            request.options.remove(.refreshCached)
+            #expect(try await manager.loadVariant(request).variant.etag == changed.variant.etag, "the new variant replaced the old")
+            #expect(origin.requestCount("/r.jpg") == 3)
+        }
+    }
 }
