@@ -97,6 +97,7 @@ public final class ImageManager: Sendable {
 
     /// ``loadImage(with:options:context:progress:completion:)``; `forTarget`: an image
     /// target's load, whose target options and operation key are its own to honour.
+    @inline(__always)
     func load(
         _ url: URL?, options: ImageOptions, context: ImageContext?, forTarget: Bool,
         progress: (@Sendable (DownloadProgress) -> Void)?,
@@ -106,6 +107,15 @@ public final class ImageManager: Sendable {
             completion(.success(ImageResult(image: image, data: nil, cacheType: .memory, url: url)))
             return ImageTask(completedLoadOf: url, options: options)
         }
+        return loadAfterMemory(url, options: options, context: context, forTarget: forTarget, progress: progress, completion: completion)
+    }
+
+    /// The load of an SDWebImage-shaped request that is no plain memory hit.
+    private func loadAfterMemory(
+        _ url: URL?, options: ImageOptions, context: ImageContext?, forTarget: Bool,
+        progress: (@Sendable (DownloadProgress) -> Void)?,
+        completion: @escaping @Sendable (Result<ImageResult, ImageError>) -> Void
+    ) -> ImageTask {
         let request: ImageRequest
         do throws(ImageError) {
             request = try self.request(for: url, options: options, context: context, forTarget: forTarget)

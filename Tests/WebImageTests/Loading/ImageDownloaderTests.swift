@@ -395,16 +395,13 @@ struct ImageDownloaderTests {
     // SPEC D12
     @Test("D12 idle timeout, steady slow transfers, and the total deadline")
     func D12_timeouts() async throws {
-        let body = Data(repeating: 1, count: 10_000)
-        // Margins are wide (a 100 ms chunk gap against a 1 s idle timeout) so that a
-        // loaded machine cannot turn the steady transfer into an idle one.
-        try await withDownloader(configure: { $0.idleTimeout = .seconds(1); $0.totalTimeout = .seconds(3) }) { origin, downloader in
+        // Each limit is shown where a slow machine can only delay the outcome, never change
+        // it: a stalled origin sends nothing however fast the machine is; a steady one sends
+        // a chunk every 100 ms, 50 times more often than its idle timeout allows; a stream
+        // of 20 s ends at a 2 s deadline.
+        try await withDownloader(configure: { $0.idleTimeout = .seconds(1) }) { origin, downloader in
             origin.register("/stall", .stall)
-            origin.register("/stall-mid", TestOriginResponse.data(body).stalling(afterBodyBytes: 1_000))
-            // 10 chunks, one every 100 ms: never idle for 1 s, done in ~1 s.
-            origin.register("/steady", TestOriginResponse.data(body).streamed(chunkSize: 1_000, interval: .milliseconds(100)))
-            // 50 chunks, one every 100 ms: ~5 s, past the 3 s deadline.
-            origin.register("/long", TestOriginResponse.data(Data(repeating: 2, count: 50_000)).streamed(chunkSize: 1_000, interval: .milliseconds(100)))
+            origin.register("/stall-mid", TestOriginResponse.data(Data(repeating: 1, count: 10_000)).stalling(afterBodyBytes: 1_000))
             for path in ["/stall", "/stall-mid"] {
                 do {
                     _ = try await downloader.load(origin.url(path))
@@ -413,10 +410,20 @@ struct ImageDownloaderTests {
                     guard case .timedOut = error else { Issue.record("\(path): got \(error)"); continue }
                 }
             }
-            #expect(try await downloader.load(origin.url("/steady")).data == body)
+        }
+        try await withDownloader(configure: { $0.idleTimeout = .seconds(5) }) { origin, downloader in
+            // 60 chunks, one every 100 ms: about 6 s, longer than the idle timeout, never idle.
+            let body = Data(repeating: 1, count: 60_000)
+            origin.register("/steady", TestOriginResponse.data(body).streamed(chunkSize: 1_000, interval: .milliseconds(100)))
+            let steady = try await downloader.load(origin.url("/steady"))
+            #expect(steady.data == body)
+        }
+        try await withDownloader(configure: { $0.idleTimeout = .seconds(5); $0.totalTimeout = .seconds(2) }) { origin, downloader in
+            // 200 chunks, one every 100 ms: about 20 s, cut by the 2 s deadline.
+            origin.register("/long", TestOriginResponse.data(Data(repeating: 2, count: 200_000)).streamed(chunkSize: 1_000, interval: .milliseconds(100)))
             do {
                 _ = try await downloader.load(origin.url("/long"))
-                Issue.record("the deadline must cut a 5 s transfer")
+                Issue.record("the deadline must cut a 20 s transfer")
             } catch let error as ImageError {
                 guard case .timedOut = error else { Issue.record("got \(error)"); return }
             }

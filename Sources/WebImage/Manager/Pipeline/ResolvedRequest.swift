@@ -116,7 +116,11 @@ struct ResolvedRequest: Sendable {
     }
 
     /// The source stage's key when the cached source was found unusable: no lookup.
-    var freshSourceStageKey: String { sourceStageKey.replacingOccurrences(of: "|read", with: "") + "|fresh" }
+    var freshSourceStageKey: String {
+        Self.sourceStageKey(
+            request: request, download: downloadOptions, originalKey: originalKey, sourceCache: sourceCache, reads: false, stores: storesSource
+        ) + "|fresh"
+    }
 
     /// The decoded-image stage's key.
     var decodeStageKey: String { sourceStageKey + "|" + plan.key }
