@@ -85,9 +85,11 @@ extension ImagePipeline {
 
     // MARK: Making the result
 
-    /// A write the coding thread could not make: the cache stores only asynchronously.
+    /// A disk write left for after the result is handed out: a processed image the cache
+    /// encodes (off the result's way), or bytes the cache could not write synchronously.
     private struct PendingWrite: Sendable {
-        let data: Data
+        let image: Image?
+        let data: Data?
         let metadata: CacheMetadata
     }
 
@@ -117,7 +119,7 @@ extension ImagePipeline {
             }
         } else {
             made = try await withProcessed(request, run: run) { processed throws(ImageError) -> MadeImage in
-                let pending = try Self.store(processed, request, trace: trace)
+                let pending = Self.store(processed, request, trace: trace)
                 let source = processed.decoded.source
                 // A thumbnail or a transformed image is no longer the source's bytes.
                 let data = request.isSource && source.cacheType != .memory ? source.data : nil
@@ -127,7 +129,7 @@ extension ImagePipeline {
         if let pending = made.pending, let key = request.key {
             let cache = request.cache
             let write = Task {
-                try? await cache.store(nil, data: pending.data, forKey: key, metadata: pending.metadata, cacheType: .disk)
+                try? await cache.store(pending.image, data: pending.data, forKey: key, metadata: pending.metadata, cacheType: .disk)
             }
             if request.request.options.contains(.waitStoreCache) { await write.value }
         }
@@ -174,8 +176,9 @@ extension ImagePipeline {
     /// On a coding thread: keeps the processed image as the request says — in memory
     /// under the key its decode belongs to, the full-size source in memory too, and on
     /// disk (the downloaded bytes as they are, a serializer's bytes, or the processed image
-    /// encoded anew). Returns what the cache could not write here.
-    private static func store(_ processed: ProcessedImage, _ request: ResolvedRequest, trace: ServiceContext?) throws(ImageError) -> PendingWrite? {
+    /// encoded anew by the cache once the result is handed out). Returns the disk write
+    /// left to do.
+    private static func store(_ processed: ProcessedImage, _ request: ResolvedRequest, trace: ServiceContext?) -> PendingWrite? {
         let caching = request.request.caching
         let source = processed.decoded.source
         let sourceBytes = source.cacheType == .memory ? nil : source.data
@@ -193,19 +196,15 @@ extension ImagePipeline {
         guard caching.store.includesDisk else { return nil }
         if request.isSource { return storeSerialized(processed.image, source: source, request, trace: trace) }
         // A processed result: the serializer's bytes (it sees the source's bytes unless a
-        // transformer made them stale), else the image encoded anew.
+        // transformer made them stale), else the image, which the cache encodes.
         let seen = request.request.processing.transformer == nil ? sourceBytes : nil
         var metadata = source.cacheType == .none ? source.metadata : CacheMetadata()
         metadata.sourceURL = nil
-        let data: Data
-        if let serialized = caching.serializer?(processed.image, seen, request.url) {
-            data = serialized
-        } else {
-            let coder = request.coder
-            data = try coder.encode(processed.image, options: ImageEncodeOptions(format: ImageCache.diskFormat(for: processed.image, coder: coder)))
+        guard let serialized = caching.serializer?(processed.image, seen, request.url) else {
+            return PendingWrite(image: processed.image, data: nil, metadata: metadata)
         }
-        let stored = storeSync(data, forKey: key, metadata: metadata, in: request.cache, kind: "result", trace: trace)
-        return stored ? nil : PendingWrite(data: data, metadata: metadata)
+        let stored = storeSync(serialized, forKey: key, metadata: metadata, in: request.cache, kind: "result", trace: trace)
+        return stored ? nil : PendingWrite(image: nil, data: serialized, metadata: metadata)
     }
 
     /// On a coding thread: the source itself as the result: a serializer's bytes for
@@ -217,6 +216,6 @@ extension ImagePipeline {
         else { return nil }
         let data = serializer(image, source.data, request.url) ?? source.data
         let stored = storeSync(data, forKey: key, metadata: source.metadata, in: request.cache, kind: "result", trace: trace)
-        return stored ? nil : PendingWrite(data: data, metadata: source.metadata)
+        return stored ? nil : PendingWrite(image: nil, data: data, metadata: source.metadata)
     }
 }
