@@ -350,7 +350,12 @@ struct ImageRequestFieldTests {
         },
     ]
 
-    @Test("every field is honoured on each output it can apply to, and refused naming it on the others", arguments: cases, RequestPath.allCases)
+    // One case at a time: 180 at once would queue hundreds of decodes on the shared coding
+    // threads in front of every other suite's work.
+    @Test(
+        "every field is honoured on each output it can apply to, and refused naming it on the others", .serialized,
+        arguments: cases, RequestPath.allCases
+    )
     func field(_ fieldCase: RequestFieldCase, on path: RequestPath) async throws {
         let harness = RequestFieldHarness(asynchronousCache: fieldCase.asynchronousCache)
         var request = harness.request(path, source: fieldCase.source)
