@@ -103,11 +103,23 @@ public final class ImageManager: Sendable {
         progress: (@Sendable (DownloadProgress) -> Void)?,
         completion: @escaping @Sendable (Result<ImageResult, ImageError>) -> Void
     ) -> ImageTask {
-        if let url, let image = plainMemoryHit(url, options: options, context: context) {
-            completion(.success(ImageResult(image: image, data: nil, cacheType: .memory, url: url)))
-            return ImageTask(completedLoadOf: url, options: options)
-        }
+        if let task = memoryHitTask(url, options: options, context: context, completion: completion) { return task }
         return loadAfterMemory(url, options: options, context: context, forTarget: forTarget, progress: progress, completion: completion)
+    }
+
+    /// A plain memory hit delivered to `completion`, and its finished task; `nil` for any
+    /// other request.
+    // One call that borrows the URL and the completion: inlined into its caller, the
+    // result's construction retained and released each of them several times over.
+    @inline(never)
+    private func memoryHitTask(
+        _ url: URL?, options: ImageOptions, context: ImageContext?,
+        completion: @Sendable (Result<ImageResult, ImageError>) -> Void
+    ) -> ImageTask? {
+        guard let url, let image = plainMemoryHit(url, options: options, context: context) else { return nil }
+        let task = ImageTask(completedLoadOf: url, options: options)
+        completion(.success(ImageResult(image: consume image, data: nil, cacheType: .memory, url: consume url)))
+        return task
     }
 
     /// The load of an SDWebImage-shaped request that is no plain memory hit.
