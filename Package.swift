@@ -31,6 +31,8 @@ let package = Package(
             providers: [.apt(["libvips-dev"])]
         ),
         .target(name: "CWebImageSupport"),
+        // liborc's compiles and frees of vector code, one at a time (orc_code_lock.c).
+        .target(name: "COrcCodeLock"),
         // The thread sanitizer's annotations and default suppressions.
         .target(name: "CThreadSanitizer"),
         // Locks whose ordering the thread sanitizer sees, for every module of the package.
@@ -39,6 +41,7 @@ let package = Package(
             name: "WebImage",
             dependencies: [
                 "CVips",
+                "COrcCodeLock",
                 "CWebImageSupport",
                 "WebImageLocking",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -114,6 +117,7 @@ let package = Package(
                 "WebImageLocking",
                 "WebImageTestSupport",
                 "CVips",
+                "COrcCodeLock",
                 "DiskCacheCrashWriter",
                 "VersionedPayload",
                 .product(name: "NIOCore", package: "swift-nio"),

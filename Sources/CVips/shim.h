@@ -12,7 +12,8 @@
 // MARK: Process set-up
 
 /// Initialises libvips once for a server: no operation cache, one worker thread per
-/// image, untrusted loaders (magick, pdf, ...) blocked, no orc vector code. Returns 0 on success.
+/// image, untrusted loaders (magick, pdf, ...) blocked. Whether orc vector code runs is
+/// set by the caller (Vips.swift). Returns 0 on success.
 static inline int wi_vips_init(void) {
     // libvips reports recoverable oddities ("ignoring nclx profile") as GLib warnings on
     // stderr; failures reach callers through the error buffer, so libvips is asked (by
@@ -24,15 +25,10 @@ static inline int wi_vips_init(void) {
     vips_cache_set_max_files(0);
     vips_concurrency_set(1);
     vips_block_untrusted_set(TRUE);
-    // No run-time compiled (orc) vector code: under a proxy's concurrent thumbnails,
-    // liborc 0.4.33 with libvips 8.14 crashed the process (a segfault inside liborc, and a
-    // corrupted heap in a plain C program making thumbnails on four threads). The C paths
-    // give the same images for about 10 % more codec CPU (Benchmarks/proxy/README.md).
-    vips_vector_set_enabled(FALSE);
     return 0;
 }
 
-/// Whether libvips runs its orc vector code (wi_vips_init turns it off).
+/// Whether libvips runs its orc vector code.
 static inline int wi_vector_enabled(void) { return vips_vector_isenabled() ? 1 : 0; }
 static inline void wi_vips_block_untrusted(int blocked) { vips_block_untrusted_set(blocked ? TRUE : FALSE); }
 

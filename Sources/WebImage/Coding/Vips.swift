@@ -1,14 +1,31 @@
 import CVips
+import COrcCodeLock
 import Foundation
 
 /// Process-wide libvips set-up and error handling.
 ///
 /// libvips is initialised once, the first time any WebImage coding call needs it, with
 /// settings suited to a server that handles many images at once: no operation cache,
-/// one worker thread per image, untrusted loaders blocked, and no run-time compiled (orc)
-/// vector code, which crashed under concurrent thumbnails.
+/// one worker thread per image, untrusted loaders blocked.
+///
+/// libvips' run-time compiled (orc) vector code is on: liborc's compiles and frees of
+/// programs go through WebImage's lock (`orc_code_lock.c`), which makes them safe on many
+/// threads with liborc 0.4.33 too. Where the lock cannot be installed (a program that does
+/// not export its symbols), vector code is turned off instead.
 enum Vips {
-    private static let initialised: Bool = wi_vips_init() == 0
+    private static let initialised: Bool = {
+        guard wi_vips_init() == 0 else { return false }
+        // Set here rather than left to the inline set-up, which an old module cache could
+        // keep: on, as libvips has it, unless VIPS_NOVECTOR asks otherwise or the lock is
+        // not in place.
+        let wanted = ProcessInfo.processInfo.environment["VIPS_NOVECTOR"] == nil
+        vips_vector_set_enabled(wanted && webimage_orc_code_lock_installed() != 0 ? 1 : 0)
+        return true
+    }()
+
+    /// Whether libvips runs its orc vector code: on, unless `VIPS_NOVECTOR` is set or the
+    /// orc code lock could not be installed.
+    static var vectorCodeEnabled: Bool { wi_vector_enabled() != 0 }
 
     /// Initialises libvips if it has not been, and throws when it cannot start.
     static func start() throws(ImageError) {
