@@ -6,7 +6,7 @@ SHELL := /bin/bash
 # A copy of vips.pc without the flags SwiftPM warns about (written by scripts/bootstrap).
 export PKG_CONFIG_PATH := $(CURDIR)/.build-pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
 
-.PHONY: bootstrap build test bench run fleet-test clean
+.PHONY: bootstrap build test bench run fleet-test orc-stress clean
 
 bootstrap:
 	@scripts/bootstrap
@@ -35,6 +35,14 @@ run: bootstrap
 # with apt-get; not part of `make test`.
 fleet-test: bootstrap
 	Tests/fleet/fleet-test.sh
+
+# libvips' orc vector code on many threads for minutes: a C program with and without
+# WebImage's orc code lock (Tests/orc-stress/orc-stress.sh: ROUNDS, SECONDS_PER_RUN,
+# THREADS, ASAN=1), then the test suite's own orc test with 40 times its rounds. Not part
+# of `make test`.
+orc-stress: bootstrap
+	Tests/orc-stress/orc-stress.sh
+	WEBIMAGE_ORC_STRESS_ROUNDS=$${WEBIMAGE_ORC_STRESS_ROUNDS:-500} swift test --filter orcProgramsOnManyThreads
 
 bench: bootstrap
 	cd Benchmarks && swift package --allow-writing-to-package-directory benchmark
