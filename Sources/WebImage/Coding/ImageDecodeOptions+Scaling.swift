@@ -28,18 +28,34 @@ extension ImageDecodeOptions {
         return box
     }
 
+    /// The exact size an image of `upright` size and `frames` frames decodes to: the
+    /// ``targetBox(for:frames:)`` itself, or, with ``preserveAspectRatio``, the image
+    /// fitted into it with each side rounded to the nearest pixel (halves up), as
+    /// ``ResizeTransformer`` rounds a fit. `nil` when it decodes at full size.
+    ///
+    /// Whatever the format and its shrink-on-load, the decode ends at this size, so that
+    /// a transform planned for the same arithmetic has no resize left to do.
+    func targetSize(for upright: PixelSize, frames: Int) -> PixelSize? {
+        guard let box = targetBox(for: upright, frames: frames) else { return nil }
+        guard preserveAspectRatio else { return box }
+        let scale = min(Double(box.width) / Double(upright.width), Double(box.height) / Double(upright.height))
+        return PixelSize(
+            width: max(1, Int((Double(upright.width) * scale).rounded())),
+            height: max(1, Int((Double(upright.height) * scale).rounded()))
+        )
+    }
+
     /// `image`, a still image decoded at full size, scaled down as these options ask
     /// (``thumbnailPixelSize``, ``preserveAspectRatio``, ``scaleDownLimitBytes``), with the
     /// same rules and resampling as ``VipsCoder``'s decode. For coders that cannot shrink
     /// while decoding; `image` itself when no scaling is asked for or needed.
     func scaledDown(_ image: Image) throws(ImageError) -> Image {
         precondition(!image.isAnimated, "scaledDown(_:) handles still images only")
-        guard let box = targetBox(for: image.pixelSize, frames: 1) else { return image }
+        guard let target = targetSize(for: image.pixelSize, frames: 1) else { return image }
         let source = image.handle
-        let size = preserveAspectRatio ? VIPS_SIZE_DOWN : VIPS_SIZE_FORCE
         // The pixels are upright already: no EXIF rotation.
         let thumbnail = try Vips.run("thumbnail") {
-            wi_thumbnail_image(source.pointer, $0, Int32(box.width), Int32(box.height), Int32(size.rawValue), 1)
+            wi_thumbnail_image(source.pointer, $0, Int32(target.width), Int32(target.height), Int32(VIPS_SIZE_FORCE.rawValue), 1)
         }
         let normalised = try VipsDecode.normalise(thumbnail)
         guard let memory = vips_image_copy_memory(normalised.pointer) else {

@@ -86,16 +86,17 @@ struct VipsDecode {
 
         let loaded: VipsImageHandle
         var result: VipsImageHandle
-        if let box = options.targetBox(for: upright, frames: frames) {
-            let shrink = shrinkOnLoad(upright: upright, box: box)
+        if let target = options.targetSize(for: upright, frames: frames) {
+            // Shrink-on-load works on the stored image, before the EXIF rotation.
+            let stored = orientation >= 5 ? PixelSize(width: target.height, height: target.width) : target
+            let shrink = shrinkOnLoad(stored: sourceSize, target: stored)
             // Sequential access streams the pixels through the thumbnail without a
             // full-size intermediate copy (libvips' own thumbnail does the same).
             loaded = try open(loadOptions: Self.joined(Self.joined(animationOption, shrink), "access=sequential"))
+            // The exact size, not a box: libvips' thumbnail would round each loader's
+            // pre-shrunk size its own way.
             result = try Vips.run("thumbnail") {
-                wi_thumbnail_image(
-                    loaded.pointer, $0, Int32(box.width), Int32(box.height),
-                    Int32(options.preserveAspectRatio ? VIPS_SIZE_DOWN.rawValue : VIPS_SIZE_FORCE.rawValue), 0
-                )
+                wi_thumbnail_image(loaded.pointer, $0, Int32(target.width), Int32(target.height), Int32(VIPS_SIZE_FORCE.rawValue), 0)
             }
         } else {
             // Rotating needs random access; otherwise the pixels stream straight into memory.
@@ -124,22 +125,38 @@ struct VipsDecode {
         )
     }
 
-    /// The loader option that decodes at a reduced size (JPEG DCT scaling, WebP scaled
-    /// decode), leaving at least a factor of two for the final resample, as libvips'
-    /// own thumbnail does.
-    private func shrinkOnLoad(upright: PixelSize, box: PixelSize) -> String {
-        let horizontal = Double(upright.width) / Double(box.width)
-        let vertical = Double(upright.height) / Double(box.height)
-        let factor = options.preserveAspectRatio ? max(horizontal, vertical) : min(horizontal, vertical)
+    /// The loader option that decodes the `stored` image at a reduced size on the way to
+    /// `target` (both before EXIF rotation), as libvips' own thumbnail chooses it: JPEG's
+    /// DCT scaling leaving at least a factor of two for the final resample, WebP's scaled
+    /// decode all the way.
+    private func shrinkOnLoad(stored: PixelSize, target: PixelSize) -> String {
+        let horizontal = Double(stored.width) / Double(target.width)
+        let vertical = Double(stored.height) / Double(target.height)
+        // The decoded image must cover the target both ways.
+        let factor = min(horizontal, vertical)
         switch format {
         case .jpeg:
             let shrink = factor >= 16 ? 8 : factor >= 8 ? 4 : factor >= 4 ? 2 : 1
             return shrink > 1 ? "shrink=\(shrink)" : ""
-        case .webp where factor >= 2:
-            return "scale=\(1 / factor)"
+        case .webp where factor > 1:
+            return "scale=\(Self.webpScale(stored: stored, target: target))"
         default:
             return ""
         }
+    }
+
+    /// The scale at which libvips' WebP loader decodes `stored` to exactly `target`: it
+    /// rounds each side of the scaled size to the nearest integer, halves to even, so the
+    /// scale is taken from the middle of the range that gives both sides. When no scale
+    /// gives both, the smallest that covers the target, which the thumbnail then shrinks
+    /// a little.
+    static func webpScale(stored: PixelSize, target: PixelSize) -> Double {
+        let (width, height) = (Double(stored.width), Double(stored.height))
+        let (targetWidth, targetHeight) = (Double(target.width), Double(target.height))
+        let lowest = max((targetWidth - 0.5) / width, (targetHeight - 0.5) / height)
+        let highest = min((targetWidth + 0.5) / width, (targetHeight + 0.5) / height)
+        if lowest < highest { return (lowest + highest) / 2 }
+        return min(1, max(targetWidth / width, targetHeight / height))
     }
 
     /// Brings the pixels to 8-bit sRGB (or 8-bit grey), the form every encoder and

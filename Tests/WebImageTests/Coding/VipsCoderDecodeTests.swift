@@ -81,6 +81,22 @@ struct VipsCoderDecodeTests {
         #expect(small.loadedPixelSize.width < 800)
     }
 
+    @Test("a thumbnail ends at the fitted size, halves rounded up, whatever the format shrinks on load", arguments: [
+        ImageFormat.jpeg, .png, .webp, .gif, .tiff,
+    ])
+    func thumbnailRoundsLikeResize(format: ImageFormat) throws {
+        // 512 × 320 into 100 × 100: 100 × 62.5, which ResizeTransformer makes 100 × 63.
+        let data = try TestImages.encode(try TestImages.gradient(width: 512, height: 320), as: format)
+        let thumbnail = try coder.decode(data, options: .init(thumbnailPixelSize: PixelSize(width: 100, height: 100)))
+        #expect(thumbnail.pixelSize == PixelSize(width: 100, height: 63))
+        let resized = try ResizeTransformer(size: PixelSize(width: 100, height: 100)).transform(try coder.decode(data))
+        #expect(resized.pixelSize == thumbnail.pixelSize)
+        if format == .webp {
+            // The WebP decoder scaled straight to it: no resample was left for the thumbnail.
+            #expect(thumbnail.loadedPixelSize == PixelSize(width: 100, height: 63))
+        }
+    }
+
     // SPEC K3
     @Test("K3 animated thumbnails keep every frame")
     func K3_animatedThumbnail() throws {
