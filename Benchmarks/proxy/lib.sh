@@ -1,7 +1,7 @@
-# What run.sh and pipeline.sh share: stopping what they started, waiting for a server,
-# and sampling the proxy's memory. Source it after setting WORK and KEEP; it reads
-# NGINX_PID, PROXY_PID, REFERENCE_PID (a reference server: pipeline.sh's lean_server) and
-# SAMPLER_PID, which the scripts set as they start things.
+# What run.sh, pipeline.sh and formats.sh share: stopping what they started, starting the
+# origin, waiting for a server, and sampling the proxy's memory. Source it after setting
+# WORK and KEEP; it reads NGINX_PID, PROXY_PID, REFERENCE_PID (a reference server:
+# pipeline.sh's lean_server) and SAMPLER_PID, which the scripts set as they start things.
 
 NGINX_PID=""
 PROXY_PID=""
@@ -18,6 +18,42 @@ cleanup() {
     if [ "$KEEP" = 1 ]; then echo "kept $WORK"; else rm -rf "$WORK"; fi
 }
 trap cleanup EXIT
+
+# Starts nginx as the proxy's origin: 127.0.0.1:$1 serving $WORK/www (access log off,
+# sendfile, keep-alive without a request limit) and, when $2 is given, its stub_status on
+# 127.0.0.1:$2 at /status. Sets NGINX_PID; its errors go to $WORK/nginx-error.log.
+start_origin() {
+    local port=$1 status_port=${2:-}
+    local status_server=""
+    [ -n "$status_port" ] && status_server="server { listen 127.0.0.1:$status_port; location = /status { stub_status; } }"
+    mkdir -p "$WORK/nginx-temp"
+    cat > "$WORK/nginx.conf" <<EOF
+worker_processes auto;
+pid $WORK/nginx.pid;
+error_log $WORK/nginx-error.log warn;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    keepalive_requests 1000000;
+    keepalive_timeout 300s;
+    types { image/jpeg jpg; image/png png; image/gif gif; image/webp webp; image/avif avif; image/heic heic; image/tiff tif; }
+    client_body_temp_path $WORK/nginx-temp/body;
+    proxy_temp_path $WORK/nginx-temp/proxy;
+    fastcgi_temp_path $WORK/nginx-temp/fastcgi;
+    uwsgi_temp_path $WORK/nginx-temp/uwsgi;
+    scgi_temp_path $WORK/nginx-temp/scgi;
+    server {
+        listen 127.0.0.1:$port;
+        root $WORK/www;
+    }
+    $status_server
+}
+EOF
+    nginx -e "$WORK/nginx-error.log" -p "$WORK" -c "$WORK/nginx.conf" -g 'daemon off;' &
+    NGINX_PID=$!
+}
 
 # Waits up to 10 s for URL $1 to answer 2xx; otherwise says so (with nginx's last errors)
 # and exits.

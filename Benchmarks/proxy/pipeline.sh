@@ -102,38 +102,12 @@ done
 PHOTOS=("$WORK"/www/photos/*.jpg)
 echo "corpus: ${#PHOTOS[@]} JPEG photos, $(( total_bytes / 1024 )) KB in all (mate-backgrounds, plasma-workspace-wallpapers)"
 
-cc -O2 -o "$WORK/vips_baseline" "$HERE/vips_baseline.c" $(pkg-config --cflags --libs vips) -pthread
-cc -O2 -o "$WORK/lean_server" "$HERE/lean_server.c" $(pkg-config --cflags --libs vips) -pthread
+# Both with WebImage's orc code lock, as `webimage` is (proxy_sequence.h).
+ORC_LOCK=("$ROOT/Sources/COrcCodeLock/orc_code_lock.c" -I "$ROOT/Sources/COrcCodeLock/include")
+cc -O2 -o "$WORK/vips_baseline" "$HERE/vips_baseline.c" "${ORC_LOCK[@]}" $(pkg-config --cflags --libs vips) -pthread
+cc -O2 -o "$WORK/lean_server" "$HERE/lean_server.c" "${ORC_LOCK[@]}" $(pkg-config --cflags --libs vips) -pthread
 
-cat > "$WORK/nginx.conf" <<EOF
-worker_processes auto;
-pid $WORK/nginx.pid;
-error_log $WORK/nginx-error.log warn;
-events { worker_connections 1024; }
-http {
-    access_log off;
-    sendfile on;
-    tcp_nopush on;
-    keepalive_requests 1000000;
-    keepalive_timeout 300s;
-    types { image/jpeg jpg; }
-    client_body_temp_path $WORK/nginx-temp/body;
-    proxy_temp_path $WORK/nginx-temp/proxy;
-    fastcgi_temp_path $WORK/nginx-temp/fastcgi;
-    uwsgi_temp_path $WORK/nginx-temp/uwsgi;
-    scgi_temp_path $WORK/nginx-temp/scgi;
-    server {
-        listen 127.0.0.1:$ORIGIN_PORT;
-        root $WORK/www;
-    }
-    server {
-        listen 127.0.0.1:$STATUS_PORT;
-        location = /status { stub_status; }
-    }
-}
-EOF
-nginx -e "$WORK/nginx-error.log" -p "$WORK" -c "$WORK/nginx.conf" -g 'daemon off;' &
-NGINX_PID=$!
+start_origin "$ORIGIN_PORT" "$STATUS_PORT"
 
 wait_for "$ORIGIN_IP/photos/$(head -1 "$WORK/names.txt")"
 wait_for "$STATUS"
