@@ -19,7 +19,8 @@
  * empty body).
  * `GET /count` answers the number of variants made so far, as text.
  *
- * Build: cc -O2 -o lean_server lean_server.c $(pkg-config --cflags --libs vips) -pthread
+ * Build: cc -O2 -o lean_server lean_server.c ../../Sources/COrcCodeLock/orc_code_lock.c
+ *          -I ../../Sources/COrcCodeLock/include $(pkg-config --cflags --libs vips) -pthread
  */
 #define _GNU_SOURCE  /* accept4 */
 #include "proxy_sequence.h"

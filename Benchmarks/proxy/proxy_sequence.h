@@ -25,8 +25,10 @@
 #include <stdio.h>
 
 /* libvips set up as WebImage sets it up (Sources/CVips/shim.h, wi_vips_init): operation
-   cache off, one worker thread per image, untrusted loaders blocked, no orc vector code,
-   no warnings on stderr. Exits on failure. */
+   cache off, one worker thread per image, untrusted loaders blocked, no warnings on
+   stderr, orc vector code as libvips sets it (on; VIPS_NOVECTOR=1 turns it off). The
+   programs are built with WebImage's orc code lock (Sources/COrcCodeLock/
+   orc_code_lock.c), as `webimage` is. Exits on failure. */
 static void setup_libvips_as_webimage(const char *argv0) {
     g_setenv("VIPS_WARNING", "0", FALSE);
     if (VIPS_INIT(argv0)) vips_error_exit(NULL);
@@ -34,7 +36,6 @@ static void setup_libvips_as_webimage(const char *argv0) {
     vips_cache_set_max_mem(0);
     vips_cache_set_max_files(0);
     vips_concurrency_set(1);
-    vips_vector_set_enabled(FALSE);
     vips_block_untrusted_set(TRUE);
 }
 

@@ -1,7 +1,7 @@
 /*
  * The baseline of pipeline.sh's photo case: libvips called directly, no proxy.
  *
- *   vips_baseline [--proxy-sequence] THREADS SECONDS WIDTH HEIGHT QUALITY FILE...
+ *   vips_baseline [--proxy-sequence] [--images N] THREADS SECONDS WIDTH HEIGHT QUALITY FILE...
  *
  * Reads every FILE into memory once, then runs THREADS threads for SECONDS seconds; each
  * loops over the files (thread t starts at file t) doing what the proxy does for
@@ -18,13 +18,19 @@
  * makes (proxy_sequence.h lists them), still without the server's HTTP, caches, disk and
  * threads.
  *
+ * With --images N, the threads make N images in all (SECONDS still bounds the run), taking
+ * the files in turn from one shared count: image i is file i mod FILES, so that with N a
+ * multiple of FILES every file is made as often as the others, whatever the threads' pace.
+ *
  * libvips is set up as WebImage sets it up (proxy_sequence.h, setup_libvips_as_webimage).
  *
  * Prints one line of `key=value` pairs: images, seconds, images_per_s, errors,
  * out_bytes (mean output size), cpu_ms_per_image (the process's user + system CPU time
- * while the threads ran, per image), vmhwm_kb (the process's peak resident memory).
+ * while the threads ran, per image), vmhwm_kb (the process's peak resident memory),
+ * vector (1 when libvips ran its orc vector code).
  *
- * Build: cc -O2 -o vips_baseline vips_baseline.c $(pkg-config --cflags --libs vips) -pthread
+ * Build: cc -O2 -o vips_baseline vips_baseline.c ../../Sources/COrcCodeLock/orc_code_lock.c
+ *          -I ../../Sources/COrcCodeLock/include $(pkg-config --cflags --libs vips) -pthread
  */
 #include "proxy_sequence.h"
 
@@ -45,6 +51,8 @@ static int source_count;
 static int width, height, quality;
 static double deadline;
 static int proxy_sequence;
+static long image_budget;  /* --images: images to make in all; 0: as many as SECONDS allow */
+static long images_taken;
 
 typedef struct {
     int index;
@@ -64,6 +72,11 @@ static void *work(void *argument) {
     Worker *worker = argument;
     int next = worker->index % source_count;
     while (now() < deadline) {
+        if (image_budget) {
+            long taken = __atomic_fetch_add(&images_taken, 1, __ATOMIC_RELAXED);
+            if (taken >= image_budget) break;
+            next = (int)(taken % source_count);
+        }
         const Source *source = &sources[next];
         next = (next + 1) % source_count;
         VipsImage *thumbnail = NULL;
@@ -111,14 +124,24 @@ static long vmhwm_kb(void) {
 }
 
 int main(int argc, char **argv) {
-    if (argc > 1 && strcmp(argv[1], "--proxy-sequence") == 0) {
-        proxy_sequence = 1;
-        argv[1] = argv[0];
-        argv++;
-        argc--;
+    /* Options before the positional arguments. */
+    while (argc > 1 && strncmp(argv[1], "--", 2) == 0) {
+        int used = 1;
+        if (strcmp(argv[1], "--proxy-sequence") == 0) {
+            proxy_sequence = 1;
+        } else if (strcmp(argv[1], "--images") == 0 && argc > 2) {
+            image_budget = atol(argv[2]);
+            used = 2;
+        } else {
+            fprintf(stderr, "vips_baseline: unknown option %s\n", argv[1]);
+            return 2;
+        }
+        argv[used] = argv[0];
+        argv += used;
+        argc -= used;
     }
     if (argc < 7) {
-        fprintf(stderr, "usage: %s [--proxy-sequence] THREADS SECONDS WIDTH HEIGHT QUALITY FILE...\n", argv[0]);
+        fprintf(stderr, "usage: %s [--proxy-sequence] [--images N] THREADS SECONDS WIDTH HEIGHT QUALITY FILE...\n", argv[0]);
         return 2;
     }
     int threads = atoi(argv[1]);
@@ -126,7 +149,7 @@ int main(int argc, char **argv) {
     width = atoi(argv[3]);
     height = atoi(argv[4]);
     quality = atoi(argv[5]);
-    if (threads < 1 || threads > 256 || seconds <= 0 || seconds > 3600 || width < 1 || height < 1) {
+    if (threads < 1 || threads > 256 || seconds <= 0 || seconds > 3600 || width < 1 || height < 1 || image_budget < 0) {
         fprintf(stderr, "vips_baseline: bad arguments\n");
         return 2;
     }
@@ -168,8 +191,8 @@ int main(int argc, char **argv) {
     }
     double elapsed = now() - start;
     double cpu = cpu_seconds() - cpu_start;
-    printf("images=%ld seconds=%.3f images_per_s=%.2f errors=%ld out_bytes=%lld cpu_ms_per_image=%.2f vmhwm_kb=%ld\n", images,
+    printf("images=%ld seconds=%.3f images_per_s=%.2f errors=%ld out_bytes=%lld cpu_ms_per_image=%.2f vmhwm_kb=%ld vector=%d\n", images,
            elapsed, images / elapsed, errors, images ? out_bytes / images : 0, images ? cpu * 1000 / images : 0.0,
-           vmhwm_kb());
+           vmhwm_kb(), vips_vector_isenabled() ? 1 : 0);
     return errors ? 1 : 0;
 }
