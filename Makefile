@@ -22,9 +22,10 @@ test: bootstrap
 # URL it prints works offline; the playground page (--playground) is at http://127.0.0.1:8080/.
 # Extra flags: make run ARGS="--key … --salt …".
 RUN_CACHE_DIR ?= $(if $(XDG_CACHE_HOME),$(XDG_CACHE_HOME)/webimage,$(CURDIR)/.build-cache)
-# The allocator: glibc malloc with two arenas, as in the systemd unit (deploy/README.md
-# "Memory" has the figures). RUN_ENV= runs with glibc's defaults.
-RUN_ENV ?= MALLOC_ARENA_MAX=2
+# The allocator needs nothing here: webimage runs glibc malloc with two arenas unless the
+# environment sets MALLOC_ARENA_MAX (deploy/README.md "Memory" has the figures), e.g.
+# make run RUN_ENV=MALLOC_ARENA_MAX=16.
+RUN_ENV ?=
 run: bootstrap
 	swift build -c release --product webimage
 	$(RUN_ENV) "$$(swift build -c release --show-bin-path)/webimage" serve --bind 127.0.0.1 --port 8080 --cache-dir "$(RUN_CACHE_DIR)" --local-filesystem-root "$(CURDIR)/Samples" --playground $(ARGS)

@@ -75,10 +75,13 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
+        // The allocator's settings, applied before `main` (and before any thread) of `webimage`.
+        .target(name: "CAllocatorDefaults"),
         // The command-line tool: fetch, prefetch, info, cache, refresh, serve.
         .executableTarget(
             name: "webimage",
             dependencies: [
+                "CAllocatorDefaults",
                 "WebImage",
                 "WebImageLocking",
                 "WebImageServer",

@@ -4,8 +4,9 @@
 # that hangs up mid-transform), once per allocator, each in a fresh process with a fresh
 # cache:
 #
-#   glibc     glibc malloc, its defaults (an arena per thread, up to 8 × cores)
-#   arena2    glibc malloc with MALLOC_ARENA_MAX=2
+#   glibc     glibc malloc, its defaults (an arena per thread, up to 8 × cores), given as
+#             MALLOC_ARENA_MAX=8×cores since webimage otherwise sets two arenas itself
+#   arena2    glibc malloc with two arenas: webimage's own setting, no variable
 #   jemalloc  LD_PRELOAD=libjemalloc.so.2 (Debian libjemalloc2, installed by scripts/bootstrap)
 #
 # First cold throughput (new variants of cached photos, COLD_SECONDS at 2 × cores
@@ -37,7 +38,7 @@ ROOT=$(cd "$HERE/../.." && pwd)
 
 WEBIMAGE=${WEBIMAGE:-$ROOT/.build/release/webimage}
 ALLOCATORS=${ALLOCATORS:-glibc arena2 jemalloc}
-SHIPPED=${SHIPPED:-arena2}                 # the allocator the checks apply to (make run, the systemd unit)
+SHIPPED=${SHIPPED:-arena2}                 # the allocator the checks apply to (webimage's own setting)
 SOAK_SECONDS=${SOAK_SECONDS:-600}          # mixed load, each allocator
 COLD_SECONDS=${COLD_SECONDS:-20}           # each cold run
 COLD_ROUNDS=${COLD_ROUNDS:-3}              # cold runs per allocator, interleaved
@@ -124,8 +125,8 @@ check() {
 start_proxy() {
     local name=$1 env=()
     case "$name" in
-        glibc) ;;
-        arena2) env=(MALLOC_ARENA_MAX=2) ;;
+        glibc) env=(MALLOC_ARENA_MAX=$(( 8 * $(nproc) ))) ;;
+        arena2) ;;
         jemalloc) env=(LD_PRELOAD="$JEMALLOC") ;;
         *) echo "soak.sh: unknown allocator $name (glibc, arena2, jemalloc)" >&2; exit 1 ;;
     esac

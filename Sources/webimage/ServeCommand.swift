@@ -16,7 +16,8 @@ struct ServeCommand: AsyncParsableCommand {
             flags win over WEBIMAGE_*, which win over IMGPROXY_*. IMGPROXY_* variables WebImage does not \
             have are listed in one warning at start-up. \
             SIGTERM or SIGINT stops accepting connections, lets requests in flight finish, and exits 0. \
-            Traces go by OTLP/HTTP (JSON) when OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_TRACES_EXPORTER=otlp is set.
+            Traces go by OTLP/HTTP (JSON) when OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_TRACES_EXPORTER=otlp is set. \
+            The process runs glibc malloc with \(AllocatorSettings.defaultArenas) arenas unless MALLOC_ARENA_MAX is set.
             """
     )
 
@@ -90,6 +91,8 @@ struct ServeCommand: AsyncParsableCommand {
         if let warning = ImgproxyEnvironment.warning(unknown: unknownImgproxySettings) {
             logger.warning("\(warning)")
         }
+
+        logger.debug("allocator: \(AllocatorSettings.summary)")
 
         let tracing: TracingConfiguration
         do {
