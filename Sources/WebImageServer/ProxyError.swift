@@ -1,3 +1,4 @@
+import Hummingbird
 import WebImage
 
 /// Why the proxy cannot serve a request: the HTTP status to answer with and a message
@@ -13,20 +14,23 @@ import WebImage
 /// not an image; 429 every worker busy and the queue full; 502 a source unreachable or
 /// answering an error; 504 a source or request that timed out; 500 a server configuration
 /// error (a signing key that is not hex) or anything else.
+///
+/// A Hummingbird `HTTPResponseError`: thrown from a route, it is answered as plain text
+/// (see ``response(from:context:)``), and the middleware in between sees it as an error.
 public struct ProxyError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The HTTP status code the server answers with.
-    public var status: Int
+    /// The HTTP status the server answers with.
+    public var status: HTTPResponse.Status
     /// A human-readable explanation, safe to show to the client.
     public var message: String
 
-    /// Creates an error with an HTTP status and a message.
+    /// Creates an error with an HTTP status code and a message.
     public init(status: Int, message: String) {
-        self.status = status
+        self.status = HTTPResponse.Status(code: status)
         self.message = message
     }
 
-    /// `"<status>: <message>"`.
-    public var description: String { "\(status): \(message)" }
+    /// `"<status code>: <message>"`.
+    public var description: String { "\(status.code): \(message)" }
 
     /// A malformed URL (400).
     static func badRequest(_ message: String) -> ProxyError {

@@ -16,26 +16,40 @@ public final class ProxyServer: Sendable {
     /// The configuration, validated.
     public let config: ServerConfig
     let logger: Logger
-    let metrics = ServerMetrics()
+    let metrics: ServerMetrics
+    /// Whether requests are traced (a tracer is bootstrapped in `InstrumentationSystem`).
+    let tracesRequests: Bool
     let downloader: ImageDownloader
     let manager: ImageManager
     let pipeline: ProxyPipeline
 
-    /// Creates the server; nothing listens until ``run(onRunning:)``.
+    /// Creates the server; nothing listens until ``run(services:onRunning:)``.
+    /// - Parameters:
+    ///   - telemetry: what the process set up with ``ProxyTelemetry/bootstrap(_:logger:)``:
+    ///     `/metrics` then serves the process's registry (Hummingbird's request metrics
+    ///     with the proxy's), and requests are traced when it exports traces. Without it
+    ///     the server keeps its metrics in a registry of its own and traces nothing.
     /// - Throws: ``ServerConfigError`` naming the first setting that cannot be used.
-    public convenience init(config: ServerConfig, logger: Logger = Logger(label: "webimage.serve")) throws(ServerConfigError) {
-        try self.init(config: config, logger: logger, resolve: { host throws(ImageError) in try await HostResolver.resolve(host) })
+    public convenience init(
+        config: ServerConfig, logger: Logger = Logger(label: "webimage.serve"), telemetry: ProxyTelemetry? = nil
+    ) throws(ServerConfigError) {
+        try self.init(
+            config: config, logger: logger, telemetry: telemetry, resolve: { host throws(ImageError) in try await HostResolver.resolve(host) }
+        )
     }
 
     /// Creates the server with a resolver of its own (tests give fixed DNS answers).
     init(
         config: ServerConfig,
         logger: Logger,
+        telemetry: ProxyTelemetry? = nil,
         resolve: @escaping @Sendable (String) async throws(ImageError) -> [IPAddress]
     ) throws(ServerConfigError) {
         try config.validate()
         self.config = config
         self.logger = logger
+        metrics = telemetry.map { ServerMetrics(registry: $0.registry, factory: $0.metricsFactory) } ?? ServerMetrics()
+        tracesRequests = telemetry?.tracesRequests ?? false
         let localFiles = try config.localFiles()
         let sourceGuard = SourceGuard(
             allowedPrefixes: config.allowedSources, allowLoopback: config.allowLoopback,
@@ -121,36 +135,34 @@ public final class ProxyServer: Sendable {
 
     /// The Hummingbird application; `onRunning` gets the port it listens on.
     func makeApplication(onRunning: @escaping @Sendable (Int) async -> Void) -> some ApplicationProtocol {
-        let proxy = ProxyResponder(
+        let router = Router(context: BasicRequestContext.self)
+        // A middleware that would do nothing on every request is not installed: without a
+        // tracer, no spans; above `info`, no request lines.
+        if tracesRequests { router.add(middleware: TracingMiddleware()) }
+        router.add(middleware: MetricsMiddleware())
+        if logger.logLevel <= .info { router.add(middleware: LogRequestsMiddleware(.info)) }
+        router.add(middleware: AllowedMethodsMiddleware())
+        let responder = ProxyResponder(
             pipeline: pipeline, metrics: metrics, ttl: config.ttl, requestTimeout: config.requestTimeout, useETag: config.useETag,
-            playground: config.playground ? PlaygroundPage(config: config) : nil
+            tracesRequests: tracesRequests
         )
-        let responder = RequestTracingMiddleware(tracer: Self.tracer).wrapping(
-            RequestMetricsMiddleware(metrics: metrics).wrapping(RequestLogMiddleware().wrapping(proxy))
-        )
+        ProxyRoutes(responder: responder, playground: config.playground ? PlaygroundPage(config: config) : nil).add(to: router)
         // Hummingbird sets a request ID on a copy of this logger per request: defer its rendering.
         let handler = logger.handler
         let logger = Logger(label: logger.label) { _ in DeferredMetadataLogHandler(wrapping: handler) }
         return Application(
-            responder: responder,
+            router: router,
             configuration: ApplicationConfiguration(address: .hostname(config.host, port: config.port), serverName: WebImageServer.serverHeader),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
             logger: logger
         )
     }
 
-    /// The tracer bootstrapped in `InstrumentationSystem`; `nil` when it is the `NoOpTracer`.
-    static var tracer: (any Tracer)? {
-        let tracer = InstrumentationSystem.tracer
-        return tracer is NoOpTracer ? nil : tracer
-    }
-
     /// Serves until SIGTERM or SIGINT arrives (or the task is cancelled),
     /// then stops accepting connections, lets the requests in flight finish, and returns.
     /// - Parameters:
     ///   - services: services that run as long as the server and stop after it, e.g. the
-    ///     ``BatchSpanProcessor`` of ``ProxyTracing/bootstrap(_:logger:)`` (which then
-    ///     exports the spans of the last requests).
+    ///     exporters of ``ProxyTelemetry/services`` (which then export what they still hold).
     ///   - onRunning: called with the port once the server listens.
     public func run(services: [any Service] = [], onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         // A service group stops its services in reverse order: the application first.

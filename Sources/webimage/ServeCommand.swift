@@ -16,7 +16,8 @@ struct ServeCommand: AsyncParsableCommand {
             flags win over WEBIMAGE_*, which win over IMGPROXY_*. IMGPROXY_* variables WebImage does not \
             have are listed in one warning at start-up. \
             SIGTERM or SIGINT stops accepting connections, lets requests in flight finish, and exits 0. \
-            Traces go by OTLP/HTTP (JSON) when OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_TRACES_EXPORTER=otlp is set. \
+            Traces go by OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_TRACES_EXPORTER=otlp is set, \
+            metrics as well when OTEL_EXPORTER_OTLP_METRICS_ENDPOINT or OTEL_METRICS_EXPORTER=otlp is set. \
             The process runs glibc malloc with \(AllocatorSettings.defaultArenas) arenas unless MALLOC_ARENA_MAX is set.
             """
     )
@@ -94,19 +95,18 @@ struct ServeCommand: AsyncParsableCommand {
 
         logger.debug("allocator: \(AllocatorSettings.summary)")
 
-        let tracing: TracingConfiguration
+        let telemetry: ProxyTelemetry
         do {
-            tracing = try TracingConfiguration(environment: environment)
+            // Before the server: its downloader and request spans use the tracer bootstrapped then.
+            telemetry = try ProxyTelemetry.bootstrap(try TelemetryConfiguration(environment: environment), logger: logger)
         } catch {
             throw ValidationError(error.message)
         }
-        // Before the server: its downloader and request spans use the tracer bootstrapped then.
-        let spanProcessor = ProxyTracing.bootstrap(tracing, logger: logger)
 
-        let server = try ProxyServer(config: config, logger: logger)
+        let server = try ProxyServer(config: config, logger: logger, telemetry: telemetry)
         let host = config.host
         let examplePath = config.examplePath()
-        try await server.run(services: spanProcessor.map { [$0] } ?? []) { port in
+        try await server.run(services: telemetry.services) { port in
             let example = "http://\(host):\(port)\(examplePath)"
             // Written straight to the file descriptor: a test or script reading the pipe sees it at once.
             FileHandle.standardOutput.write(Data("webimage serve: listening on http://\(host):\(port)\nexample: \(example)\n".utf8))

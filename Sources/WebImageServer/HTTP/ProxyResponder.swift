@@ -2,23 +2,23 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import Tracing
 
-/// Answers every HTTP request: `GET /health`, `GET /metrics`, the playground (`/`, its
-/// script and style) when it is on, and proxy paths (SPEC S6).
+/// What the proxy's routes answer (``ProxyRoutes``): images for proxy paths (SPEC S6),
+/// `/health` and `/metrics`.
 ///
 /// An image response carries `Content-Type`, `Content-Length`, `Cache-Control: public,
 /// max-age=<ttl>`, a strong `ETag` (unless turned off), `Last-Modified`, `Vary: Accept` when the format was
 /// or could have been negotiated, `Content-Disposition` (`inline`, or `attachment` with
 /// `return_attachment`) with a file name, a
 /// sandboxing `Content-Security-Policy` and `X-Content-Type-Options: nosniff`; a matching
-/// `If-None-Match` gets 304. Errors are plain text with `Cache-Control: no-store`.
+/// `If-None-Match` gets 304. A request that cannot be served throws a ``ProxyError``,
+/// answered as plain text with `Cache-Control: no-store`.
 ///
-/// Logging and request metrics are the middleware's (``RequestLogMiddleware``,
-/// ``RequestMetricsMiddleware``); this type tells them where an image came from through
-/// ``ProxyRequestContext/outcome``.
-struct ProxyResponder: HTTPResponder {
-    typealias Context = ProxyRequestContext
-
+/// Where an image came from (`memory`, `disk`, `miss`) is recorded here, where it is known:
+/// on the request's span as `webimage.cache` when requests are traced, and in a `debug`
+/// log line with the status and bytes.
+struct ProxyResponder: Sendable {
     let pipeline: ProxyPipeline
     let metrics: ServerMetrics
     let requestTimeout: Duration
@@ -26,79 +26,67 @@ struct ProxyResponder: HTTPResponder {
     let cacheControl: String
     /// Whether images carry an `ETag` and `If-None-Match` is answered.
     let useETag: Bool
-    /// The playground served at `/`; `nil` when it is off.
-    let playground: PlaygroundPage?
+    /// Whether requests have spans (Hummingbird's `TracingMiddleware` is installed).
+    let tracesRequests: Bool
 
-    /// One header field (`HTTPField`, which Hummingbird does not re-export).
-    typealias Field = HTTPFields.Element
+    typealias Field = ProxyResponses.Field
 
-    static let contentSecurityPolicy = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
-
-    /// The headers every response starts from (`Content-Security-Policy`, `nosniff`), made once.
-    static let securityHeaders: HTTPFields = {
-        var headers = HTTPFields()
-        headers[.contentSecurityPolicy] = contentSecurityPolicy
-        headers[.xContentTypeOptions] = "nosniff"
-        return headers
-    }()
-
-    init(
-        pipeline: ProxyPipeline, metrics: ServerMetrics, ttl: Int, requestTimeout: Duration, useETag: Bool = true,
-        playground: PlaygroundPage? = nil
-    ) {
+    init(pipeline: ProxyPipeline, metrics: ServerMetrics, ttl: Int, requestTimeout: Duration, useETag: Bool = true, tracesRequests: Bool = false) {
         self.useETag = useETag
-        self.playground = playground
         self.pipeline = pipeline
         self.metrics = metrics
         self.requestTimeout = requestTimeout
         self.cacheControl = "public, max-age=\(ttl)"
+        self.tracesRequests = tracesRequests
     }
 
-    func respond(to request: Request, context: Context) async throws -> Response {
-        let (response, cache) = await route(request, path: request.uri.path)
-        if cache != "-" { context.outcome.cache = cache }
-        return response
+    /// `GET /health`.
+    func health() -> Response {
+        ProxyResponses.text("ok\n", status: .ok)
     }
 
-    private func route(_ request: Request, path: String) async -> (Response, String) {
-        guard request.method == .get || request.method == .head else {
-            var response = Self.error(ProxyError(status: 405, message: "only GET and HEAD are served"))
-            response.headers[.allow] = "GET, HEAD"
-            return (response, "-")
+    /// `GET /metrics`: every metric in the Prometheus text format.
+    func metricsPage() -> Response {
+        metrics.setQueueDepth(pipeline.limiter?.queued ?? 0)
+        var headers = HTTPFields()
+        headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.render())))
+    }
+
+    /// The image (or details, or ThumbHash) a proxy path asks for.
+    /// - Throws: ``ProxyError`` when the path is malformed or refused, or the image cannot be made.
+    func image(_ request: Request, context: some RequestContext) async throws(ProxyError) -> Response {
+        do {
+            let (response, cache) = try await image(for: request)
+            record(status: response.status, cache: cache, bytes: response.headers[.contentLength], context: context)
+            return response
+        } catch {
+            record(status: error.status, cache: nil, bytes: nil, context: context)
+            throw error
         }
-        if let playground, let asset = playground.asset(at: path) {
-            return (Self.playgroundResponse(asset, request: request), "-")
-        }
-        switch path {
-        case "/health":
-            return (Self.text("ok\n", status: .ok), "-")
-        case "/metrics":
-            metrics.setQueueDepth(pipeline.limiter?.queued ?? 0)
-            var headers = HTTPFields()
-            headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
-            headers[.cacheControl] = "no-store"
-            return (Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.render()))), "-")
-        case "/", "/favicon.ico":
-            return (Self.error(ProxyError(status: 404, message: "not found: ask for /<signature>/<options>/<source>")), "-")
-        default:
-            break
-        }
-        let resolved: ProxyPipeline.Resolved
-        switch pipeline.resolve(path: path, accept: request.headers[.accept]) {
-        case .success(let value): resolved = value
-        case .failure(let failure): return (Self.error(failure), "-")
-        }
+    }
+
+    private func image(for request: Request) async throws(ProxyError) -> (Response, CacheOutcome) {
+        let resolved = try pipeline.resolve(path: request.uri.path, accept: request.headers[.accept]).get()
         // A memory hit is answered at once: no task, no timer (the timeout is for work).
-        if let outcome = pipeline.memoryHit(resolved) {
-            return (image(outcome, request: request), outcome.cache)
+        let outcome: ProxyPipeline.Outcome
+        if let hit = pipeline.memoryHit(resolved) {
+            outcome = hit
+        } else {
+            outcome = try await withTimeout { [pipeline] in await pipeline.serve(resolved) }.get()
         }
-        let result = await withTimeout { [pipeline] in await pipeline.serve(resolved) }
-        switch result {
-        case .success(let outcome):
-            return (image(outcome, request: request), outcome.cache)
-        case .failure(let failure):
-            return (Self.error(failure), "-")
+        return (response(for: outcome, request: request), outcome.cache)
+    }
+
+    /// Where the answer came from, on the request's span and in the `debug` log.
+    private func record(status: HTTPResponse.Status, cache: CacheOutcome?, bytes: String?, context: some RequestContext) {
+        if tracesRequests, let span = InstrumentationSystem.tracer.activeSpan(identifiedBy: ServiceContext.current ?? .topLevel) {
+            span.attributes["webimage.cache"] = cache?.rawValue ?? "-"
         }
+        context.logger.debug("answered", metadata: [
+            "status": "\(status.code)", "cache": "\(cache?.rawValue ?? "-")", "bytes": "\(bytes ?? "0")",
+        ])
     }
 
     /// Runs `body`, answering 504 when it takes longer than the request timeout. The work
@@ -122,11 +110,11 @@ struct ProxyResponder: HTTPResponder {
         }
     }
 
-    private func image(_ outcome: ProxyPipeline.Outcome, request: Request) -> Response {
+    private func response(for outcome: ProxyPipeline.Outcome, request: Request) -> Response {
         let variant = outcome.variant
         // Appended, not assigned: these names are not in the security headers and each
         // comes once, so the result is the same without a search of the fields per header.
-        var headers = Self.securityHeaders
+        var headers = ProxyResponses.securityHeaders
         headers.append(Field(name: .contentType, value: outcome.kind.contentType ?? variant.format.mimeType))
         headers.append(Field(name: .cacheControl, value: cacheControl))
         if useETag { headers.append(Field(name: .eTag, value: variant.etag)) }
@@ -153,19 +141,6 @@ struct ProxyResponder: HTTPResponder {
     /// `X-Image-Score`: the SSIM of the served image against the image encoded.
     static let scoreHeader = Field.Name("X-Image-Score")!
 
-    /// A playground file: the security headers with the page's own `Content-Security-Policy`
-    /// (see ``PlaygroundPage/contentSecurityPolicy``), revalidated on every load since it
-    /// follows the server's configuration.
-    static func playgroundResponse(_ asset: PlaygroundPage.Asset, request: Request) -> Response {
-        var headers = securityHeaders
-        headers[.contentSecurityPolicy] = PlaygroundPage.contentSecurityPolicy
-        headers[.contentType] = asset.contentType
-        headers[.cacheControl] = "no-cache"
-        headers[.contentLength] = String(asset.body.readableBytes)
-        let body = request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: asset.body)
-        return Response(status: .ok, headers: headers, body: body)
-    }
-
     /// Whether an `If-None-Match` list names `etag` (weak comparison, as RFC 9110 asks for GET).
     static func matches(_ ifNoneMatch: String, etag: String) -> Bool {
         let strip: (Substring) -> Substring = { $0.hasPrefix("W/") ? $0.dropFirst(2) : $0 }
@@ -173,18 +148,5 @@ struct ProxyResponder: HTTPResponder {
             let tag = item.trimmingCharacters(in: .whitespaces)
             return tag == "*" || strip(Substring(tag)) == strip(Substring(etag))
         }
-    }
-
-    static func error(_ failure: ProxyError) -> Response {
-        text(failure.message + "\n", status: HTTPResponse.Status(code: failure.status))
-    }
-
-    static func text(_ text: String, status: HTTPResponse.Status) -> Response {
-        var headers = securityHeaders
-        headers[.contentType] = "text/plain; charset=utf-8"
-        headers[.cacheControl] = "no-store"
-        let buffer = ByteBuffer(string: text)
-        headers[.contentLength] = String(buffer.readableBytes)
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: buffer))
     }
 }

@@ -3,70 +3,65 @@ import Foundation
 import Prometheus
 import WebImageLocking
 
-/// The proxy's metrics (swift-metrics API), in a Prometheus registry of the server's own,
-/// served at `/metrics` in the Prometheus text format (SPEC S9).
+/// The proxy's metrics (swift-metrics API) in a Prometheus registry, served at `/metrics`
+/// in the Prometheus text format, and sent by OTLP as well when the process exports
+/// metrics (``ProxyTelemetry``).
 ///
-/// - `webimage_requests_total{status}`: responses by status code.
-/// - `webimage_request_errors_total{status}`: responses with status 400 and above.
-/// - `webimage_request_duration_seconds`: latency histogram.
-/// - `webimage_in_flight_requests`, `webimage_queue_depth`: gauges.
 /// - `webimage_cache_hits_total{type}`: variant hits from `memory` or `disk`, and
 ///   `original` (a miss whose source came from the disk cache); `webimage_cache_misses_total`.
+/// - `webimage_queue_depth`: requests waiting for a worker.
 /// - `webimage_source_bytes_total`: bytes of sources downloaded.
 /// - `webimage_processed_total`: variants made (decode, transform, encode).
 /// - `webimage_cache_write_errors_total{cache}`: failed disk-cache writes, by cache
 ///   (`variants`, `originals`): a full disk, a read-only or unwritable directory.
+///
+/// Requests by status, errors, latency and requests in flight are Hummingbird's
+/// `MetricsMiddleware`'s, recorded through the process's `MetricsSystem` into the same
+/// registry under the names ``PrometheusNames`` gives them, when ``ProxyTelemetry`` set
+/// it up.
 final class ServerMetrics: Sendable {
-    let registry = PrometheusCollectorRegistry()
-    private let factory: PrometheusMetricsFactory
-    private let statusCounters = InlineLocked<[Int: (CoreMetrics.Counter, CoreMetrics.Counter?)]>([:])
+    /// Where the metrics are kept.
+    let registry: PrometheusCollectorRegistry
+    private let factory: any MetricsFactory
     private let hitCounters = InlineLocked<[String: CoreMetrics.Counter]>([:])
     private let writeErrorCounters = InlineLocked<[String: CoreMetrics.Counter]>([:])
-    private let duration: CoreMetrics.Timer
-    private let inFlight: Meter
     private let queueDepth: Meter
     private let misses: CoreMetrics.Counter
     private let sourceBytes: CoreMetrics.Counter
     private let processed: CoreMetrics.Counter
 
-    init() {
+    /// The latency buckets of duration histograms: 1 ms to 30 s.
+    static let durationBuckets: [Duration] = [
+        .milliseconds(1), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
+        .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .milliseconds(2500),
+        .seconds(5), .seconds(10), .seconds(30),
+    ]
+
+    /// A factory recording into `registry`, with the proxy's names and buckets.
+    static func prometheusFactory(_ registry: PrometheusCollectorRegistry) -> any MetricsFactory {
         var factory = PrometheusMetricsFactory(registry: registry)
-        factory.defaultDurationHistogramBuckets = [
-            .milliseconds(1), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
-            .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .milliseconds(2500),
-            .seconds(5), .seconds(10), .seconds(30),
-        ]
+        factory.defaultDurationHistogramBuckets = durationBuckets
+        factory.nameAndLabelSanitizer = PrometheusNames.prometheus
+        return PrometheusMetricsFilter(prometheus: factory)
+    }
+
+    /// Metrics kept in a registry of their own.
+    convenience init() {
+        let registry = PrometheusCollectorRegistry()
+        self.init(registry: registry, factory: Self.prometheusFactory(registry))
+    }
+
+    /// Metrics recorded through `factory`, which records into `registry` (and possibly elsewhere).
+    init(registry: PrometheusCollectorRegistry, factory: any MetricsFactory) {
+        self.registry = registry
         self.factory = factory
-        duration = CoreMetrics.Timer(label: "webimage_request_duration_seconds", factory: factory)
-        inFlight = Meter(label: "webimage_in_flight_requests", factory: factory)
         queueDepth = Meter(label: "webimage_queue_depth", factory: factory)
         misses = CoreMetrics.Counter(label: "webimage_cache_misses_total", factory: factory)
         sourceBytes = CoreMetrics.Counter(label: "webimage_source_bytes_total", factory: factory)
         processed = CoreMetrics.Counter(label: "webimage_processed_total", factory: factory)
-        inFlight.set(0)
         queueDepth.set(0)
     }
 
-    /// Records a finished request.
-    func requestFinished(status: Int, duration elapsed: Duration) {
-        let (requests, errors) = statusCounters.withLock { counters in
-            if let existing = counters[status] { return existing }
-            let labels = [("status", String(status))]
-            let made = (
-                CoreMetrics.Counter(label: "webimage_requests_total", dimensions: labels, factory: factory),
-                status >= 400 ? CoreMetrics.Counter(label: "webimage_request_errors_total", dimensions: labels, factory: factory) : nil
-            )
-            counters[status] = made
-            return made
-        }
-        requests.increment()
-        errors?.increment()
-        let (seconds, attoseconds) = elapsed.components
-        duration.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-    }
-
-    func requestStarted() { inFlight.increment() }
-    func requestEnded() { inFlight.decrement() }
     func setQueueDepth(_ depth: Int) { queueDepth.set(depth) }
 
     /// A cache hit of `type` (`memory`, `disk`, `original`).

@@ -12,8 +12,8 @@ final class ProxyPipeline: Sendable {
     /// What a successful request produced.
     struct Outcome: Sendable {
         var variant: EncodedVariant
-        /// `memory`, `disk` (variant cache hits) or `miss`.
-        var cache: String
+        /// Where the variant came from.
+        var cache: CacheOutcome
         /// Whether the format came from `Accept` or could have (→ `Vary: Accept`).
         var variesWithAccept: Bool
         /// The response's `Content-Disposition`.
@@ -191,7 +191,7 @@ final class ProxyPipeline: Sendable {
         guard let key = resolved.variant.key, let variant = manager.variantFromMemory(forKey: key) else { return nil }
         metrics.cacheHit("memory")
         return Outcome(
-            variant: variant, cache: "memory", variesWithAccept: resolved.variesWithAccept, disposition: resolved.disposition,
+            variant: variant, cache: .memory, variesWithAccept: resolved.variesWithAccept, disposition: resolved.disposition,
             kind: resolved.kind
         )
     }
@@ -212,13 +212,16 @@ final class ProxyPipeline: Sendable {
         } catch {
             return .failure(ProxyError(error))
         }
-        let cache: String
+        let cache: CacheOutcome
         switch result.cacheType {
-        case .memory, .disk, .all:
-            cache = result.cacheType.description
-            metrics.cacheHit(cache)
+        case .memory:
+            cache = .memory
+            metrics.cacheHit("memory")
+        case .disk, .all:
+            cache = .disk
+            metrics.cacheHit("disk")
         case .none:
-            cache = "miss"
+            cache = .miss
             metrics.cacheMiss()
         }
         return .success(Outcome(

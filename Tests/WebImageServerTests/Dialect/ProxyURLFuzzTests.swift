@@ -114,8 +114,8 @@ struct ProxyURLFuzzTests {
             do {
                 request = try parser.parse(path: path, now: now)
             } catch {
-                statuses[error.status, default: 0] += 1
-                if ![400, 403, 404, 410].contains(error.status) || error.message.isEmpty {
+                statuses[Int(error.status.code), default: 0] += 1
+                if ![400, 403, 404, 410].contains(Int(error.status.code)) || error.message.isEmpty {
                     Issue.record("\(path): unexpected error \(error)")
                 }
                 continue

@@ -113,7 +113,7 @@ struct PlaygroundTests {
             let root = try await proxy.get("/")
             #expect(root.status == 404)
             #expect(root.header("content-type") == "text/plain; charset=utf-8")
-            #expect(root.header("content-security-policy") == ProxyResponder.contentSecurityPolicy)
+            #expect(root.header("content-security-policy") == ProxyResponses.contentSecurityPolicy)
             #expect(root.text == "not found: ask for /<signature>/<options>/<source>\n")
             let script = try await proxy.get(PlaygroundPage.scriptPath)
             #expect(script.status >= 400)

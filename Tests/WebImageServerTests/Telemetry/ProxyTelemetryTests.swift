@@ -4,13 +4,18 @@ import Testing
 @testable import WebImageServer
 import WebImageTestSupport
 
-/// `webimage serve` with OTEL_* variables exporting to an in-process OTLP/HTTP receiver:
-/// the span tree of a request, the `traceparent` its origin gets, an incoming
-/// `traceparent` as the parent, the flush on SIGTERM and a refused protocol.
-@Suite("Proxy traces over OTLP/HTTP JSON", .serialized)
-struct ProxyTracingTests {
+/// `webimage serve` with OTEL_* variables exporting through swift-otel to an in-process
+/// OTLP/HTTP receiver: the span tree of a request, the `traceparent` its origin gets, an
+/// incoming `traceparent` as the parent, the flush on SIGTERM, protobuf by default, the
+/// metrics, and a refused protocol.
+@Suite("Proxy traces and metrics over OTLP/HTTP", .serialized)
+struct ProxyTelemetryTests {
+    /// Spans as JSON, which the receiver reads.
     static func environment(_ receiver: OTLPReceiver, scheduleDelay: String = "50") -> [String: String] {
-        ["OTEL_EXPORTER_OTLP_ENDPOINT": receiver.endpoint, "OTEL_BSP_SCHEDULE_DELAY": scheduleDelay, "OTEL_SERVICE_NAME": "webimage-test"]
+        [
+            "OTEL_EXPORTER_OTLP_ENDPOINT": receiver.endpoint, "OTEL_BSP_SCHEDULE_DELAY": scheduleDelay, "OTEL_SERVICE_NAME": "webimage-test",
+            "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json",
+        ]
     }
 
     /// The server span of the request for `path`, once it has arrived.
@@ -30,7 +35,8 @@ struct ProxyTracingTests {
         #expect(try await proxy.client.get(path).status == 200)
 
         let server = try #require(await Self.serverSpan(receiver, path: path))
-        #expect(server.name == "GET")
+        // Hummingbird names a server span after its route: every proxy path is the catch-all.
+        #expect(server.name == "/**")
         #expect(server.parentSpanID == nil)
         #expect(server.attributes["http.request.method"] == "GET")
         #expect(server.attributes["http.response.status_code"] == "200")
@@ -67,12 +73,12 @@ struct ProxyTracingTests {
 
         // The origin was asked with a traceparent of this trace, naming a span of it.
         let header = origin.lastRequest("/photo.jpg")?.headers.first { $0.0.lowercased() == "traceparent" }?.1
-        let sent = try #require(header.flatMap { SpanIdentity(traceparent: $0) })
+        let sent = try #require(header.flatMap { Traceparent($0) })
         #expect(sent.traceID == server.traceID)
         #expect(ids.contains(sent.spanID))
         #expect(sent.isSampled)
 
-        // The export requests are OTLP/HTTP JSON.
+        // The export requests are OTLP/HTTP JSON, as asked.
         #expect(receiver.exports.allSatisfy { request in
             request.method == "POST" && request.headers.contains { $0.0.lowercased() == "content-type" && $0.1 == "application/json" }
         })
@@ -111,7 +117,7 @@ struct ProxyTracingTests {
         #expect(server.traceID == "0af7651916cd43dd8448eb211c80319c")
         #expect(server.parentSpanID == "b7ad6b7169203331")
         let headers = try #require(origin.lastRequest("/photo.jpg")?.headers)
-        let sent = try #require(headers.first { $0.0.lowercased() == "traceparent" }.flatMap { SpanIdentity(traceparent: $0.1) })
+        let sent = try #require(headers.first { $0.0.lowercased() == "traceparent" }.flatMap { Traceparent($0.1) })
         #expect(sent.traceID == "0af7651916cd43dd8448eb211c80319c")
         #expect(headers.first { $0.0.lowercased() == "tracestate" }?.1 == "congo=t61rcWkgMzE")
         proxy.stop()
@@ -158,7 +164,47 @@ struct ProxyTracingTests {
         try await origin.shutdown()
     }
 
-    @Test("A protocol other than http/json stops start-up with an error naming the variable")
+    @Test("Without a protocol named, spans go as OTLP/HTTP protobuf")
+    func protobufByDefault() async throws {
+        let origin = try await TestOrigin.start()
+        origin.register("/photo.jpg", .image(ProxyImages.jpeg, contentType: "image/jpeg"))
+        let receiver = try await OTLPReceiver.start()
+        let proxy = try ServeProcess(environment: ["OTEL_EXPORTER_OTLP_ENDPOINT": receiver.endpoint, "OTEL_BSP_SCHEDULE_DELAY": "50"])
+        defer { proxy.stop() }
+        let path = proxyPath("rs:fit:30:30", source: origin.url("/photo.jpg"))
+        #expect(try await proxy.client.get(path).status == 200)
+        // Protobuf carries strings as their UTF-8 bytes: the request's path is in an export.
+        let pathBytes = Data(path.utf8)
+        #expect(await eventually { receiver.exports.contains { $0.body.range(of: pathBytes) != nil } })
+        #expect(receiver.exports.allSatisfy { request in
+            request.method == "POST" && request.headers.contains { $0.0.lowercased() == "content-type" && $0.1 == "application/x-protobuf" }
+        })
+        proxy.stop()
+        try await receiver.shutdown()
+        try await origin.shutdown()
+    }
+
+    @Test("OTEL_METRICS_EXPORTER=otlp sends the proxy's and Hummingbird's metrics, which /metrics serves as well")
+    func metricsOverOTLP() async throws {
+        let origin = try await TestOrigin.start()
+        origin.register("/photo.jpg", .image(ProxyImages.jpeg, contentType: "image/jpeg"))
+        let receiver = try await OTLPReceiver.start()
+        let proxy = try ServeProcess(environment: [
+            "OTEL_METRICS_EXPORTER": "otlp", "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT": receiver.endpoint + "/v1/metrics",
+            "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL": "http/json", "OTEL_METRIC_EXPORT_INTERVAL": "100",
+        ])
+        defer { proxy.stop() }
+        #expect(try await proxy.client.get(proxyPath("rs:fit:30:30", source: origin.url("/photo.jpg"))).status == 200)
+        #expect(await eventually { receiver.metricNames.isSuperset(of: ["hb.requests", "http.server.request.duration", "webimage_cache_misses_total"]) })
+        // Traces were not asked for.
+        #expect(receiver.exports.isEmpty)
+        #expect(try await proxy.metric("webimage_requests_total{status=\"200\"}") >= 1)
+        proxy.stop()
+        try await receiver.shutdown()
+        try await origin.shutdown()
+    }
+
+    @Test("A gRPC protocol stops start-up with an error naming the variable")
     func refusedProtocol() throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try BuiltExecutables.path(of: "webimage"))

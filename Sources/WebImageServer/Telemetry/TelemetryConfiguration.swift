@@ -1,0 +1,84 @@
+import Foundation
+
+/// Which OpenTelemetry signals `webimage serve` exports, decided from the standard `OTEL_*`
+/// variables; swift-otel reads the rest of them (endpoints, headers, timeouts, sampler,
+/// batching, resource attributes, export interval) itself.
+///
+/// - Traces go out when `OTEL_TRACES_EXPORTER=otlp`, or when an endpoint is set
+///   (`OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) and the exporter
+///   is not `none`.
+/// - Metrics go out (besides `/metrics`) when `OTEL_METRICS_EXPORTER=otlp`, or when
+///   `OTEL_EXPORTER_OTLP_METRICS_ENDPOINT` is set and the exporter is not `none`: a shared
+///   endpoint alone turns on traces only, since `/metrics` serves the metrics already.
+/// - `OTEL_SDK_DISABLED=true` turns both off.
+/// - OTLP goes over HTTP, as protobuf (`http/protobuf`, the default) or JSON
+///   (`http/json`); gRPC is not built in, and asking for it stops start-up.
+public struct TelemetryConfiguration: Sendable, Equatable {
+    /// The `service.name` unless `OTEL_SERVICE_NAME` (or `service.name` in
+    /// `OTEL_RESOURCE_ATTRIBUTES`) says otherwise.
+    public static let defaultServiceName = "webimage"
+
+    /// Whether request traces are exported.
+    public var exportsTraces = false
+    /// Whether the proxy's metrics are exported by OTLP as well.
+    public var exportsMetrics = false
+
+    /// Nothing exported.
+    public init() {}
+
+    /// Reads the `OTEL_*` variables of `environment` that decide what is exported.
+    /// - Throws: ``TelemetryConfigError`` naming the first variable whose value cannot be used.
+    public init(environment: [String: String]) throws(TelemetryConfigError) {
+        func value(_ name: String) -> String? {
+            guard let raw = environment[name]?.trimmingCharacters(in: .whitespaces), !raw.isEmpty else { return nil }
+            return raw
+        }
+        if let disabled = value("OTEL_SDK_DISABLED") {
+            switch disabled.lowercased() {
+            case "true": return
+            case "false": break
+            default: throw TelemetryConfigError("OTEL_SDK_DISABLED", "'\(disabled)' is not true or false")
+            }
+        }
+        exportsTraces = try Self.isExported(
+            exporter: "OTEL_TRACES_EXPORTER", endpoints: ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"],
+            value: value
+        )
+        exportsMetrics = try Self.isExported(
+            exporter: "OTEL_METRICS_EXPORTER", endpoints: ["OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"], value: value,
+            otherwise: "; Prometheus metrics are always served at /metrics"
+        )
+        let signals = (exportsTraces ? ["TRACES"] : []) + (exportsMetrics ? ["METRICS"] : [])
+        for signal in signals {
+            for variable in ["OTEL_EXPORTER_OTLP_\(signal)_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"] {
+                guard let proto = value(variable) else { continue }
+                guard proto == "http/protobuf" || proto == "http/json" else {
+                    throw TelemetryConfigError(
+                        variable, "'\(proto)' is not supported: webimage exports OTLP over HTTP (http/protobuf, the default, or http/json)"
+                    )
+                }
+                // The signal's own variable wins over the shared one.
+                break
+            }
+            for variable in ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_\(signal)_ENDPOINT"] {
+                guard let endpoint = value(variable) else { continue }
+                guard let url = URL(string: endpoint), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+                      url.host?.isEmpty == false
+                else { throw TelemetryConfigError(variable, "'\(endpoint)' is not an http or https URL") }
+            }
+        }
+    }
+
+    /// Whether one signal is exported: `exporter` names `otlp`, or is unset while one of
+    /// `endpoints` is set.
+    private static func isExported(
+        exporter: String, endpoints: [String], value: (String) -> String?, otherwise: String = ""
+    ) throws(TelemetryConfigError) -> Bool {
+        switch value(exporter)?.lowercased() {
+        case "otlp": return true
+        case "none": return false
+        case nil: return endpoints.contains { value($0) != nil }
+        case let other?: throw TelemetryConfigError(exporter, "'\(other)' is not supported (otlp or none\(otherwise))")
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Testing
+@testable import WebImageServer
+import WebImageTestSupport
+
+@Suite("Proxy routes")
+struct ProxyRoutesTests {
+    /// `method` on `path` of `proxy`: status, headers and body.
+    static func send(_ method: HTTPMethod, _ path: String, to proxy: LiveProxy) async throws -> LiveProxy.Reply {
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(proxy.port)\(path)")
+        request.method = method
+        if method == .POST { request.body = .bytes(ByteBuffer(string: "x")) }
+        let response = try await proxy.client.execute(request, timeout: .seconds(30))
+        var body = try await response.body.collect(upTo: 1 << 24)
+        return LiveProxy.Reply(
+            status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
+            body: Data(body.readBytes(length: body.readableBytes) ?? [])
+        )
+    }
+
+    @Test("a method other than GET and HEAD answers 405 with Allow, on every path")
+    func otherMethods() async throws {
+        try await LiveProxy.with { (origin, proxy) async throws in
+            origin.register("/a.jpg", .image(ProxyImages.jpeg))
+            for path in [proxyPath("", source: origin.url("/a.jpg")), "/health", "/metrics", "/", "/no/such/thing"] {
+                for method in [HTTPMethod.POST, .PUT, .DELETE, .OPTIONS] {
+                    let reply = try await Self.send(method, path, to: proxy)
+                    #expect(reply.status == 405, "\(method) \(path)")
+                    #expect(reply.header("allow") == "GET, HEAD")
+                    #expect(reply.text == "only GET and HEAD are served\n")
+                    #expect(reply.header("cache-control") == "no-store")
+                    #expect(reply.header("content-security-policy") == ProxyResponses.contentSecurityPolicy)
+                }
+            }
+            #expect(origin.requestCount("/a.jpg") == 0)
+        }
+    }
+
+    @Test("HEAD answers an image's headers, its length included, without the body")
+    func head() async throws {
+        try await LiveProxy.with { (origin, proxy) async throws in
+            origin.register("/a.jpg", .image(ProxyImages.jpeg))
+            let path = proxyPath("rs:fit:40:40/f:png", source: origin.url("/a.jpg"))
+            let get = try await proxy.get(path)
+            let head = try await Self.send(.HEAD, path, to: proxy)
+            #expect(head.status == 200)
+            #expect(head.body.isEmpty)
+            #expect(head.header("content-length") == String(get.body.count))
+            #expect(head.header("etag") == get.header("etag"))
+            #expect(try await Self.send(.HEAD, "/health", to: proxy).status == 200)
+        }
+    }
+
+    @Test("a path under a fixed one (/health/…, /metrics/…) is a proxy path; /favicon.ico is the 404 text")
+    func pathsUnderFixedRoutes() async throws {
+        try await LiveProxy.with { (origin, proxy) async throws in
+            origin.register("/a.jpg", .image(ProxyImages.jpeg))
+            // No keys: the signature segment is not checked, whatever it says.
+            let rest = proxyPath("rs:fit:20:20", source: origin.url("/a.jpg")).dropFirst("/insecure".count)
+            for signature in ["health", "metrics", "favicon.ico"] {
+                let reply = try await proxy.get("/" + signature + rest)
+                #expect(reply.status == 200, "\(signature): \(reply.text)")
+                #expect(reply.header("content-type") == "image/jpeg")
+            }
+            let favicon = try await proxy.get("/favicon.ico")
+            #expect(favicon.status == 404)
+            #expect(favicon.text == "not found: ask for /<signature>/<options>/<source>\n")
+            #expect(try await proxy.get("/health").text == "ok\n")
+        }
+    }
+}
