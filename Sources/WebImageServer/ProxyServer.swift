@@ -19,6 +19,8 @@ public final class ProxyServer: Sendable {
     let metrics: ServerMetrics
     /// Whether requests are traced (a tracer is bootstrapped in `InstrumentationSystem`).
     let tracesRequests: Bool
+    /// The client connections open, against ``ServerConfig/maxClients``.
+    let clientConnections: ClientConnections
     let downloader: ImageDownloader
     let manager: ImageManager
     let pipeline: ProxyPipeline
@@ -50,6 +52,7 @@ public final class ProxyServer: Sendable {
         self.logger = logger
         metrics = telemetry.map { ServerMetrics(registry: $0.registry, factory: $0.metricsFactory) } ?? ServerMetrics()
         tracesRequests = telemetry?.tracesRequests ?? false
+        clientConnections = ClientConnections(limit: config.maxClients)
         let localFiles = try config.localFiles()
         let sourceGuard = SourceGuard(
             allowedPrefixes: config.allowedSources, allowLoopback: config.allowLoopback,
@@ -152,6 +155,10 @@ public final class ProxyServer: Sendable {
         let logger = Logger(label: logger.label) { _ in DeferredMetadataLogHandler(wrapping: handler) }
         return Application(
             router: router,
+            server: .clientLimitedHTTP1(
+                connections: clientConnections, readTimeout: config.readRequestTimeout,
+                keepAliveTimeout: config.keepAliveTimeout > .zero ? config.keepAliveTimeout : nil, metrics: metrics
+            ),
             configuration: ApplicationConfiguration(address: .hostname(config.host, port: config.port), serverName: WebImageServer.serverHeader),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
             logger: logger

@@ -68,6 +68,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Watermark image as base64 for the watermark option.") var watermarkData: String?
     @Option(help: "Base opacity of the watermark, 0-1 (default 1).") var watermarkOpacity: String?
     @Flag(inversion: .prefixedNo, help: "Serve the playground page at / (default off).") var playground: Bool?
+    @Option(help: "Seconds a client may take to send a request, from connecting or its first byte (default 10).") var readRequestTimeout: String?
+    @Option(help: "Seconds a kept-alive connection may wait for its next request; 0 turns keep-alive off (default 10).") var keepAliveTimeout: String?
+    @Option(help: "Client connections open at once; more are closed as soon as they are accepted (default 2048).") var maxClients: String?
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default info).") var logLevel: String?
 
     func run() async throws {
@@ -129,7 +132,8 @@ struct ServeCommand: AsyncParsableCommand {
             (.stripMetadata, stripMetadata.map(String.init)), (.userAgent, userAgent), (.maxRedirects, maxRedirects),
             (.allowSecurityOptions, allowSecurityOptions.map(String.init)), (.watermarkPath, watermarkPath),
             (.watermarkURL, watermarkURL), (.watermarkData, watermarkData), (.watermarkOpacity, watermarkOpacity),
-            (.playground, playground.map(String.init)),
+            (.playground, playground.map(String.init)), (.readRequestTimeout, readRequestTimeout),
+            (.keepAliveTimeout, keepAliveTimeout), (.maxClients, maxClients),
         ]
         for (setting, value) in single {
             if let value { try setting.apply([value], to: &config) }

@@ -9,7 +9,7 @@ import WebImage
 /// is skipped, as imgproxy skips it.
 ///
 /// Where imgproxy reads 0 as "no limit" (`IMGPROXY_MAX_SRC_FILE_SIZE`,
-/// `IMGPROXY_MAX_RESULT_DIMENSION`, `IMGPROXY_REQUESTS_QUEUE_SIZE`), WebImage keeps its own
+/// `IMGPROXY_MAX_RESULT_DIMENSION`, `IMGPROXY_REQUESTS_QUEUE_SIZE`, `IMGPROXY_MAX_CLIENTS`), WebImage keeps its own
 /// bounded default. An allowed source naming only a host without the `/` after it
 /// (`https://example.com`) gets that `/`, so it cannot also allow `https://example.com.evil.org`.
 public enum ImgproxyEnvironment {
@@ -124,6 +124,14 @@ public enum ImgproxyEnvironment {
         same("IMGPROXY_WATERMARK_URL", .watermarkURL)
         same("IMGPROXY_WATERMARK_DATA", .watermarkData)
         same("IMGPROXY_WATERMARK_OPACITY", .watermarkOpacity)
+        same("IMGPROXY_READ_REQUEST_TIMEOUT", .readRequestTimeout)
+        custom("IMGPROXY_READ_TIMEOUT") { value, environment, config throws(ServerConfigError) in
+            // imgproxy's former name: the current one wins when both are set.
+            guard environment["IMGPROXY_READ_REQUEST_TIMEOUT"]?.trimmingCharacters(in: .whitespaces).isEmpty ?? true else { return }
+            try ImgproxyEnvironment.setting(.readRequestTimeout, [value], named: "IMGPROXY_READ_TIMEOUT", &config)
+        }
+        same("IMGPROXY_KEEP_ALIVE_TIMEOUT", .keepAliveTimeout)
+        zeroKeepsDefault("IMGPROXY_MAX_CLIENTS", .maxClients)
         same("IMGPROXY_DOWNLOAD_TIMEOUT", .downloadTimeout)
         same("IMGPROXY_TIMEOUT", .requestTimeout)
         same("IMGPROXY_WRITE_TIMEOUT", .requestTimeout)

@@ -106,6 +106,19 @@ public struct ServerConfig: Sendable {
     /// Answer `GET /` with the playground page (options as form controls, the URL they
     /// make, the result and its `/info`). Default off.
     public var playground = false
+    /// The longest a client may take to send a request, head and body: from the moment its
+    /// connection opens, or the first byte of its next request arrives, until the request's
+    /// last byte. A client slower than that is disconnected. Default 10 s, as imgproxy's
+    /// `IMGPROXY_READ_REQUEST_TIMEOUT`.
+    public var readRequestTimeout: Duration = .seconds(10)
+    /// How long a kept-alive connection may wait for its next request before it is closed;
+    /// zero turns keep-alive off (every response closes its connection). Default 10 s, as
+    /// imgproxy's `IMGPROXY_KEEP_ALIVE_TIMEOUT`.
+    public var keepAliveTimeout: Duration = .seconds(10)
+    /// Client connections open at once, at most. A connection past it is closed as soon as
+    /// it is accepted, before anything is read from it; the connections already open are
+    /// served as before. Default 2048, as imgproxy's `IMGPROXY_MAX_CLIENTS`.
+    public var maxClients = 2048
 
     /// The defaults.
     public init() {}
@@ -145,6 +158,7 @@ public struct ServerConfig: Sendable {
             ("max animation frames", maxAnimationFrames, "--max-animation-frames, WEBIMAGE_MAX_ANIMATION_FRAMES"),
             ("max result dimension", maxResultDimension, "--max-result-dimension, WEBIMAGE_MAX_RESULT_DIMENSION"),
             ("workers", workers, "--workers, WEBIMAGE_WORKERS"),
+            ("max clients", maxClients, "--max-clients, WEBIMAGE_MAX_CLIENTS"),
         ]
         for (name, value, where_) in positives where value < 1 {
             throw ServerConfigError("\(name) must be at least 1, not \(value) (\(where_))")
@@ -154,8 +168,11 @@ public struct ServerConfig: Sendable {
         guard (1...100).contains(defaultQuality) else {
             throw ServerConfigError("quality \(defaultQuality) is not in 1…100 (--quality, WEBIMAGE_QUALITY)")
         }
-        guard downloadTimeout > .zero, requestTimeout > .zero else {
-            throw ServerConfigError("timeouts must be positive (--download-timeout, --request-timeout)")
+        guard downloadTimeout > .zero, requestTimeout > .zero, readRequestTimeout > .zero else {
+            throw ServerConfigError("timeouts must be positive (--download-timeout, --request-timeout, --read-request-timeout)")
+        }
+        guard keepAliveTimeout >= .zero else {
+            throw ServerConfigError("the keep-alive timeout must be 0 (keep-alive off) or more (--keep-alive-timeout, WEBIMAGE_KEEP_ALIVE_TIMEOUT)")
         }
         guard (0.5...0.9999).contains(autoQualityTarget) else {
             throw ServerConfigError("auto quality target \(autoQualityTarget) is not an SSIM in 0.5…0.9999 (--auto-quality-target, WEBIMAGE_AUTO_QUALITY_TARGET)")

@@ -13,6 +13,7 @@ public enum ServerSetting: String, CaseIterable, Sendable {
     case stripMetadata, userAgent, maxRedirects, allowSecurityOptions
     case watermarkPath, watermarkURL, watermarkData, watermarkOpacity, trustedSignature, playground
     case autoQualityTarget, bestFormats
+    case readRequestTimeout, keepAliveTimeout, maxClients
 
     /// The command-line flag, without the leading dashes.
     public var flag: String {
@@ -140,6 +141,11 @@ public enum ServerSetting: String, CaseIterable, Sendable {
             }
             config.watermarkOpacity = opacity
         case .playground: config.playground = try boolean(value)
+        case .readRequestTimeout: config.readRequestTimeout = try seconds(value)
+        case .keepAliveTimeout:
+            // 0 turns keep-alive off, as imgproxy's IMGPROXY_KEEP_ALIVE_TIMEOUT=0.
+            config.keepAliveTimeout = Double(value.trimmingCharacters(in: .whitespaces)) == 0 ? .zero : try seconds(value)
+        case .maxClients: config.maxClients = try integer(value)
         }
     }
 

@@ -14,6 +14,10 @@ import WebImageLocking
 /// - `webimage_processed_total`: variants made (decode, transform, encode).
 /// - `webimage_cache_write_errors_total{cache}`: failed disk-cache writes, by cache
 ///   (`variants`, `originals`): a full disk, a read-only or unwritable directory.
+/// - `webimage_client_connections`: client connections open;
+///   `webimage_client_connections_refused_total`: connections closed at once for want of
+///   room (`--max-clients`); `webimage_client_timeouts_total{kind}`: connections closed by
+///   the read (`read_request`) or keep-alive (`keep_alive`) timeout.
 ///
 /// Requests by status, errors, latency and requests in flight are Hummingbird's
 /// `MetricsMiddleware`'s, recorded through the process's `MetricsSystem` into the same
@@ -29,6 +33,9 @@ final class ServerMetrics: Sendable {
     private let misses: CoreMetrics.Counter
     private let sourceBytes: CoreMetrics.Counter
     private let processed: CoreMetrics.Counter
+    private let clientConnections: Meter
+    private let refusedClients: CoreMetrics.Counter
+    private let clientTimeouts: [ClientTimeoutKind: CoreMetrics.Counter]
 
     /// The latency buckets of duration histograms: 1 ms to 30 s.
     static let durationBuckets: [Duration] = [
@@ -59,7 +66,15 @@ final class ServerMetrics: Sendable {
         misses = CoreMetrics.Counter(label: "webimage_cache_misses_total", factory: factory)
         sourceBytes = CoreMetrics.Counter(label: "webimage_source_bytes_total", factory: factory)
         processed = CoreMetrics.Counter(label: "webimage_processed_total", factory: factory)
+        clientConnections = Meter(label: "webimage_client_connections", factory: factory)
+        refusedClients = CoreMetrics.Counter(label: "webimage_client_connections_refused_total", factory: factory)
+        var timeouts: [ClientTimeoutKind: CoreMetrics.Counter] = [:]
+        for kind in ClientTimeoutKind.allCases {
+            timeouts[kind] = CoreMetrics.Counter(label: "webimage_client_timeouts_total", dimensions: [("kind", kind.rawValue)], factory: factory)
+        }
+        clientTimeouts = timeouts
         queueDepth.set(0)
+        clientConnections.set(0)
     }
 
     func setQueueDepth(_ depth: Int) { queueDepth.set(depth) }
@@ -92,6 +107,15 @@ final class ServerMetrics: Sendable {
     func cacheMiss() { misses.increment() }
     func sourceDownloaded(bytes: Int) { sourceBytes.increment(by: bytes) }
     func variantProcessed() { processed.increment() }
+
+    /// A client connection was admitted.
+    func clientConnected() { clientConnections.increment() }
+    /// An admitted client connection closed.
+    func clientDisconnected() { clientConnections.decrement() }
+    /// A client connection was closed at once: as many as allowed were open.
+    func clientRefused() { refusedClients.increment() }
+    /// A client connection was closed by a deadline.
+    func clientTimedOut(_ kind: ClientTimeoutKind) { clientTimeouts[kind]?.increment() }
 
     /// Every metric in the Prometheus text format.
     func render() -> [UInt8] {

@@ -58,7 +58,7 @@ struct ProxyOperationsTests {
         for name in ["webimage_requests_total{status=\"200\"} 2", "webimage_requests_total{status=\"404\"} 1",
                      "webimage_request_errors_total{status=\"404\"} 1", "webimage_request_duration_seconds_bucket",
                      "webimage_queue_depth", "webimage_in_flight_requests", "webimage_cache_hits_total{type=\"memory\"} 1",
-                     "webimage_source_bytes_total \(ProxyImages.jpeg.count)"] {
+                     "webimage_source_bytes_total \(ProxyImages.jpeg.count)", "webimage_client_connections"] {
             #expect(text.contains(name), "\(name)")
         }
         proxy.stop()

@@ -1,0 +1,7 @@
+/// Which wait of a client connection ran out.
+enum ClientTimeoutKind: String, Sendable, CaseIterable {
+    /// The client took longer than the read timeout to send a request, head and body.
+    case readRequest = "read_request"
+    /// A kept-alive connection waited longer than the keep-alive timeout for its next request.
+    case keepAlive = "keep_alive"
+}
