@@ -62,7 +62,7 @@ struct ProxyResponder: Sendable {
             record(status: response.status, cache: cache, bytes: response.headers[.contentLength], context: context)
             return response
         } catch {
-            record(status: error.status, cache: nil, bytes: nil, context: context)
+            record(status: error.status, cache: nil, bytes: "0", context: context)
             throw error
         }
     }
@@ -79,13 +79,16 @@ struct ProxyResponder: Sendable {
         return (response(for: outcome, request: request), outcome.cache)
     }
 
-    /// Where the answer came from, on the request's span and in the `debug` log.
-    private func record(status: HTTPResponse.Status, cache: CacheOutcome?, bytes: String?, context: some RequestContext) {
+    /// Where the answer came from, on the request's span and in the `debug` log (`bytes` is
+    /// read only when the line is logged).
+    private func record(
+        status: HTTPResponse.Status, cache: CacheOutcome?, bytes: @autoclosure () -> String?, context: some RequestContext
+    ) {
         if tracesRequests, let span = InstrumentationSystem.tracer.activeSpan(identifiedBy: ServiceContext.current ?? .topLevel) {
             span.attributes["webimage.cache"] = cache?.rawValue ?? "-"
         }
         context.logger.debug("answered", metadata: [
-            "status": "\(status.code)", "cache": "\(cache?.rawValue ?? "-")", "bytes": "\(bytes ?? "0")",
+            "status": "\(status.code)", "cache": "\(cache?.rawValue ?? "-")", "bytes": "\(bytes() ?? "0")",
         ])
     }
 
