@@ -97,7 +97,7 @@ final class LiveProxy: Sendable {
     }
 
     /// GETs `path` (as given, already encoded) from the proxy; the client gives up after `timeout`.
-    func get(_ path: String, headers: [(String, String)] = [], timeout: Duration = .seconds(30)) async throws -> Reply {
+    func get(_ path: String, headers: [(String, String)] = [], timeout: Duration = .seconds(300)) async throws -> Reply {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         let response = try await client.execute(request, timeout: TimeAmount(timeout))
@@ -129,11 +129,21 @@ final class LiveProxy: Sendable {
 /// An HTTP client for a proxy running elsewhere (a subprocess).
 struct LiveClient: Sendable {
     let port: Int
-    let client = HTTPClient.shared
+    var client: HTTPClient { Self.client }
+
+    /// Keeps an idle connection 5 s, under the proxy's 10 s keep-alive timeout (as nginx
+    /// in front of it is set to): a client that kept it longer could send a request on a
+    /// connection the proxy is closing at that moment, and get `remoteConnectionClosed`.
+    private static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool = .init(idleTimeout: .seconds(5))
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
 
     func get(_ path: String) async throws -> LiveProxy.Reply {
         let request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
-        let response = try await client.execute(request, timeout: .seconds(30))
+        // A bound for a hung proxy only: under the thread sanitizer on 2 cores, answers take minutes.
+        let response = try await client.execute(request, timeout: .seconds(300))
         var body = try await response.body.collect(upTo: 64 << 20)
         let data = Data(body.readBytes(length: body.readableBytes) ?? [])
         return LiveProxy.Reply(status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) }, body: data)

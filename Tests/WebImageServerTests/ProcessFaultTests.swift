@@ -25,7 +25,8 @@ struct ProcessFaultTests {
         defer { proxy.stop() }
         // A connection per request, so that every one is at the server, none queued in the client.
         var configuration = HTTPClient.Configuration()
-        configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: count)
+        // Idle connections are dropped before the proxy's 10 s keep-alive timeout closes them.
+        configuration.connectionPool = .init(idleTimeout: .seconds(5), concurrentHTTP1ConnectionsPerHostSoftLimit: count)
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         let replies = Task {
             try await withThrowingTaskGroup(of: Int.self) { group in

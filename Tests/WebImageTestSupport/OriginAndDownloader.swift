@@ -8,6 +8,11 @@ package func withOriginAndDownloader(
     _ body: (TestOrigin, ImageDownloader) async throws -> Void
 ) async throws {
     var config = DownloaderConfig()
+    // A gated response is held for as long as its test needs, which on a loaded machine
+    // (the thread sanitizer on 2 cores) can pass the default timeouts; the tests of those
+    // timeouts set their own.
+    config.idleTimeout = .seconds(600)
+    config.totalTimeout = .seconds(600)
     configure(&config)
     let origin = try await TestOrigin.start()
     let downloader = ImageDownloader(config: config)

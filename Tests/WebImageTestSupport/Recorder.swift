@@ -12,8 +12,9 @@ package final class Recorder<Value: Sendable>: Sendable {
     package var values: [Value] { storage.withLock { $0 } }
     package var count: Int { storage.withLock { $0.count } }
 
-    /// Polls until `count` values arrived; false on timeout.
-    package func wait(for count: Int, timeout: Duration = .seconds(30)) async -> Bool {
+    /// Polls until `count` values arrived; false on timeout (a bound for a hang only:
+    /// under the thread sanitizer on 2 cores, events come minutes late).
+    package func wait(for count: Int, timeout: Duration = .seconds(300)) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while self.count < count {
             if ContinuousClock.now >= deadline { return false }
@@ -23,8 +24,8 @@ package final class Recorder<Value: Sendable>: Sendable {
     }
 }
 
-/// Polls `condition` until it holds; false on timeout.
-package func eventually(timeout: Duration = .seconds(30), _ condition: () -> Bool) async -> Bool {
+/// Polls `condition` until it holds; false on timeout (a bound for a hang only).
+package func eventually(timeout: Duration = .seconds(300), _ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + timeout
     while !condition() {
         if ContinuousClock.now >= deadline { return false }

@@ -241,7 +241,7 @@ package final class TestOrigin: Sendable {
 
     /// Polls (every few milliseconds, without blocking) until `condition` holds; false on timeout.
     package func waitUntil(
-        timeout: Duration = .seconds(30), _ condition: @Sendable (TestOrigin) -> Bool
+        timeout: Duration = .seconds(300), _ condition: @Sendable (TestOrigin) -> Bool
     ) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while true {
@@ -252,17 +252,17 @@ package final class TestOrigin: Sendable {
     }
 
     /// Waits until at least `count` responses for `path` were aborted; false on timeout.
-    package func waitForAbort(_ path: String, count: Int = 1, timeout: Duration = .seconds(30)) async -> Bool {
+    package func waitForAbort(_ path: String, count: Int = 1, timeout: Duration = .seconds(300)) async -> Bool {
         await waitUntil(timeout: timeout) { $0.abortedCount(path) >= count }
     }
 
     /// Waits until at least `count` requests for `path` arrived; false on timeout.
-    package func waitForRequests(_ path: String, count: Int = 1, timeout: Duration = .seconds(30)) async -> Bool {
+    package func waitForRequests(_ path: String, count: Int = 1, timeout: Duration = .seconds(300)) async -> Bool {
         await waitUntil(timeout: timeout) { $0.requestCount(path) >= count }
     }
 
     /// Waits until no response is in flight; false on timeout.
-    package func waitForIdle(timeout: Duration = .seconds(30)) async -> Bool {
+    package func waitForIdle(timeout: Duration = .seconds(300)) async -> Bool {
         await waitUntil(timeout: timeout) { $0.inFlightCount == 0 }
     }
 }

@@ -41,7 +41,7 @@ package final class TestOriginGate: Sendable {
     package var arrivals: Int { state.withLock { $0.arrivals } }
 
     /// Waits until at least `count` responses reached the gate; false on timeout.
-    package func waitForArrivals(_ count: Int = 1, timeout: Duration = .seconds(30)) async -> Bool {
+    package func waitForArrivals(_ count: Int = 1, timeout: Duration = .seconds(300)) async -> Bool {
         await eventually(timeout: timeout) { arrivals >= count }
     }
 
