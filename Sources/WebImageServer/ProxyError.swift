@@ -5,7 +5,7 @@ import WebImage
 /// that says what was wrong and how to fix it — the server's one error type, from the URL
 /// parser, the source guard and the pipeline alike.
 ///
-/// Statuses (SPEC S1–S4): 400 a malformed URL (bad base64, unknown option, wrong argument
+/// Statuses: 400 a malformed URL (bad base64, unknown option, wrong argument
 /// count, out-of-range value, unsupported extension…); 403 a missing or wrong signature,
 /// a security option the server does not allow in URLs,
 /// or a source address that is not allowed; 404 a source outside the allowlist or a

@@ -28,7 +28,7 @@ extension ImageManager {
     func plainMemoryHit(_ url: URL, options: ImageOptions, context: ImageContext?) -> Image? {
         guard optionsProcessor == nil, options.isDisjoint(with: Self.optionsBeyondMemoryHit) else { return nil }
         // A test for nil, not `if let` or `context ?? defaultContext`: either copies the
-        // context (twenty fields) on every call, a tenth of a hit's cost.
+        // context on every call.
         if context != nil { return plainMemoryHit(url, options: options, in: context.unsafelyUnwrapped) }
         guard defaultContextIsPlainForHits else { return plainMemoryHit(url, options: options, in: defaultContext) }
         let key = url.absoluteString

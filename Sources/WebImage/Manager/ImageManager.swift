@@ -109,8 +109,9 @@ public final class ImageManager: Sendable {
 
     /// A plain memory hit delivered to `completion`, and its finished task; `nil` for any
     /// other request.
-    // One call that borrows the URL and the completion: inlined into its caller, the
-    // result's construction retained and released each of them several times over.
+    // One call that borrows the URL and the completion and consumes its copy of the URL:
+    // inlined into its caller, building the result retains and releases each of them
+    // several times over.
     @inline(never)
     private func memoryHitTask(
         _ url: URL?, options: ImageOptions, context: ImageContext?,

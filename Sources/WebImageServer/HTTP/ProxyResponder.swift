@@ -4,7 +4,7 @@ import Logging
 import NIOCore
 import Tracing
 
-/// What the proxy's routes answer (``ProxyRoutes``): images for proxy paths (SPEC S6),
+/// What the proxy's routes answer (``ProxyRoutes``): images for proxy paths,
 /// `/health` and `/metrics`.
 ///
 /// An image response carries `Content-Type`, `Content-Length`, `Cache-Control: public,

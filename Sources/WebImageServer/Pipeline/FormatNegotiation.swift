@@ -1,6 +1,6 @@
 import WebImage
 
-/// Chooses the output format of a request (SPEC S7): AVIF or WebP when enforced and the
+/// Chooses the output format of a request: AVIF or WebP when enforced and the
 /// client's `Accept` lists them; else the URL's `format` option or
 /// extension; else, when enabled, AVIF or WebP if the client's `Accept` lists them;
 /// else the source's own format when it is a preferred one; else the first preferred

@@ -1,7 +1,7 @@
 import Foundation
 import WebImage
 
-/// The proxy's protection against server-side request forgery (SPEC S3).
+/// The proxy's protection against server-side request forgery.
 ///
 /// - ``checkPolicy(_:)`` runs once per request on the source URL: only `http` and `https`
 ///   (and `local` when a local file-system root is configured), no credentials in the URL,
