@@ -21,7 +21,10 @@ struct ProcessFaultTests {
         for index in 0..<count {
             origin.register("/held-\(index).jpg", .gated(gate, then: .image(ProxyImages.jpeg, contentType: "image/jpeg")))
         }
-        let proxy = try ServeProcess(["--workers", "4"])
+        // Timeouts no run reaches: the gate holds the downloads for as long as the test
+        // needs (seconds under the thread sanitizer on 2 cores), and the proxy's 30 s
+        // request timeout would answer a queued request 504.
+        let proxy = try ServeProcess(["--workers", "4", "--request-timeout", "600", "--download-timeout", "600"])
         defer { proxy.stop() }
         // A connection per request, so that every one is at the server, none queued in the client.
         var configuration = HTTPClient.Configuration()
@@ -32,7 +35,7 @@ struct ProcessFaultTests {
             try await withThrowingTaskGroup(of: Int.self) { group in
                 for index in 0..<count {
                     let request = HTTPClientRequest(url: "http://127.0.0.1:\(proxy.port)" + proxyPath("rs:fit:60:60", source: origin.url("/held-\(index).jpg")))
-                    group.addTask { Int(try await client.execute(request, timeout: .seconds(30)).status.code) }
+                    group.addTask { Int(try await client.execute(request, timeout: .seconds(600)).status.code) }
                 }
                 return try await group.reduce(into: [Int]()) { $0.append($1) }
             }
