@@ -27,7 +27,7 @@ KEEP=${KEEP:-0}
 for tool in wrk nginx curl; do
     command -v "$tool" >/dev/null || { echo "cached.sh: '$tool' is missing (apt-get install wrk nginx curl)" >&2; exit 1; }
 done
-mkdir -p "$WORK/www" "$WORK/nginx-temp" "$WORK/results"
+mkdir -p "$WORK/www" "$WORK/results"
 chmod 755 "$WORK"
 ORIGIN="http://127.0.0.1:$ORIGIN_PORT"
 PROXY="http://127.0.0.1:$PROXY_PORT"
@@ -37,30 +37,7 @@ PROXY="http://127.0.0.1:$PROXY_PORT"
 cp "$ROOT/Samples/sample.jpg" "$WORK/www/photo.jpg"
 CACHED_PATH="/insecure/rs:fit:300:300/plain/$ORIGIN/photo.jpg"
 
-cat > "$WORK/nginx.conf" <<CONF
-worker_processes auto;
-pid $WORK/nginx.pid;
-error_log $WORK/nginx-error.log warn;
-events { worker_connections 1024; }
-http {
-    access_log off;
-    sendfile on;
-    tcp_nopush on;
-    keepalive_requests 1000000;
-    types { image/jpeg jpg; }
-    client_body_temp_path $WORK/nginx-temp/body;
-    proxy_temp_path $WORK/nginx-temp/proxy;
-    fastcgi_temp_path $WORK/nginx-temp/fastcgi;
-    uwsgi_temp_path $WORK/nginx-temp/uwsgi;
-    scgi_temp_path $WORK/nginx-temp/scgi;
-    server {
-        listen 127.0.0.1:$ORIGIN_PORT;
-        root $WORK/www;
-    }
-}
-CONF
-nginx -e "$WORK/nginx-error.log" -p "$WORK" -c "$WORK/nginx.conf" -g 'daemon off;' &
-NGINX_PID=$!
+start_origin "$ORIGIN_PORT"
 wait_for "$ORIGIN/photo.jpg"
 
 # CPU time (user + system, in clock ticks) of process $1 so far.

@@ -90,17 +90,23 @@ struct ClientLimitsTests {
         #expect(try await proxy.metric("webimage_client_timeouts_total{kind=\"read_request\"}") == 1)
     }
 
+    /// One `/health` request on a connection of its own: the response's head, and the bytes
+    /// that arrive after it until the server closes the connection.
+    static func healthThenClose(port: Int) async throws -> (response: String?, after: Int) {
+        let connection = try await RawConnection.open(port: port)
+        return try await connection.use { reader, writer in
+            try await writer.write(ByteBuffer(string: healthRequest))
+            let response = try await reader.readHealthResponse()
+            return (response, await reader.readUntilClosed())
+        }
+    }
+
     @Test("an idle kept-alive connection is closed by the keep-alive timeout; with 0, each response closes its connection")
     func keepAlive() async throws {
         do {
             let proxy = try ServeProcess(["--keep-alive-timeout", "1"])
             defer { proxy.stop() }
-            let connection = try await RawConnection.open(port: proxy.port)
-            let (response, after) = try await connection.use { reader, writer in
-                try await writer.write(ByteBuffer(string: Self.healthRequest))
-                let response = try await reader.readHealthResponse()
-                return (response, await reader.readUntilClosed())
-            }
+            let (response, after) = try await Self.healthThenClose(port: proxy.port)
             #expect(response?.hasPrefix("HTTP/1.1 200") == true)
             #expect(response?.lowercased().contains("connection: close") == false)
             #expect(after == 0)
@@ -109,12 +115,7 @@ struct ClientLimitsTests {
         do {
             let proxy = try ServeProcess(["--keep-alive-timeout", "0"])
             defer { proxy.stop() }
-            let connection = try await RawConnection.open(port: proxy.port)
-            let (response, after) = try await connection.use { reader, writer in
-                try await writer.write(ByteBuffer(string: Self.healthRequest))
-                let response = try await reader.readHealthResponse()
-                return (response, await reader.readUntilClosed())
-            }
+            let (response, after) = try await Self.healthThenClose(port: proxy.port)
             #expect(response?.hasPrefix("HTTP/1.1 200") == true)
             #expect(response?.lowercased().contains("connection: close") == true)
             #expect(after == 0)
