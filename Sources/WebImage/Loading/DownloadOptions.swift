@@ -21,6 +21,12 @@ public struct DownloadOptions: Sendable {
     public var decryptor: Decryptor?
     /// Replaces the downloader's ``DownloaderConfig/maxBodySize`` for this download.
     public var maxBodySize: Int?
+    /// Return a response whose status is not one of ``DownloaderConfig/acceptableStatusCodes``
+    /// with its body (within the body size limit), instead of failing with
+    /// ``ImageError/invalidStatusCode(_:)``: for a loader that reads the error a server
+    /// explains in its body, as ``S3ImageLoader`` reads S3's XML error. Such a response skips
+    /// the content-type check, the decryptor and the empty-body check. Default off.
+    public var returnsErrorResponses = false
 
     /// Creates default options.
     public init(priority: DownloadPriority = .normal) {
@@ -41,6 +47,7 @@ public struct DownloadOptions: Sendable {
         var key = allowInvalidSSLCertificates ? "insecure|" : ""
         if handleCookies { key += "cookies|" }
         if let maxBodySize { key += "max-body=\(maxBodySize)|" }
+        if returnsErrorResponses { key += "error-responses|" }
         for (name, value) in headers { key += "\(name.lowercased())=\(value)|" }
         if requestModifier != nil || responseModifier != nil || decryptor != nil {
             // Closures cannot be compared: a download with its own modifiers never joins another.

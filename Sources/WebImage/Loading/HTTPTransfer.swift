@@ -209,10 +209,11 @@ struct HTTPTransfer: Sendable {
         if head.statusCode == 304, options.headers.contains(name: "if-none-match") || options.headers.contains(name: "if-modified-since") {
             throw .cacheNotModified
         }
-        guard config.acceptableStatusCodes.contains(head.statusCode) else {
+        let succeeded = config.acceptableStatusCodes.contains(head.statusCode)
+        guard succeeded || options.returnsErrorResponses else {
             throw .invalidStatusCode(head.statusCode)
         }
-        if let acceptable = config.acceptableContentTypes {
+        if succeeded, let acceptable = config.acceptableContentTypes {
             let type = head.mediaType ?? ""
             guard Self.contentType(type, isIn: acceptable) else {
                 throw .invalidContentType(type.isEmpty ? "(none)" : type)
@@ -228,6 +229,8 @@ struct HTTPTransfer: Sendable {
         } else {
             data = try await collectBody(of: response, deadline: deadline)
         }
+        // An error response goes back as the server sent it, for the caller to read.
+        guard succeeded else { return DownloadResponse(data: data, head: head) }
         if let decryptor = options.decryptor ?? config.decryptor {
             guard let decrypted = decryptor(data, head) else {
                 throw .badImageData("the decryptor could not decode the \(data.count) downloaded bytes")
