@@ -57,6 +57,10 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The source does not exist: a file missing under a ``RootedFileLoader``'s root, or a
     /// path that cannot name a file there (`..`, a directory).
     case notFound(String)
+    /// The source refused the credentials or the signature the request carried, or they do
+    /// not grant access to it (an S3 `403`): the associated value has the server's reason
+    /// and what to check. Never blocks the URL: the credentials can be fixed.
+    case accessDenied(String)
     /// A field of an ``ImageRequest`` (or the option or context knob it was built from)
     /// cannot apply to what the request asks for: `field` names it, `reason` says why and
     /// what to do instead.
@@ -68,7 +72,7 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidURL(let url):
             return url.isEmpty
                 ? "invalid URL: the URL is empty; pass an http(s), file or data URL"
-                : "invalid URL '\(url)': use an http(s), file or data URL"
+                : "invalid URL '\(url)': use an http(s), s3, file or data URL"
         case .badImageData(let reason):
             return "bad image data: \(reason)"
         case .imageTooLarge(let pixels, let limit):
@@ -115,6 +119,8 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
             return "not found: \(reason)"
         case .invalidRequest(let field, let reason):
             return "invalid request: \(field) \(reason)"
+        case .accessDenied(let reason):
+            return "access denied: \(reason)"
         }
     }
 }

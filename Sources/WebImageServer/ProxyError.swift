@@ -8,7 +8,7 @@ import WebImage
 /// Statuses: 400 a malformed URL (bad base64, unknown option, wrong argument
 /// count, out-of-range value, unsupported extension…); 403 a missing or wrong signature,
 /// a security option the server does not allow in URLs,
-/// or a source address that is not allowed; 404 a source outside the allowlist or a
+/// a source address that is not allowed, or a source (S3) refusing the server's credentials; 404 a source outside the allowlist or a
 /// non-http(s) scheme, a URL past its `expires` time (as imgproxy answers), a source
 /// answering 404/410; 422 a source too large (bytes or pixels), with too many frames, or
 /// not an image; 429 every worker busy and the queue full; 502 a source unreachable or
@@ -73,6 +73,8 @@ public struct ProxyError: Error, Sendable, Hashable, CustomStringConvertible {
             self.init(status: 422, message: error.description)
         case .notFound(let reason):
             self.init(status: 404, message: "source not found: \(reason)")
+        case .accessDenied(let reason):
+            self.init(status: 403, message: "source denied access: \(reason)")
         case .overloaded:
             self.init(status: 429, message: "too many requests: every worker is busy and the queue is full; retry later")
         case .cancelled:
