@@ -1,0 +1,101 @@
+import Foundation
+
+/// Where and how ``S3ImageLoader`` reaches S3 or an S3-compatible server (MinIO, Ceph,
+/// Cloudflare R2, …): the endpoint, the region, the addressing style and the credentials.
+public struct S3Configuration: Sendable {
+    /// The server, e.g. `http://127.0.0.1:9000` or `https://s3.example.com`; a value
+    /// without a scheme is taken as `http://` (as imgproxy's `IMGPROXY_S3_ENDPOINT`).
+    /// `nil`: AWS itself, `https://s3.<region>.amazonaws.com`.
+    public var endpoint: String?
+    /// The region requests are signed for. Default `us-east-1`. A bucket that S3 says
+    /// lives in another region is asked again there (see ``S3ImageLoader``).
+    public var region: String
+    /// With an ``endpoint``: address buckets in the path (`<endpoint>/<bucket>/<key>`,
+    /// true, the default, as imgproxy's `IMGPROXY_S3_ENDPOINT_USE_PATH_STYLE`) or as a
+    /// subdomain of the endpoint's host (`<bucket>.<host>/<key>`, false). Without one,
+    /// AWS's virtual-hosted style is used, and the path style for a bucket whose name
+    /// cannot be a host label under TLS (dots, capitals, underscores).
+    public var usesPathStyle: Bool
+    /// The keys requests are signed with; `nil`: requests go unsigned, which only a
+    /// public bucket answers.
+    public var credentials: AWSCredentials?
+
+    /// The region used when none is configured.
+    public static let defaultRegion = "us-east-1"
+
+    /// Creates a configuration.
+    public init(
+        endpoint: String? = nil, region: String = S3Configuration.defaultRegion, usesPathStyle: Bool = true,
+        credentials: AWSCredentials? = nil
+    ) {
+        self.endpoint = endpoint
+        self.region = region
+        self.usesPathStyle = usesPathStyle
+        self.credentials = credentials
+    }
+
+    /// The configuration of the standard AWS variables: the credentials of
+    /// `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` and `AWS_SESSION_TOKEN`
+    /// (``AWSCredentials/fromEnvironment(_:)``), the region of `AWS_REGION`, else
+    /// `AWS_DEFAULT_REGION`, else ``defaultRegion``; AWS's own endpoint.
+    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> S3Configuration {
+        let region = ["AWS_REGION", "AWS_DEFAULT_REGION"].lazy
+            .compactMap { environment[$0]?.trimmingCharacters(in: .whitespaces) }
+            .first { !$0.isEmpty }
+        return S3Configuration(region: region ?? defaultRegion, credentials: AWSCredentials.fromEnvironment(environment))
+    }
+
+    /// The endpoint as a URL with a scheme, or `nil` for AWS's own.
+    /// - Throws: ``ImageError/invalidURL(_:)`` when the endpoint is not an http(s) URL with a host.
+    func endpointURL() throws(ImageError) -> URL? {
+        guard let endpoint = endpoint?.trimmingCharacters(in: .whitespaces), !endpoint.isEmpty else { return nil }
+        let lowered = endpoint.lowercased()
+        let text = lowered.hasPrefix("http://") || lowered.hasPrefix("https://") ? endpoint : "http://" + endpoint
+        guard let url = URL(string: text), let host = url.host, !host.isEmpty else {
+            throw .invalidURL("the S3 endpoint '\(endpoint)' is not a URL with a host, e.g. http://127.0.0.1:9000 or https://s3.example.com")
+        }
+        return url
+    }
+
+    /// The HTTP request for `location` in `region`: its URL and what SigV4 signs of it.
+    func request(for location: S3ObjectLocation, region: String) throws(ImageError) -> (url: URL, signable: SigV4Request) {
+        let scheme: String
+        let host: String
+        var port: Int?
+        var basePath = ""
+        let pathStyle: Bool
+        if let endpoint = try endpointURL() {
+            scheme = endpoint.scheme?.lowercased() ?? "http"
+            let endpointHost = endpoint.host ?? ""
+            host = endpointHost.contains(":") && !endpointHost.hasPrefix("[") ? "[\(endpointHost)]" : endpointHost
+            port = endpoint.port
+            basePath = URLComponents(url: endpoint, resolvingAgainstBaseURL: false)?.path ?? ""
+            while basePath.hasSuffix("/") { basePath.removeLast() }
+            pathStyle = usesPathStyle
+        } else {
+            scheme = "https"
+            host = "s3.\(region).amazonaws.com"
+            pathStyle = !Self.isVirtualHostable(location.bucket)
+        }
+        let requestHost = pathStyle ? host : "\(location.bucket).\(host)"
+        let path = pathStyle ? "\(basePath)/\(location.bucket)/\(location.key)" : "\(basePath)/\(location.key)"
+        if port == (scheme == "https" ? 443 : 80) { port = nil }
+        let hostHeader = requestHost + (port.map { ":\($0)" } ?? "")
+        let query = location.versionID.map { [(name: "versionId", value: $0)] } ?? []
+        let signable = SigV4Request(method: "GET", path: path, query: query, headers: [("host", hostHeader)])
+        let text = "\(scheme)://\(hostHeader)\(signable.encodedPath)" + (query.isEmpty ? "" : "?\(signable.encodedQuery)")
+        guard let url = URL(string: text) else {
+            throw .invalidURL("\(location): cannot make an S3 request URL of it (\(text.prefix(200)))")
+        }
+        return (url, signable)
+    }
+
+    /// Whether `bucket` can be the first label of a TLS host name: lower-case letters,
+    /// digits and hyphens, 3 to 63 of them, no dots.
+    static func isVirtualHostable(_ bucket: String) -> Bool {
+        (3...63).contains(bucket.utf8.count) && bucket.utf8.allSatisfy { byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                || byte == UInt8(ascii: "-")
+        } && !bucket.hasPrefix("-") && !bucket.hasSuffix("-")
+    }
+}

@@ -1,0 +1,194 @@
+import Foundation
+import WebImage
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// moto's S3 server (`moto_server`, installed by `scripts/bootstrap` into
+/// `.build-tools/moto`) on 127.0.0.1, one per test process, with authentication on: every
+/// S3 request must be signed with the key of its IAM user, whose policy allows `s3:*`.
+///
+/// Tests make a private bucket of their own with ``makeBucket(_:objects:)``. A shell
+/// beside moto stops it when the test process ends, however it ends.
+package final class MotoS3Server: Sendable {
+    /// The server's URL, `http://127.0.0.1:<port>`.
+    package let endpoint: String
+    /// The port it listens on.
+    package let port: Int
+    /// The IAM user's key: requests signed with it are allowed.
+    package let credentials: AWSCredentials
+    private let process: Process
+
+    /// The server of this test process, started by the first caller.
+    package static func shared() async throws -> MotoS3Server {
+        try await Starter.shared.server()
+    }
+
+    /// Starts one server at a time, and keeps the one started.
+    private actor Starter {
+        static let shared = Starter()
+        private var started: MotoS3Server?
+
+        func server() throws -> MotoS3Server {
+            if let started { return started }
+            let server = try MotoS3Server()
+            started = server
+            return server
+        }
+    }
+
+    /// The venv moto is installed in.
+    package static var toolsDirectory: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent(".build-tools/moto")
+    }
+
+    private init() throws {
+        let bin = Self.toolsDirectory.appendingPathComponent("bin")
+        let motoServer = bin.appendingPathComponent("moto_server").path
+        guard FileManager.default.isExecutableFile(atPath: motoServer) else {
+            throw ImageError.network("moto's S3 server is not installed at \(motoServer): run scripts/bootstrap (make test runs it), which pip-installs moto[server] there; it needs python3 and access to PyPI once")
+        }
+        var lastFailure = ""
+        for _ in 0..<5 {
+            let port = try Self.freePort()
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            // moto runs while the test process lives, and no longer (moto_server does not
+            // stop on SIGTERM).
+            process.arguments = ["-c", """
+                "$0" -H 127.0.0.1 -p "$1" >/dev/null 2>&1 &
+                moto=$!
+                while kill -0 "$2" 2>/dev/null && kill -0 "$moto" 2>/dev/null; do sleep 1; done
+                kill -KILL "$moto" 2>/dev/null
+                """, motoServer, String(port), String(getpid())]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            let endpoint = "http://127.0.0.1:\(port)"
+            do {
+                let output = try Self.python(["init", endpoint])
+                guard let fields = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: String],
+                      let keyID = fields["accessKeyID"], let secret = fields["secretAccessKey"]
+                else {
+                    throw ImageError.invalidResponse("moto set-up printed \(output)")
+                }
+                self.endpoint = endpoint
+                self.port = port
+                self.credentials = AWSCredentials(accessKeyID: keyID, secretAccessKey: secret)
+                self.process = process
+                return
+            } catch {
+                lastFailure = "\(error)"
+                process.terminate()
+            }
+        }
+        throw ImageError.network("moto's S3 server did not start on 127.0.0.1: \(lastFailure)")
+    }
+
+    deinit {
+        process.terminate()
+    }
+
+    /// Makes the private bucket `bucket` with versioning on, and puts `objects` in it in
+    /// order (a key given twice gets two versions).
+    /// - Returns: the version IDs of each key, oldest first.
+    @discardableResult
+    package func makeBucket(_ bucket: String, objects: [(key: String, data: Data)]) throws -> [String: [String]] {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-moto-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var arguments = ["put", endpoint, credentials.accessKeyID, credentials.secretAccessKey, bucket]
+        for (index, object) in objects.enumerated() {
+            let file = directory.appendingPathComponent("\(index)")
+            try object.data.write(to: file)
+            arguments += [object.key, file.path]
+        }
+        let output = try Self.python(arguments)
+        guard let versions = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: [String]] else {
+            throw ImageError.invalidResponse("moto bucket set-up printed \(output)")
+        }
+        return versions
+    }
+
+    /// A port nothing listens on at this moment.
+    private static func freePort() throws -> Int {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw ImageError.network("socket: errno \(errno)") }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
+        }
+        guard bound else { throw ImageError.network("bind: errno \(errno)") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Runs ``setUpScript`` with moto's Python and `arguments`; its standard output.
+    private static func python(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = toolsDirectory.appendingPathComponent("bin/python")
+        process.arguments = ["-c", setUpScript] + arguments
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw ImageError.network("moto set-up (\(arguments.first ?? "")) failed: \(errorText.suffix(2000))")
+        }
+        return text
+    }
+
+    /// `init <endpoint>`: waits for the server, makes the IAM user `webimage` allowed
+    /// `s3:*`, turns authentication on, prints its key as JSON.
+    /// `put <endpoint> <key ID> <secret> <bucket> [<key> <file>]…`: makes the private
+    /// bucket with versioning, puts the objects, prints each key's version IDs as JSON.
+    private static let setUpScript = """
+        import json, sys, time, urllib.request
+        import boto3
+        from botocore.config import Config
+
+        command, endpoint = sys.argv[1], sys.argv[2]
+        if command == "init":
+            for attempt in range(300):
+                try:
+                    urllib.request.urlopen(endpoint + "/moto-api/", timeout=1).read()
+                    break
+                except Exception:
+                    time.sleep(0.1)
+            else:
+                sys.exit("moto_server did not answer on " + endpoint)
+            iam = boto3.client("iam", endpoint_url=endpoint, region_name="us-east-1",
+                               aws_access_key_id="setup", aws_secret_access_key="setup")
+            iam.create_user(UserName="webimage")
+            iam.put_user_policy(UserName="webimage", PolicyName="all-of-s3", PolicyDocument=json.dumps(
+                {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}]}))
+            key = iam.create_access_key(UserName="webimage")["AccessKey"]
+            urllib.request.urlopen(urllib.request.Request(endpoint + "/moto-api/reset-auth", data=b"0", method="POST",
+                                                          headers={"Content-Type": "text/plain"})).read()
+            print(json.dumps({"accessKeyID": key["AccessKeyId"], "secretAccessKey": key["SecretAccessKey"]}))
+        elif command == "put":
+            key_id, secret, bucket = sys.argv[3], sys.argv[4], sys.argv[5]
+            s3 = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id=key_id,
+                              aws_secret_access_key=secret, config=Config(s3={"addressing_style": "path"}))
+            s3.create_bucket(Bucket=bucket)
+            s3.put_bucket_versioning(Bucket=bucket, VersioningConfiguration={"Status": "Enabled"})
+            versions = {}
+            pairs = sys.argv[6:]
+            for key, path in zip(pairs[0::2], pairs[1::2]):
+                with open(path, "rb") as body:
+                    answer = s3.put_object(Bucket=bucket, Key=key, Body=body.read(), ContentType="image/png")
+                versions.setdefault(key, []).append(answer["VersionId"])
+            print(json.dumps(versions))
+        """
+}
