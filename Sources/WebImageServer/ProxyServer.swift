@@ -56,7 +56,8 @@ public final class ProxyServer: Sendable {
         let localFiles = try config.localFiles()
         let sourceGuard = SourceGuard(
             allowedPrefixes: config.allowedSources, allowLoopback: config.allowLoopback,
-            allowPrivate: config.allowPrivate, allowLinkLocal: config.allowLinkLocal, localFiles: localFiles, resolve: resolve
+            allowPrivate: config.allowPrivate, allowLinkLocal: config.allowLinkLocal, localFiles: localFiles,
+            allowsS3: config.useS3, resolve: resolve
         )
         var downloaderConfig = DownloaderConfig()
         downloaderConfig.maxBodySize = config.maxSourceBytes
@@ -92,13 +93,12 @@ public final class ProxyServer: Sendable {
         warnings.watch(originalCache.diskCache, name: "originals")
         warnings.watch(variantCache.diskCache, name: "variants")
         context.originalCache = originalCache
-        // `local://` sources load through the same manager: cached and coalesced like downloads.
-        let loader: any ImageLoader
-        if let localFiles {
-            loader = ImageLoaders([localFiles, downloader])
-        } else {
-            loader = downloader
-        }
+        // `local://` and `s3://` sources load through the same manager: cached and coalesced
+        // like downloads. S3 requests go through the downloader: its limits and the guard apply.
+        var loaders: [any ImageLoader] = []
+        if let localFiles { loaders.append(localFiles) }
+        if let s3 = config.s3Configuration() { loaders.append(S3ImageLoader(configuration: s3, downloader: downloader)) }
+        let loader: any ImageLoader = loaders.isEmpty ? downloader : ImageLoaders(loaders + [downloader])
         manager = ImageManager(
             cache: variantCache, loader: loader,
             failedURLs: FailedURLs(ttl: .seconds(60)), defaultContext: context,

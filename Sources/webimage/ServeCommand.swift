@@ -71,6 +71,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds a client may take to send a request, from connecting or its first byte (default 10).") var readRequestTimeout: String?
     @Option(help: "Seconds a kept-alive connection may wait for its next request; 0 turns keep-alive off (default 10).") var keepAliveTimeout: String?
     @Option(help: "Client connections open at once; more are closed as soon as they are accepted (default 2048).") var maxClients: String?
+    @Flag(name: .customLong("use-s3"), inversion: .prefixedNo, help: "Load s3://<bucket>/<key>[?<version ID>] sources, signed with AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN (default off).") var useS3: Bool?
+    @Option(name: .customLong("s3-endpoint"), help: "S3-compatible server of s3:// sources, e.g. http://127.0.0.1:9000 (default: AWS).") var s3Endpoint: String?
+    @Option(name: .customLong("s3-region"), help: "Region S3 requests are signed for (default: AWS_REGION, AWS_DEFAULT_REGION, else us-east-1).") var s3Region: String?
+    @Flag(name: .customLong("s3-endpoint-use-path-style"), inversion: .prefixedNo, help: "Address buckets in the endpoint's path rather than as its subdomains (default on).") var s3EndpointUsePathStyle: Bool?
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default info).") var logLevel: String?
 
     func run() async throws {
@@ -82,6 +86,7 @@ struct ServeCommand: AsyncParsableCommand {
             unknownImgproxySettings = try ImgproxyEnvironment.apply(environment, to: &config)
             try ServerSetting.apply(environment: environment, to: &config)
             try applyFlags(to: &config)
+            config.s3Environment = environment.filter { $0.key.hasPrefix("AWS_") }
             try config.validate()
         } catch {
             throw ValidationError(error.message)
@@ -134,6 +139,8 @@ struct ServeCommand: AsyncParsableCommand {
             (.watermarkURL, watermarkURL), (.watermarkData, watermarkData), (.watermarkOpacity, watermarkOpacity),
             (.playground, playground.map(String.init)), (.readRequestTimeout, readRequestTimeout),
             (.keepAliveTimeout, keepAliveTimeout), (.maxClients, maxClients),
+            (.useS3, useS3.map(String.init)), (.s3Endpoint, s3Endpoint), (.s3Region, s3Region),
+            (.s3EndpointUsePathStyle, s3EndpointUsePathStyle.map(String.init)),
         ]
         for (setting, value) in single {
             if let value { try setting.apply([value], to: &config) }

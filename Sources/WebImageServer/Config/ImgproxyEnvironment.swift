@@ -142,6 +142,10 @@ public enum ImgproxyEnvironment {
             try ImgproxyEnvironment.setting(.userAgent, [agent], named: "IMGPROXY_USER_AGENT", &config)
         }
         same("IMGPROXY_MAX_REDIRECTS", .maxRedirects)
+        same("IMGPROXY_USE_S3", .useS3)
+        same("IMGPROXY_S3_ENDPOINT", .s3Endpoint)
+        same("IMGPROXY_S3_REGION", .s3Region)
+        same("IMGPROXY_S3_ENDPOINT_USE_PATH_STYLE", .s3EndpointUsePathStyle)
         // Read by `webimage serve` for its logger (logLevel(_:)).
         custom("IMGPROXY_LOG_LEVEL") { _, _, _ in }
         return table

@@ -119,6 +119,22 @@ public struct ServerConfig: Sendable {
     /// it is accepted, before anything is read from it; the connections already open are
     /// served as before. Default 2048, as imgproxy's `IMGPROXY_MAX_CLIENTS`.
     public var maxClients = 2048
+    /// Load `s3://<bucket>/<key>[?<version ID>]` sources from S3 (imgproxy's
+    /// `IMGPROXY_USE_S3`). Default off: such sources answer 404.
+    public var useS3 = false
+    /// The S3-compatible server `s3://` sources come from, e.g. `http://127.0.0.1:9000`;
+    /// without a scheme, `http://`. `nil`: AWS itself.
+    public var s3Endpoint: String?
+    /// The region S3 requests are signed for; `nil`: `AWS_REGION`, else `AWS_DEFAULT_REGION`
+    /// of ``s3Environment``, else `us-east-1`.
+    public var s3Region: String?
+    /// With ``s3Endpoint``: buckets in the path (`<endpoint>/<bucket>/<key>`, default) or as
+    /// a subdomain of the endpoint's host (false).
+    public var s3EndpointUsePathStyle = true
+    /// The standard AWS variables S3 requests are configured from (`AWS_ACCESS_KEY_ID`,
+    /// `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_REGION`, `AWS_DEFAULT_REGION`):
+    /// `webimage serve` sets the process environment. Empty: unsigned requests.
+    public var s3Environment: [String: String] = [:]
 
     /// The defaults.
     public init() {}
@@ -218,6 +234,13 @@ public struct ServerConfig: Sendable {
         }
         _ = try localFiles()
         _ = try sourceCipher()
+        if useS3, let s3Endpoint, !s3Endpoint.isEmpty {
+            let lowered = s3Endpoint.lowercased()
+            let text = lowered.hasPrefix("http://") || lowered.hasPrefix("https://") ? s3Endpoint : "http://" + s3Endpoint
+            guard let url = URL(string: text), url.host?.isEmpty == false else {
+                throw ServerConfigError("the S3 endpoint '\(s3Endpoint)' is not a URL with a host, e.g. http://127.0.0.1:9000 (--s3-endpoint, WEBIMAGE_S3_ENDPOINT, IMGPROXY_S3_ENDPOINT)")
+            }
+        }
         for (format, quality) in formatQuality.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where !(1...100).contains(quality) {
             throw ServerConfigError("format quality \(format.rawValue)=\(quality) is not in 1…100 (--format-quality, WEBIMAGE_FORMAT_QUALITY)")
         }
@@ -239,6 +262,16 @@ public struct ServerConfig: Sendable {
         } catch {
             throw ServerConfigError("local file-system root: \(error.description) (--local-filesystem-root, WEBIMAGE_LOCAL_FILESYSTEM_ROOT)")
         }
+    }
+
+    /// The S3 settings of `s3://` sources, or `nil` when they are off (``useS3``).
+    public func s3Configuration() -> S3Configuration? {
+        guard useS3 else { return nil }
+        var configuration = S3Configuration.fromEnvironment(s3Environment)
+        if let s3Region, !s3Region.isEmpty { configuration.region = s3Region }
+        configuration.endpoint = s3Endpoint
+        configuration.usesPathStyle = s3EndpointUsePathStyle
+        return configuration
     }
 
     /// The key of `enc/` sources, or `nil` when none is configured.

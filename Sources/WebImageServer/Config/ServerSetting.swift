@@ -14,6 +14,7 @@ public enum ServerSetting: String, CaseIterable, Sendable {
     case watermarkPath, watermarkURL, watermarkData, watermarkOpacity, trustedSignature, playground
     case autoQualityTarget, bestFormats
     case readRequestTimeout, keepAliveTimeout, maxClients
+    case useS3, s3Endpoint, s3Region, s3EndpointUsePathStyle
 
     /// The command-line flag, without the leading dashes.
     public var flag: String {
@@ -146,6 +147,10 @@ public enum ServerSetting: String, CaseIterable, Sendable {
             // 0 turns keep-alive off, as imgproxy's IMGPROXY_KEEP_ALIVE_TIMEOUT=0.
             config.keepAliveTimeout = Double(value.trimmingCharacters(in: .whitespaces)) == 0 ? .zero : try seconds(value)
         case .maxClients: config.maxClients = try integer(value)
+        case .useS3: config.useS3 = try boolean(value)
+        case .s3Endpoint: config.s3Endpoint = value.isEmpty ? nil : value
+        case .s3Region: config.s3Region = value.isEmpty ? nil : value
+        case .s3EndpointUsePathStyle: config.s3EndpointUsePathStyle = try boolean(value)
         }
     }
 

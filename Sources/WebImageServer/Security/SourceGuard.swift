@@ -4,12 +4,14 @@ import WebImage
 /// The proxy's protection against server-side request forgery.
 ///
 /// - ``checkPolicy(_:)`` runs once per request on the source URL: only `http` and `https`
-///   (and `local` when a local file-system root is configured), no credentials in the URL,
+///   (and `local` when a local file-system root is configured, `s3` when S3 sources are
+///   on), no credentials in the URL,
 ///   and (when configured) one of the allowed prefixes. A `local://` path with `.`, `..`
 ///   (also percent-encoded) or a host is refused here, before any file is touched; the
 ///   ``RootedFileLoader`` refuses symbolic links out of the root when it opens the file.
 ///   A refusal answers 404, as if the image did not exist.
-/// - ``address(for:)`` runs on every hop the downloader makes, redirects included: the
+/// - ``address(for:)`` runs on every hop the downloader makes, redirects included, and on
+///   every request to the S3 endpoint an `s3://` source is loaded from: the
 ///   host is resolved here and refused (403) if ANY of its addresses is loopback, private,
 ///   link-local, carrier-grade NAT, unspecified, multicast or reserved (IPv4-mapped and
 ///   IPv4-compatible IPv6 addresses count as the IPv4 address they carry), unless the
@@ -29,6 +31,9 @@ struct SourceGuard: Sendable {
     let localFiles: RootedFileLoader?
     /// Kinds of address allowed besides ``IPCategory/global``.
     let allowedCategories: Set<IPCategory>
+    /// Whether `s3://` sources are loaded (their requests go to the S3 endpoint, whose
+    /// address ``address(for:)`` checks like any other).
+    let allowsS3: Bool
     /// Resolves a host name; `HostResolver.resolve` unless a test replaces it.
     let resolve: @Sendable (String) async throws(ImageError) -> [IPAddress]
 
@@ -38,12 +43,14 @@ struct SourceGuard: Sendable {
         allowPrivate: Bool,
         allowLinkLocal: Bool,
         localFiles: RootedFileLoader? = nil,
+        allowsS3: Bool = false,
         resolve: @escaping @Sendable (String) async throws(ImageError) -> [IPAddress] = { host throws(ImageError) in
             try await HostResolver.resolve(host)
         }
     ) {
         self.allowedPrefixes = allowedPrefixes.map(SourcePattern.init)
         self.localFiles = localFiles
+        self.allowsS3 = allowsS3
         var categories: Set<IPCategory> = [.global]
         if allowLoopback { categories.insert(.loopback) }
         if allowPrivate { categories.formUnion([.privateNetwork, .sharedCGNAT]) }
@@ -63,9 +70,22 @@ struct SourceGuard: Sendable {
             }
         } else if scheme == "local" {
             throw ProxyError(status: 404, message: "local:// sources are off: start the server with --local-filesystem-root (IMGPROXY_LOCAL_FILESYSTEM_ROOT) to serve files from a directory")
+        } else if scheme == "s3" {
+            guard allowsS3 else {
+                throw ProxyError(status: 404, message: "s3:// sources are off: start the server with --use-s3 (IMGPROXY_USE_S3=true) to load them")
+            }
+            do throws(ImageError) {
+                _ = try S3ObjectLocation(url: url)
+            } catch {
+                throw ProxyError(status: 404, message: error.description)
+            }
+            guard url.user == nil, url.password == nil else {
+                throw ProxyError(status: 404, message: "source URLs with credentials (user:password@) are not allowed")
+            }
         } else {
             guard scheme == "http" || scheme == "https" else {
-                throw ProxyError(status: 404, message: "source scheme '\(scheme)' is not allowed: only http and https sources are fetched\(localFiles == nil ? "" : ", and local:// files")")
+                let others = (localFiles == nil ? "" : ", local:// files") + (allowsS3 ? ", s3:// objects" : "")
+                throw ProxyError(status: 404, message: "source scheme '\(scheme)' is not allowed: only http and https sources are fetched\(others)")
             }
             guard url.user == nil, url.password == nil else {
                 throw ProxyError(status: 404, message: "source URLs with credentials (user:password@) are not allowed")
@@ -120,19 +140,21 @@ struct SourceGuard: Sendable {
 
     /// Why an allowed-source prefix cannot be used, or `nil` when it is fine: it must be an
     /// http(s) URL with a host, and end with `/` after the host, or `https://example.com`
-    /// would also allow `https://example.com.evil.org`; or a `local:///` prefix. A `*`
-    /// stands for any characters but `/` (``SourcePattern``).
+    /// would also allow `https://example.com.evil.org`; or an `s3://` URL with a bucket and
+    /// the `/` after it (`s3://photos/`); or a `local:///` prefix. A `*` stands for any
+    /// characters but `/` (``SourcePattern``).
     static func problem(withPrefix prefix: String) -> String? {
         if prefix.lowercased().hasPrefix("local:///") { return nil }
         // `*` is not a host character: check the pattern with a letter in its place.
         let sample = prefix.replacing("*", with: "x")
-        guard let url = URL(string: sample), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+        guard let url = URL(string: sample), let scheme = url.scheme?.lowercased(), ["http", "https", "s3"].contains(scheme),
               let host = url.host, !host.isEmpty
         else {
-            return "allowed source '\(prefix)' is not an http(s) URL with a host, e.g. https://images.example.com/ (or a local:/// prefix)"
+            return "allowed source '\(prefix)' is not an http(s) URL with a host, e.g. https://images.example.com/ (or an s3://<bucket>/ or local:/// prefix)"
         }
         if url.path.isEmpty, !prefix.hasSuffix("/") {
-            return "allowed source '\(prefix)' must end with '/' after the host (\(prefix)/), or it would also allow \(prefix).evil.example"
+            let whole = scheme == "s3" ? "bucket" : "host"
+            return "allowed source '\(prefix)' must end with '/' after the \(whole) (\(prefix)/), or it would also allow \(prefix)\(scheme == "s3" ? "-other" : ".evil.example")"
         }
         return nil
     }

@@ -1,0 +1,181 @@
+import Foundation
+import Testing
+@testable import WebImage
+@testable import WebImageServer
+import WebImageTestSupport
+
+/// `s3://` sources through the proxy, from moto's S3 server on 127.0.0.1.
+@Suite("s3:// sources in the proxy")
+struct S3SourceTests {
+    /// A private bucket of the test's own holding `objects`; its name and version IDs.
+    private func bucket(
+        _ server: MotoS3Server, objects: [(key: String, data: Data)]
+    ) throws -> (name: String, versions: [String: [String]]) {
+        let name = "proxy-\(UUID().uuidString.prefix(8).lowercased())"
+        return (name, try server.makeBucket(name, objects: objects))
+    }
+
+    /// S3 on, from `server`, signed with its IAM user's key (given as the AWS variables).
+    private func useS3(_ server: MotoS3Server, credentials: AWSCredentials? = nil) -> (inout ServerConfig) -> Void {
+        let credentials = credentials ?? server.credentials
+        return { config in
+            config.useS3 = true
+            config.s3Endpoint = server.endpoint
+            config.s3Environment = ["AWS_ACCESS_KEY_ID": credentials.accessKeyID, "AWS_SECRET_ACCESS_KEY": credentials.secretAccessKey]
+        }
+    }
+
+    @Test("a private object is served, resized; a missing one answers 404")
+    func privateObject() async throws {
+        let server = try await MotoS3Server.shared()
+        let bucket = try bucket(server, objects: [("images/q.png", ProxyImages.png), ("odd key%20#1.png", ProxyImages.png)])
+        let proxy = try await LiveProxy.start(configure: useS3(server))
+        defer { Task { await proxy.stop() } }
+        let reply = try await proxy.get(proxyPath("rs:fit:50:50", source: URL(string: "s3://\(bucket.name)/images/q.png")!, extension: "png"))
+        #expect(reply.status == 200, "\(reply.text.prefix(300))")
+        #expect(try ProxyImages.size(of: reply.body) == PixelSize(width: 50, height: 25))
+
+        // The key is the source as written, '%' and '#' included (imgproxy reads it so).
+        let odd = "s3://\(bucket.name)/odd key%20#1.png"
+        let encoded = Data(odd.utf8).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        let oddReply = try await proxy.get("/insecure/\(encoded).png")
+        #expect(oddReply.status == 200, "\(oddReply.text.prefix(300))")
+
+        let missing = try await proxy.get(proxyPath("", source: URL(string: "s3://\(bucket.name)/images/none.png")!))
+        #expect(missing.status == 404)
+        #expect(missing.text.contains("NoSuchKey"))
+    }
+
+    @Test("wrong credentials answer 403 with S3's code")
+    func wrongCredentials() async throws {
+        let server = try await MotoS3Server.shared()
+        let bucket = try bucket(server, objects: [("q.png", ProxyImages.png)])
+        let wrong = AWSCredentials(accessKeyID: server.credentials.accessKeyID, secretAccessKey: "wrong")
+        let proxy = try await LiveProxy.start(configure: useS3(server, credentials: wrong))
+        defer { Task { await proxy.stop() } }
+        let reply = try await proxy.get(proxyPath("", source: URL(string: "s3://\(bucket.name)/q.png")!))
+        #expect(reply.status == 403)
+        #expect(reply.text.contains("SignatureDoesNotMatch"))
+    }
+
+    @Test("virtual-host style: the guard resolves and approves <bucket>.localhost, the request goes there")
+    func virtualHost() async throws {
+        let server = try await MotoS3Server.shared()
+        let bucket = try bucket(server, objects: [("q.png", ProxyImages.png)])
+        let asked = Recorder<String>()
+        let resolve: @Sendable (String) async throws(ImageError) -> [IPAddress] = { host throws(ImageError) in
+            asked.append(host)
+            guard host.hasSuffix(".localhost") else { throw .network("no such host \(host)") }
+            return [IPAddress(parsing: "127.0.0.1")!]
+        }
+        let proxy = try await LiveProxy.start(configure: { config in
+            useS3(server)(&config)
+            config.s3Endpoint = "localhost:\(server.port)"
+            config.s3EndpointUsePathStyle = false
+        }, resolve: resolve)
+        defer { Task { await proxy.stop() } }
+        let reply = try await proxy.get(proxyPath("", source: URL(string: "s3://\(bucket.name)/q.png")!, extension: "png"))
+        #expect(reply.status == 200, "\(reply.text.prefix(300))")
+        #expect(asked.values == ["\(bucket.name).localhost"])
+    }
+
+    @Test("a version ID in the source URL serves that version")
+    func versionInURL() async throws {
+        let server = try await MotoS3Server.shared()
+        let old = try TestImages.encode(try TestImages.quadrants(width: 30, height: 10), as: .png)
+        let bucket = try bucket(server, objects: [("v.png", old), ("v.png", ProxyImages.png)])
+        let versions = try #require(bucket.versions["v.png"])
+        let proxy = try await LiveProxy.start(configure: useS3(server))
+        defer { Task { await proxy.stop() } }
+        let first = try await proxy.get(proxyPath("", source: URL(string: "s3://\(bucket.name)/v.png?\(versions[0])")!, extension: "png"))
+        #expect(first.status == 200)
+        #expect(try ProxyImages.size(of: first.body) == PixelSize(width: 30, height: 10))
+        let current = try await proxy.get(proxyPath("", source: URL(string: "s3://\(bucket.name)/v.png")!, extension: "png"))
+        #expect(try ProxyImages.size(of: current.body) == PixelSize(width: 200, height: 100))
+    }
+
+    @Test("the allowed sources list takes s3://<bucket>/ entries and holds s3:// sources to them")
+    func allowedSources() async throws {
+        let server = try await MotoS3Server.shared()
+        let allowed = try bucket(server, objects: [("q.png", ProxyImages.png)])
+        let other = try bucket(server, objects: [("q.png", ProxyImages.png)])
+        #expect(SourceGuard.problem(withPrefix: "s3://\(allowed.name)/") == nil)
+        #expect(SourceGuard.problem(withPrefix: "s3://\(allowed.name)")?.contains("after the bucket") == true)
+        let proxy = try await LiveProxy.start(configure: { config in
+            useS3(server)(&config)
+            config.allowedSources = ["s3://\(allowed.name)/"]
+        })
+        defer { Task { await proxy.stop() } }
+        let inside = try await proxy.get(proxyPath("", source: URL(string: "s3://\(allowed.name)/q.png")!))
+        #expect(inside.status == 200)
+        let outside = try await proxy.get(proxyPath("", source: URL(string: "s3://\(other.name)/q.png")!))
+        #expect(outside.status == 404)
+        #expect(outside.text.contains("allowed source prefix"))
+    }
+
+    @Test("the source guard refuses an S3 endpoint on a loopback address unless loopback sources are allowed")
+    func guardApprovesEndpointAddress() async throws {
+        let server = try await MotoS3Server.shared()
+        let bucket = try bucket(server, objects: [("q.png", ProxyImages.png)])
+        let proxy = try await LiveProxy.start(configure: { config in
+            useS3(server)(&config)
+            config.allowLoopback = false
+        })
+        defer { Task { await proxy.stop() } }
+        let reply = try await proxy.get(proxyPath("", source: URL(string: "s3://\(bucket.name)/q.png")!))
+        #expect(reply.status == 403)
+        #expect(reply.text.contains("127.0.0.1"))
+    }
+
+    @Test("with S3 off, an s3:// source answers 404 naming the setting that turns it on")
+    func s3Off() async throws {
+        let proxy = try await LiveProxy.start()
+        defer { Task { await proxy.stop() } }
+        let reply = try await proxy.get(proxyPath("", source: URL(string: "s3://bucket/q.png")!))
+        #expect(reply.status == 404)
+        #expect(reply.text.contains("IMGPROXY_USE_S3"))
+    }
+
+    @Test("imgproxy's S3 variables: USE_S3, S3_ENDPOINT, S3_REGION, S3_ENDPOINT_USE_PATH_STYLE; s3:// allowed sources start")
+    func imgproxyVariables() throws {
+        var config = ServerConfig()
+        try ImgproxyEnvironment.apply([
+            "IMGPROXY_USE_S3": "true", "IMGPROXY_S3_ENDPOINT": "minio:9000", "IMGPROXY_S3_REGION": "eu-west-3",
+            "IMGPROXY_S3_ENDPOINT_USE_PATH_STYLE": "false", "IMGPROXY_ALLOWED_SOURCES": "s3://photos,https://cdn.example.com/",
+        ], to: &config)
+        #expect(config.useS3)
+        #expect(config.allowedSources == ["s3://photos/", "https://cdn.example.com/"])
+        config.s3Environment = ["AWS_REGION": "ap-south-1", "AWS_ACCESS_KEY_ID": "AKID", "AWS_SECRET_ACCESS_KEY": "secret"]
+        try config.validate()
+        let s3 = try #require(config.s3Configuration())
+        #expect(s3.endpoint == "minio:9000")
+        #expect(s3.region == "eu-west-3")
+        #expect(s3.usesPathStyle == false)
+        #expect(s3.credentials?.accessKeyID == "AKID")
+
+        var defaults = ServerConfig()
+        #expect(defaults.s3Configuration() == nil)
+        defaults.useS3 = true
+        #expect(defaults.s3Configuration()?.usesPathStyle == true)
+        #expect(defaults.s3Configuration()?.region == "us-east-1")
+        defaults.s3Endpoint = "http://"
+        #expect(throws: ServerConfigError.self) { try defaults.validate() }
+    }
+
+    @Test("webimage serve started with IMGPROXY_* and AWS_* variables only serves an s3:// source")
+    func serveWithVariables() async throws {
+        let server = try await MotoS3Server.shared()
+        let bucket = try bucket(server, objects: [("q.png", ProxyImages.png)])
+        let serve = try ServeProcess(environment: [
+            "IMGPROXY_USE_S3": "true", "IMGPROXY_S3_ENDPOINT": server.endpoint,
+            "IMGPROXY_ALLOWED_SOURCES": "s3://\(bucket.name)/",
+            "AWS_ACCESS_KEY_ID": server.credentials.accessKeyID, "AWS_SECRET_ACCESS_KEY": server.credentials.secretAccessKey,
+            "AWS_REGION": "us-east-1",
+        ])
+        defer { serve.stop() }
+        let reply = try await serve.client.get(proxyPath("rs:fit:20:20", source: URL(string: "s3://\(bucket.name)/q.png")!, extension: "png"))
+        #expect(reply.status == 200, "\(reply.text.prefix(300))")
+        #expect(try ProxyImages.size(of: reply.body) == PixelSize(width: 20, height: 10))
+    }
+}
