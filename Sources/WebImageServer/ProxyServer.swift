@@ -57,7 +57,8 @@ public final class ProxyServer: Sendable {
         let sourceGuard = SourceGuard(
             allowedPrefixes: config.allowedSources, allowLoopback: config.allowLoopback,
             allowPrivate: config.allowPrivate, allowLinkLocal: config.allowLinkLocal, localFiles: localFiles,
-            allowsS3: config.useS3, resolve: resolve
+            allowsS3: config.useS3, allowedBuckets: config.s3AllowedBuckets, deniedBuckets: config.s3DeniedBuckets,
+            resolve: resolve
         )
         var downloaderConfig = DownloaderConfig()
         downloaderConfig.maxBodySize = config.maxSourceBytes

@@ -75,6 +75,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("s3-endpoint"), help: "S3-compatible server of s3:// sources, e.g. http://127.0.0.1:9000 (default: AWS).") var s3Endpoint: String?
     @Option(name: .customLong("s3-region"), help: "Region S3 requests are signed for (default: AWS_REGION, AWS_DEFAULT_REGION, else us-east-1).") var s3Region: String?
     @Flag(name: .customLong("s3-endpoint-use-path-style"), inversion: .prefixedNo, help: "Address buckets in the endpoint's path rather than as its subdomains (default on).") var s3EndpointUsePathStyle: Bool?
+    @Option(name: .customLong("s3-allowed-bucket"), help: "The only bucket s3:// sources may name (repeatable; default: any).") var s3AllowedBuckets: [String] = []
+    @Option(name: .customLong("s3-denied-bucket"), help: "A bucket s3:// sources may not name (repeatable).") var s3DeniedBuckets: [String] = []
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default info).") var logLevel: String?
 
     func run() async throws {
@@ -147,6 +149,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let lists: [(ServerSetting, [String])] = [
             (.key, keys), (.salt, salts), (.allowedSource, allowedSources), (.preset, presets), (.formatQuality, formatQualities), (.trustedSignature, trustedSignatures),
+            (.s3AllowedBucket, s3AllowedBuckets), (.s3DeniedBucket, s3DeniedBuckets),
         ]
         for (setting, values) in lists where !values.isEmpty {
             try setting.apply(values, to: &config)

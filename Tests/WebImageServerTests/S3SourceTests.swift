@@ -114,6 +114,28 @@ struct S3SourceTests {
         #expect(outside.text.contains("allowed source prefix"))
     }
 
+    @Test("IMGPROXY_S3_ALLOWED_BUCKETS and IMGPROXY_S3_DENIED_BUCKETS hold s3:// sources to their buckets")
+    func bucketLists() async throws {
+        let server = try await MotoS3Server.shared()
+        let allowed = try bucket(server, objects: [("q.png", ProxyImages.png)])
+        let denied = try bucket(server, objects: [("q.png", ProxyImages.png)])
+        var config = ServerConfig()
+        try ImgproxyEnvironment.apply([
+            "IMGPROXY_S3_ALLOWED_BUCKETS": "\(allowed.name), \(denied.name)", "IMGPROXY_S3_DENIED_BUCKETS": denied.name,
+        ], to: &config)
+        let proxy = try await LiveProxy.start(configure: { start in
+            useS3(server)(&start)
+            start.s3AllowedBuckets = config.s3AllowedBuckets
+            start.s3DeniedBuckets = config.s3DeniedBuckets
+        })
+        defer { Task { await proxy.stop() } }
+        #expect(try await proxy.get(proxyPath("", source: URL(string: "s3://\(allowed.name)/q.png")!)).status == 200)
+        let refused = try await proxy.get(proxyPath("", source: URL(string: "s3://\(denied.name)/q.png")!))
+        #expect(refused.status == 404)
+        #expect(refused.text.contains("IMGPROXY_S3_DENIED_BUCKETS"))
+        #expect(try await proxy.get(proxyPath("", source: URL(string: "s3://elsewhere/q.png")!)).status == 404)
+    }
+
     @Test("the source guard refuses an S3 endpoint on a loopback address unless loopback sources are allowed")
     func guardApprovesEndpointAddress() async throws {
         let server = try await MotoS3Server.shared()

@@ -146,6 +146,8 @@ public enum ImgproxyEnvironment {
         same("IMGPROXY_S3_ENDPOINT", .s3Endpoint)
         same("IMGPROXY_S3_REGION", .s3Region)
         same("IMGPROXY_S3_ENDPOINT_USE_PATH_STYLE", .s3EndpointUsePathStyle)
+        same("IMGPROXY_S3_ALLOWED_BUCKETS", .s3AllowedBucket)
+        same("IMGPROXY_S3_DENIED_BUCKETS", .s3DeniedBucket)
         // Read by `webimage serve` for its logger (logLevel(_:)).
         custom("IMGPROXY_LOG_LEVEL") { _, _, _ in }
         return table

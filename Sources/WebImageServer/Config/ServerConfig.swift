@@ -135,6 +135,12 @@ public struct ServerConfig: Sendable {
     /// `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_REGION`, `AWS_DEFAULT_REGION`):
     /// `webimage serve` sets the process environment. Empty: unsigned requests.
     public var s3Environment: [String: String] = [:]
+    /// The only buckets `s3://` sources may name (imgproxy's `IMGPROXY_S3_ALLOWED_BUCKETS`);
+    /// empty: any. A source in another bucket answers 404.
+    public var s3AllowedBuckets: [String] = []
+    /// Buckets `s3://` sources may not name (imgproxy's `IMGPROXY_S3_DENIED_BUCKETS`); a
+    /// source in one answers 404.
+    public var s3DeniedBuckets: [String] = []
 
     /// The defaults.
     public init() {}

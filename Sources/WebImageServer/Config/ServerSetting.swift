@@ -14,7 +14,7 @@ public enum ServerSetting: String, CaseIterable, Sendable {
     case watermarkPath, watermarkURL, watermarkData, watermarkOpacity, trustedSignature, playground
     case autoQualityTarget, bestFormats
     case readRequestTimeout, keepAliveTimeout, maxClients
-    case useS3, s3Endpoint, s3Region, s3EndpointUsePathStyle
+    case useS3, s3Endpoint, s3Region, s3EndpointUsePathStyle, s3AllowedBucket, s3DeniedBucket
 
     /// The command-line flag, without the leading dashes.
     public var flag: String {
@@ -38,12 +38,16 @@ public enum ServerSetting: String, CaseIterable, Sendable {
         case .allowedSource: "WEBIMAGE_ALLOWED_SOURCES"
         case .preset: "WEBIMAGE_PRESETS"
         case .trustedSignature: "WEBIMAGE_TRUSTED_SIGNATURES"
+        case .s3AllowedBucket: "WEBIMAGE_S3_ALLOWED_BUCKETS"
+        case .s3DeniedBucket: "WEBIMAGE_S3_DENIED_BUCKETS"
         default: "WEBIMAGE_" + flag.uppercased().replacing("-", with: "_")
         }
     }
 
     /// Whether the setting holds a list: repeated flags, or a comma-separated variable.
-    public var isList: Bool { [.key, .salt, .allowedSource, .preset, .formatQuality, .trustedSignature].contains(self) }
+    public var isList: Bool {
+        [.key, .salt, .allowedSource, .preset, .formatQuality, .trustedSignature, .s3AllowedBucket, .s3DeniedBucket].contains(self)
+    }
 
     /// Reads every `WEBIMAGE_*` variable of `environment` into `config`.
     public static func apply(environment: [String: String], to config: inout ServerConfig) throws(ServerConfigError) {
@@ -151,6 +155,8 @@ public enum ServerSetting: String, CaseIterable, Sendable {
         case .s3Endpoint: config.s3Endpoint = value.isEmpty ? nil : value
         case .s3Region: config.s3Region = value.isEmpty ? nil : value
         case .s3EndpointUsePathStyle: config.s3EndpointUsePathStyle = try boolean(value)
+        case .s3AllowedBucket: config.s3AllowedBuckets = values
+        case .s3DeniedBucket: config.s3DeniedBuckets = values
         }
     }
 

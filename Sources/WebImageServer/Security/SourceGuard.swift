@@ -34,6 +34,10 @@ struct SourceGuard: Sendable {
     /// Whether `s3://` sources are loaded (their requests go to the S3 endpoint, whose
     /// address ``address(for:)`` checks like any other).
     let allowsS3: Bool
+    /// The only buckets `s3://` sources may name; empty: any.
+    let allowedBuckets: Set<String>
+    /// Buckets `s3://` sources may not name.
+    let deniedBuckets: Set<String>
     /// Resolves a host name; `HostResolver.resolve` unless a test replaces it.
     let resolve: @Sendable (String) async throws(ImageError) -> [IPAddress]
 
@@ -44,6 +48,8 @@ struct SourceGuard: Sendable {
         allowLinkLocal: Bool,
         localFiles: RootedFileLoader? = nil,
         allowsS3: Bool = false,
+        allowedBuckets: [String] = [],
+        deniedBuckets: [String] = [],
         resolve: @escaping @Sendable (String) async throws(ImageError) -> [IPAddress] = { host throws(ImageError) in
             try await HostResolver.resolve(host)
         }
@@ -51,6 +57,8 @@ struct SourceGuard: Sendable {
         self.allowedPrefixes = allowedPrefixes.map(SourcePattern.init)
         self.localFiles = localFiles
         self.allowsS3 = allowsS3
+        self.allowedBuckets = Set(allowedBuckets)
+        self.deniedBuckets = Set(deniedBuckets)
         var categories: Set<IPCategory> = [.global]
         if allowLoopback { categories.insert(.loopback) }
         if allowPrivate { categories.formUnion([.privateNetwork, .sharedCGNAT]) }
@@ -74,10 +82,14 @@ struct SourceGuard: Sendable {
             guard allowsS3 else {
                 throw ProxyError(status: 404, message: "s3:// sources are off: start the server with --use-s3 (IMGPROXY_USE_S3=true) to load them")
             }
+            let location: S3ObjectLocation
             do throws(ImageError) {
-                _ = try S3ObjectLocation(url: url)
+                location = try S3ObjectLocation(url: url)
             } catch {
                 throw ProxyError(status: 404, message: error.description)
+            }
+            if (!allowedBuckets.isEmpty && !allowedBuckets.contains(location.bucket)) || deniedBuckets.contains(location.bucket) {
+                throw ProxyError(status: 404, message: "the S3 bucket '\(location.bucket)' is not allowed (--s3-allowed-bucket, --s3-denied-bucket, IMGPROXY_S3_ALLOWED_BUCKETS, IMGPROXY_S3_DENIED_BUCKETS)")
             }
             guard url.user == nil, url.password == nil else {
                 throw ProxyError(status: 404, message: "source URLs with credentials (user:password@) are not allowed")
