@@ -146,6 +146,8 @@ public struct S3ImageLoader: ImageLoader {
                 advice = "S3 refused the credentials of the access key ID \(credentials.accessKeyID) for this object; check that they grant s3:GetObject on it and that the region (\(region)) is the bucket's"
             }
             return .accessDenied("\(location): \(advice)\(reason)")
+        case 301, 307:
+            return .invalidResponse("\(location): S3 answered HTTP \(status)\(reason): the bucket is in another region or behind another endpoint than region \(region); set the bucket's region")
         case 500..<600:
             return .invalidResponse("\(location): S3 answered HTTP \(status)\(reason)")
         default:
