@@ -133,7 +133,7 @@ public struct ServerConfig: Sendable {
     public var s3EndpointUsePathStyle = true
     /// The standard AWS variables S3 requests are configured from (`AWS_ACCESS_KEY_ID`,
     /// `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_REGION`, `AWS_DEFAULT_REGION`):
-    /// `webimage serve` sets the process environment. Empty: unsigned requests.
+    /// `webimage serve` passes its process's `AWS_*` variables. Empty: unsigned requests.
     public var s3Environment: [String: String] = [:]
     /// The only buckets `s3://` sources may name (imgproxy's `IMGPROXY_S3_ALLOWED_BUCKETS`);
     /// empty: any. A source in another bucket answers 404.
