@@ -142,7 +142,7 @@ public final class ProxyServer: Sendable {
         // A middleware that would do nothing on every request is not installed: without a
         // tracer, no spans; above `info`, no request lines.
         if tracesRequests { router.add(middleware: TracingMiddleware()) }
-        router.add(middleware: MetricsMiddleware())
+        router.add(middleware: RequestMetricsMiddleware())
         if logger.logLevel <= .info { router.add(middleware: LogRequestsMiddleware(.info)) }
         router.add(middleware: AllowedMethodsMiddleware())
         let responder = ProxyResponder(

@@ -19,15 +19,16 @@ import WebImageLocking
 ///   room (`--max-clients`); `webimage_client_timeouts_total{kind}`: connections closed by
 ///   the read (`read_request`) or keep-alive (`keep_alive`) timeout.
 ///
-/// Requests by status, errors, latency and requests in flight are Hummingbird's
-/// `MetricsMiddleware`'s, recorded through the process's `MetricsSystem` into the same
+/// Requests by status, errors, latency and requests in flight are
+/// ``RequestMetricsMiddleware``'s, recorded through the process's `MetricsSystem` into the same
 /// registry under the names ``PrometheusNames`` gives them, when ``ProxyTelemetry`` set
 /// it up.
 final class ServerMetrics: Sendable {
     /// Where the metrics are kept.
     let registry: PrometheusCollectorRegistry
     private let factory: any MetricsFactory
-    private let hitCounters = InlineLocked<[String: CoreMetrics.Counter]>([:])
+    /// The hit counters by type (`memory`, `disk`, `original`), made once: a hit looks its counter up without a lock.
+    private let hitCounters: [String: CoreMetrics.Counter]
     private let writeErrorCounters = InlineLocked<[String: CoreMetrics.Counter]>([:])
     private let queueDepth: Meter
     private let misses: CoreMetrics.Counter
@@ -49,7 +50,7 @@ final class ServerMetrics: Sendable {
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.defaultDurationHistogramBuckets = durationBuckets
         factory.nameAndLabelSanitizer = PrometheusNames.prometheus
-        return PrometheusMetricsFilter(prometheus: factory)
+        return factory
     }
 
     /// Metrics kept in a registry of their own.
@@ -73,20 +74,21 @@ final class ServerMetrics: Sendable {
             timeouts[kind] = CoreMetrics.Counter(label: "webimage_client_timeouts_total", dimensions: [("kind", kind.rawValue)], factory: factory)
         }
         clientTimeouts = timeouts
+        hitCounters = Dictionary(uniqueKeysWithValues: Self.hitTypes.map { type in
+            (type, CoreMetrics.Counter(label: "webimage_cache_hits_total", dimensions: [("type", type)], factory: factory))
+        })
         queueDepth.set(0)
         clientConnections.set(0)
     }
 
     func setQueueDepth(_ depth: Int) { queueDepth.set(depth) }
 
-    /// A cache hit of `type` (`memory`, `disk`, `original`).
+    /// The types of ``cacheHit(_:)``.
+    static let hitTypes = ["memory", "disk", "original"]
+
+    /// A cache hit of `type`, one of ``hitTypes``.
     func cacheHit(_ type: String) {
-        let counter = hitCounters.withLock { counters in
-            if let existing = counters[type] { return existing }
-            let made = CoreMetrics.Counter(label: "webimage_cache_hits_total", dimensions: [("type", type)], factory: factory)
-            counters[type] = made
-            return made
-        }
+        guard let counter = hitCounters[type] else { preconditionFailure("cache hit type '\(type)' is not one of \(Self.hitTypes)") }
         counter.increment()
     }
 
