@@ -102,7 +102,9 @@ public final class ProxyServer: Sendable {
         manager = ImageManager(
             cache: variantCache, loader: loader,
             failedURLs: FailedURLs(ttl: .seconds(60)), defaultContext: context,
-            variantWorkLimiter: WorkLimiter(workers: config.workers, queueSize: config.queueSize)
+            variantWorkLimiter: WorkLimiter(
+                workers: config.workers, queueSize: config.queueSize, memoryBudget: MemoryBudget(bytes: config.memoryBudget)
+            )
         )
         let negotiation = FormatNegotiation(
             autoWebP: config.autoWebP, autoAVIF: config.autoAVIF, preferredFormats: config.preferredFormats,

@@ -71,6 +71,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds a client may take to send a request, from connecting or its first byte (default 10).") var readRequestTimeout: String?
     @Option(help: "Seconds a kept-alive connection may wait for its next request; 0 turns keep-alive off (default 10).") var keepAliveTimeout: String?
     @Option(help: "Client connections open at once; more are closed as soon as they are accepted (default 2048).") var maxClients: String?
+    @Option(help: "Bytes the workers may reserve at once for the images they decode, e.g. 2G; a worker whose image does not fit waits (default a quarter of the machine's or container's memory).") var memoryBudget: String?
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default info).") var logLevel: String?
 
     func run() async throws {
@@ -135,7 +136,7 @@ struct ServeCommand: AsyncParsableCommand {
             (.allowSecurityOptions, allowSecurityOptions.map(String.init)), (.watermarkPath, watermarkPath),
             (.watermarkURL, watermarkURL), (.watermarkData, watermarkData), (.watermarkOpacity, watermarkOpacity),
             (.playground, playground.map(String.init)), (.readRequestTimeout, readRequestTimeout),
-            (.keepAliveTimeout, keepAliveTimeout), (.maxClients, maxClients),
+            (.keepAliveTimeout, keepAliveTimeout), (.maxClients, maxClients), (.memoryBudget, memoryBudget),
         ]
         for (setting, value) in single {
             if let value { try setting.apply([value], to: &config) }

@@ -13,7 +13,7 @@ public enum ServerSetting: String, CaseIterable, Sendable {
     case stripMetadata, userAgent, maxRedirects, allowSecurityOptions
     case watermarkPath, watermarkURL, watermarkData, watermarkOpacity, trustedSignature, playground
     case autoQualityTarget, bestFormats
-    case readRequestTimeout, keepAliveTimeout, maxClients
+    case readRequestTimeout, keepAliveTimeout, maxClients, memoryBudget
 
     /// The command-line flag, without the leading dashes.
     public var flag: String {
@@ -146,6 +146,7 @@ public enum ServerSetting: String, CaseIterable, Sendable {
             // 0 turns keep-alive off, as imgproxy's IMGPROXY_KEEP_ALIVE_TIMEOUT=0.
             config.keepAliveTimeout = Double(value.trimmingCharacters(in: .whitespaces)) == 0 ? .zero : try seconds(value)
         case .maxClients: config.maxClients = try integer(value)
+        case .memoryBudget: config.memoryBudget = try bytes(value)
         }
     }
 

@@ -48,6 +48,7 @@ struct ProxyResponder: Sendable {
     /// `GET /metrics`: every metric in the Prometheus text format.
     func metricsPage() -> Response {
         metrics.setQueueDepth(pipeline.limiter?.queued ?? 0)
+        if let budget = pipeline.limiter?.memoryBudget { metrics.setMemory(budget) }
         var headers = HTTPFields()
         headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
         headers[.cacheControl] = "no-store"

@@ -1,6 +1,7 @@
 import CoreMetrics
 import Foundation
 import Prometheus
+import WebImage
 import WebImageLocking
 
 /// The proxy's metrics (swift-metrics API) in a Prometheus registry, served at `/metrics`
@@ -10,6 +11,9 @@ import WebImageLocking
 /// - `webimage_cache_hits_total{type}`: variant hits from `memory` or `disk`, and
 ///   `original` (a miss whose source came from the disk cache); `webimage_cache_misses_total`.
 /// - `webimage_queue_depth`: requests waiting for a worker.
+/// - `webimage_memory_budget_bytes`, `webimage_memory_reserved_bytes`: the workers' memory
+///   budget and what they have reserved of it; `webimage_memory_waiting`: workers waiting
+///   for it.
 /// - `webimage_source_bytes_total`: bytes of sources downloaded.
 /// - `webimage_processed_total`: variants made (decode, transform, encode).
 /// - `webimage_cache_write_errors_total{cache}`: failed disk-cache writes, by cache
@@ -31,6 +35,9 @@ final class ServerMetrics: Sendable {
     private let hitCounters: [String: CoreMetrics.Counter]
     private let writeErrorCounters = InlineLocked<[String: CoreMetrics.Counter]>([:])
     private let queueDepth: Meter
+    private let memoryBudget: Meter
+    private let memoryReserved: Meter
+    private let memoryWaiting: Meter
     private let misses: CoreMetrics.Counter
     private let sourceBytes: CoreMetrics.Counter
     private let processed: CoreMetrics.Counter
@@ -64,6 +71,9 @@ final class ServerMetrics: Sendable {
         self.registry = registry
         self.factory = factory
         queueDepth = Meter(label: "webimage_queue_depth", factory: factory)
+        memoryBudget = Meter(label: "webimage_memory_budget_bytes", factory: factory)
+        memoryReserved = Meter(label: "webimage_memory_reserved_bytes", factory: factory)
+        memoryWaiting = Meter(label: "webimage_memory_waiting", factory: factory)
         misses = CoreMetrics.Counter(label: "webimage_cache_misses_total", factory: factory)
         sourceBytes = CoreMetrics.Counter(label: "webimage_source_bytes_total", factory: factory)
         processed = CoreMetrics.Counter(label: "webimage_processed_total", factory: factory)
@@ -82,6 +92,13 @@ final class ServerMetrics: Sendable {
     }
 
     func setQueueDepth(_ depth: Int) { queueDepth.set(depth) }
+
+    /// The workers' memory budget as it stands.
+    func setMemory(_ budget: MemoryBudget) {
+        memoryBudget.set(budget.bytes)
+        memoryReserved.set(budget.reservedBytes)
+        memoryWaiting.set(budget.waiting)
+    }
 
     /// The types of ``cacheHit(_:)``.
     static let hitTypes = ["memory", "disk", "original"]

@@ -39,6 +39,9 @@ struct ResolvedRequest: Sendable {
     let downloadOptions: DownloadOptions
     /// The source stage's key: the bytes, where they are looked up and kept, how they load.
     let sourceStageKey: String
+    /// What the request's decode reserves from its work slot's ``MemoryBudget``; `nil`
+    /// outside a slot or without a budget.
+    var memory: MemoryReservation?
 
     init(_ request: ImageRequest, manager: ImageManager, revalidating: CacheMetadata? = nil) {
         self.request = request
