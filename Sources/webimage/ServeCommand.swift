@@ -75,8 +75,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default info).") var logLevel: String?
 
     func run() async throws {
-        // Before any work starts: requests then continue on their connections' threads.
-        WebImageServer.runConcurrencyOnEventLoops()
+        if ProcessInfo.processInfo.environment["WI_EXP_EXEC"] == "1" { WebImageServer.runConcurrencyOnEventLoops() }
         var config = ServerConfig()
         let environment = ProcessInfo.processInfo.environment
         let unknownImgproxySettings: [String]
