@@ -15,8 +15,17 @@ import WebImageLocking
 public final class ImageManager: Sendable {
     /// Rewrites a request's options and context before it runs; `nil` cancels the request.
     public typealias OptionsProcessor = @Sendable (URL, ImageOptions, ImageContext) -> (ImageOptions, ImageContext)?
+    /// Decides whether loading `url` failing with `error` blocks the URL for a while
+    /// (SDWebImage's `imageManager:shouldBlockFailedURL:withError:`).
+    public typealias FailedURLRule = @Sendable (_ url: URL, _ error: ImageError) -> Bool
 
-    /// The process-wide manager: shared cache, shared downloader, file and data URLs.
+    /// The rule of a manager that is given none: permanent failures block
+    /// (``ImageError/blocksURL``), transient ones never do.
+    public static let defaultShouldBlockFailedURL: FailedURLRule = { _, error in error.blocksURL }
+
+    /// The process-wide manager: the shared cache, and the shared loaders
+    /// (``ImageLoadersManager/shared``: the shared downloader, file and data URLs, and any
+    /// loader added to them).
     public static let shared = ImageManager()
 
     /// The cache used unless a request names another: an ``ImageCache`` by default, or any
@@ -29,6 +38,11 @@ public final class ImageManager: Sendable {
     public let coder: any ImageCoder
     /// URLs blocked after permanent failures.
     public let failedURLs: FailedURLs
+    /// Decides which failed loads block their URL in ``failedURLs``: asked with the URL and
+    /// the error of every failed load except a cancellation. Default
+    /// ``defaultShouldBlockFailedURL``; e.g. `{ _, error in error != .invalidStatusCode(403) && error.blocksURL }`
+    /// lets an expired signed URL be retried at once.
+    public let shouldBlockFailedURL: FailedURLRule
     /// The context every SDWebImage-shaped request starts from (e.g. a shared cache key
     /// filter); its key filter also serves requests that set none.
     public let defaultContext: ImageContext
@@ -56,6 +70,7 @@ public final class ImageManager: Sendable {
         loader: any ImageLoader = ImageLoaders([ImageDownloader.shared, FileLoader(), DataURLLoader()]),
         coder: any ImageCoder = ImageCodersManager.shared,
         failedURLs: FailedURLs = FailedURLs(),
+        shouldBlockFailedURL: @escaping FailedURLRule = ImageManager.defaultShouldBlockFailedURL,
         defaultContext: ImageContext = ImageContext(),
         optionsProcessor: OptionsProcessor? = nil,
         cachePolicy: ImageCachePolicy = .default,
@@ -66,12 +81,13 @@ public final class ImageManager: Sendable {
         self.loader = loader
         self.coder = coder
         self.failedURLs = failedURLs
+        self.shouldBlockFailedURL = shouldBlockFailedURL
         self.defaultContext = defaultContext
         self.optionsProcessor = optionsProcessor
         self.cachePolicy = cachePolicy
         self.variantWorkLimiter = variantWorkLimiter
         self.events = events
-        pipeline = ImagePipeline(failedURLs: failedURLs, events: events, limiter: variantWorkLimiter)
+        pipeline = ImagePipeline(failedURLs: failedURLs, shouldBlockFailedURL: shouldBlockFailedURL, events: events, limiter: variantWorkLimiter)
         defaultContextIsPlainForHits = defaultContext.cacheKeyFilter == nil && defaultContext.thumbnailPixelSize == nil
             && defaultContext.transformer == nil && defaultContext.cache == nil && defaultContext.queryCacheType.includesMemory
             && defaultContext.originalCache == nil
@@ -301,58 +317,6 @@ public final class ImageManager: Sendable {
             try? await Task.sleep(for: .milliseconds(10))
         }
         cancelAll()
-    }
-
-    // MARK: Keys and failed URLs
-
-    /// The cache key for `url` under `context` (its key filter and thumbnail size), or
-    /// `nil` when the filter says not to cache it.
-    public func cacheKey(for url: URL, context: ImageContext? = nil) -> String? {
-        let context = context ?? defaultContext
-        guard let original = originalCacheKey(for: url, context: context) else { return nil }
-        return Self.variantKey(original, context: context)
-    }
-
-    /// The key `request`'s result is cached under, or `nil` when the key filter says not
-    /// to cache its source.
-    public func cacheKey(for request: ImageRequest) -> String? {
-        originalKey(for: request).map { ResolvedRequest.resultKey($0, request: request) }
-    }
-
-    /// The key `request`'s source is cached under: its key filter's (else the default
-    /// context's) for a URL, or a custom source's own key.
-    func originalKey(for request: ImageRequest) -> String? {
-        switch request.source {
-        case .url(let url):
-            guard let filter = request.caching.keyFilter ?? defaultContext.cacheKeyFilter else { return CacheKey.key(for: url) }
-            return filter(url)
-        case .custom(let key, _):
-            return key
-        }
-    }
-
-    /// Unblocks `url`.
-    public func removeFailedURL(_ url: URL) { failedURLs.remove(url) }
-
-    /// Unblocks every URL.
-    public func removeAllFailedURLs() { failedURLs.removeAll() }
-
-    func originalCacheKey(for url: URL, context: ImageContext) -> String? {
-        if let filter = context.cacheKeyFilter ?? defaultContext.cacheKeyFilter { return filter(url) }
-        return CacheKey.key(for: url)
-    }
-
-    /// The key of the result `context` asks for: the thumbnail key first, then the
-    /// transformer's, as SDWebImage appends them.
-    static func variantKey(_ key: String, context: ImageContext) -> String {
-        var key = key
-        if let size = context.thumbnailPixelSize {
-            key = CacheKey.thumbnailKey(key, size: size, preserveAspectRatio: context.preserveAspectRatio)
-        }
-        if let transformer = context.transformer {
-            key = CacheKey.transformedKey(key, transformerKey: transformer.key)
-        }
-        return key
     }
 
     // MARK: Preparing a request

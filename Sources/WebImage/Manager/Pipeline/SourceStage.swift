@@ -45,8 +45,9 @@ extension ImagePipeline {
     /// before `then` runs.
     ///
     /// Cached bytes that `then` finds are not an image are removed and the source is
-    /// loaded afresh. When `then` fails on loaded bytes, a failure that says something
-    /// about the source blocks its URL and takes the bytes out of the cache again.
+    /// loaded afresh. When `then` fails on loaded bytes, the manager's rule decides whether
+    /// the failure blocks the URL, and one that says something about the source takes the
+    /// bytes out of the cache again.
     func withSource<T: Sendable>(
         _ request: ResolvedRequest, run: StageRun, then: @escaping @Sendable (SourceData) throws(ImageError) -> T
     ) async throws(ImageError) -> T {
@@ -67,9 +68,10 @@ extension ImagePipeline {
                 if fresh { throw error }
                 fresh = true
             case .failed(let source, let error):
-                if source.cacheType == .none, error.blocksURL {
-                    failedURLs.record(request.url, error: error)
-                    if source.stored, let originalKey = request.originalKey {
+                if source.cacheType == .none {
+                    recordFailure(request.url, error)
+                    // Bytes that failed for what they are do not stay cached, blocked or not.
+                    if error.blocksURL, source.stored, let originalKey = request.originalKey {
                         await request.sourceCache.remove(forKey: originalKey, cacheType: .disk)
                     }
                 }
@@ -149,7 +151,7 @@ extension ImagePipeline {
     }
 
     /// Loads the source: the custom closure, or the loader, in a `webimage.download` span.
-    /// A failure that says something about the URL blocks it.
+    /// A failure blocks the URL when the manager's rule says so.
     private func load(_ request: ResolvedRequest, run: StageRun) async throws(ImageError) -> SourceData {
         if Task.isCancelled { throw .cancelled }
         do throws(ImageError) {
@@ -176,7 +178,7 @@ extension ImagePipeline {
                 return SourceData(data: response.data, metadata: metadata, cacheType: .none)
             }
         } catch {
-            failedURLs.record(request.url, error: error)
+            recordFailure(request.url, error)
             throw error
         }
     }
