@@ -31,7 +31,8 @@ public final class ImageManager: Sendable {
     /// The cache used unless a request names another: an ``ImageCache`` by default, or any
     /// ``ImageCaching`` (a chain of caches: ``ImageCachesManager``).
     public let cache: any ImageCaching
-    /// The loader used unless a request names another.
+    /// The loader used unless a request names another: ``ImageLoadersManager/shared`` by
+    /// default, so a loader added there serves every load.
     public let loader: any ImageLoader
     /// The coder used unless a request names another: ``ImageCodersManager/shared`` by
     /// default, so a coder added there (``QOICoder``, one of your own) serves every load.
@@ -67,7 +68,7 @@ public final class ImageManager: Sendable {
     /// Creates a manager.
     public init(
         cache: any ImageCaching = ImageCache.shared,
-        loader: any ImageLoader = ImageLoaders([ImageDownloader.shared, FileLoader(), DataURLLoader()]),
+        loader: any ImageLoader = ImageLoadersManager.shared,
         coder: any ImageCoder = ImageCodersManager.shared,
         failedURLs: FailedURLs = FailedURLs(),
         shouldBlockFailedURL: @escaping FailedURLRule = ImageManager.defaultShouldBlockFailedURL,

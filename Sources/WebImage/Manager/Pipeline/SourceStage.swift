@@ -154,6 +154,9 @@ extension ImagePipeline {
     /// A failure blocks the URL when the manager's rule says so.
     private func load(_ request: ResolvedRequest, run: StageRun) async throws(ImageError) -> SourceData {
         if Task.isCancelled { throw .cancelled }
+        // A URL no loader handles says nothing about the URL, and a loader for its scheme
+        // may be added at any time: it is not blocked.
+        if case .url(let url) = request.request.source, !request.loader.canLoad(url) { throw .invalidURL(url.absoluteString) }
         do throws(ImageError) {
             switch request.request.source {
             case .custom(_, let load):
@@ -161,7 +164,6 @@ extension ImagePipeline {
                 if let limit = request.request.maxSourceBytes, data.count > limit { throw .bodyTooLarge(limit: limit) }
                 return SourceData(data: data, metadata: CacheMetadata(), cacheType: .none)
             case .url(let url):
-                guard request.loader.canLoad(url) else { throw .invalidURL(url.absoluteString) }
                 let (loader, options, progress) = (request.loader, request.downloadOptions, run.events.handler)
                 // The span is current during the load: the origin's `traceparent` names it.
                 let response = try await LibrarySpans.run("webimage.download") { span throws(ImageError) -> DownloadResponse in
