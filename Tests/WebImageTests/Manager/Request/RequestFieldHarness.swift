@@ -164,7 +164,7 @@ final class RecordingCache: ImageCaching {
     func storeVariantToMemory(_ variant: EncodedVariant, forKey key: String) { inner.storeVariantToMemory(variant, forKey: key) }
 
     /// Whether the disk tier holds `key`.
-    func onDisk(_ key: String) -> Bool { inner.diskCache.containsSync(forKey: key) }
+    func onDisk(_ key: String) -> Bool { inner.diskCache?.containsSync(forKey: key) == true }
 
     func removeDirectory() { try? FileManager.default.removeItem(atPath: inner.config.rootDirectory) }
 }
