@@ -133,6 +133,9 @@ public struct ImageContext: Sendable {
     /// Creates an empty context.
     public init() {}
 
+    /// The identity of this context's storage: copies share it until one of them changes.
+    var storageIdentity: ObjectIdentifier { ObjectIdentifier(storage) }
+
     /// The storage, copied first when another context shares it.
     private mutating func uniqueStorage() -> ImageContextStorage {
         if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
