@@ -186,7 +186,8 @@ public final class ImageCache: ImageCaching {
 
     /// Looks `key` up in the caches `cacheType` names: memory first, then disk.
     ///
-    /// A disk hit is decoded with `decodeOptions` on a background pool and, when
+    /// A disk hit is decoded with `decodeOptions` on a background pool, at the scale the
+    /// key declares (``ImageScale/factor(forKey:)``), and, when
     /// `cacheType` includes memory, kept in memory under the key that decode belongs to
     /// (``memoryKey(forKey:decodeOptions:data:)``): a thumbnail decode under the thumbnail
     /// key (so the full-size key never answers with a thumbnail), a first-frame decode of
@@ -209,7 +210,7 @@ public final class ImageCache: ImageCaching {
         let image: Image
         do {
             image = try await BlockingPools.run(on: BlockingPools.coding) { () throws(ImageError) -> Image in
-                try coder.decode(data, options: decodeOptions)
+                try coder.decode(data, options: decodeOptions).withScale(ImageScale.factor(forKey: key))
             }
         } catch {
             if case .badImageData = error { await remove(forKey: key, cacheType: .disk) }

@@ -62,7 +62,8 @@ public final class ImageManager: Sendable {
     let pipeline: ImagePipeline
     private let running = Locked<[ObjectIdentifier: ImageTask]>([:])
     /// Whether a request without a context looks up `url.absoluteString` in the memory of
-    /// ``cache`` and nothing else: no key filter, thumbnail, transformer or cache override.
+    /// ``cache`` and nothing else: no key filter, thumbnail, transformer, cache override,
+    /// scale or callback executor.
     let defaultContextIsPlainForHits: Bool
 
     /// Creates a manager.
@@ -91,7 +92,7 @@ public final class ImageManager: Sendable {
         pipeline = ImagePipeline(failedURLs: failedURLs, shouldBlockFailedURL: shouldBlockFailedURL, events: events, limiter: variantWorkLimiter)
         defaultContextIsPlainForHits = defaultContext.cacheKeyFilter == nil && defaultContext.thumbnailPixelSize == nil
             && defaultContext.transformer == nil && defaultContext.cache == nil && defaultContext.queryCacheType.includesMemory
-            && defaultContext.originalCache == nil
+            && defaultContext.originalCache == nil && defaultContext.imageScaleFactor == nil && defaultContext.callbackExecutor == nil
     }
 
     // MARK: Loading images
@@ -100,7 +101,8 @@ public final class ImageManager: Sendable {
     /// and exactly once with the final result or an ``ImageError``.
     ///
     /// A memory hit completes before this method returns, and so does a disk hit with
-    /// ``ImageOptions/queryDiskDataSync``.
+    /// ``ImageOptions/queryDiskDataSync`` — unless ``ImageContext/callbackExecutor`` hands
+    /// the completion to an executor.
     @discardableResult
     public func loadImage(
         with url: URL?,
@@ -150,6 +152,7 @@ public final class ImageManager: Sendable {
         do throws(ImageError) {
             request = try self.request(for: url, options: options, context: context, forTarget: forTarget)
         } catch {
+            let completion = ImageCallbackExecutor.deliver(completion, on: (context ?? defaultContext).callbackExecutor)
             let task = ImageTask(url: url, options: options, completion: completion, onEnd: { _ in })
             task.deliver(.failure(error))
             return task
@@ -160,7 +163,8 @@ public final class ImageManager: Sendable {
     /// Loads `request` (its output ``ImageOutput/image`` or ``ImageOutput/data``), calling
     /// `completion` with each intermediate result (`isFinal == false`) and exactly once with
     /// the final result or an ``ImageError``. A memory hit completes before this method
-    /// returns, and so does a disk hit with ``ImageRequest/Options/queryDiskDataSync``.
+    /// returns, and so does a disk hit with ``ImageRequest/Options/queryDiskDataSync``,
+    /// unless ``ImageRequest/callbackExecutor`` hands the completion to an executor.
     @discardableResult
     public func loadImage(
         _ request: ImageRequest,
@@ -176,6 +180,7 @@ public final class ImageManager: Sendable {
         progress: (@Sendable (DownloadProgress) -> Void)?,
         completion: @escaping @Sendable (Result<ImageResult, ImageError>) -> Void
     ) -> ImageTask {
+        let completion = ImageCallbackExecutor.deliver(completion, on: request.callbackExecutor)
         let task = ImageTask(url: request.url, options: options, completion: completion) { [weak self] work in
             _ = self?.running.withLock { $0.removeValue(forKey: ObjectIdentifier(work)) }
         }
