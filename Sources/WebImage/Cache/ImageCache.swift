@@ -22,7 +22,8 @@ public final class ImageCache: ImageCaching {
     // little more than `imageFromMemory(forKey:)`, and with the built-in tier that is then
     // a direct, inlinable call on `MemoryCache` — no existential to open, no witness-table
     // call, no boxing — so replacing tiers costs the default one a single tag test. A tier
-    // of yours costs one protocol call.
+    // of yours costs one protocol call. Not a generic `ImageCache<Memory>` either: that
+    // would change the type of every cache the library and its users name.
     private enum MemoryTier: Sendable {
         case builtIn(MemoryCache<String, Image>)
         case custom(any ImageMemoryCaching)

@@ -9,8 +9,7 @@ import Dispatch
 /// the final result or error, a cancellation — and, for an image target, every
 /// ``ImageTarget/apply(_:update:)`` are handed to it as a closure, in the order they
 /// happen; progress reports are not (they come often and are best read where they arise).
-/// So a memory hit no longer completes before the call returns: it completes when the
-/// executor runs it.
+/// A memory hit then completes when the executor runs it, not before the call returns.
 ///
 /// It is a closure rather than a Swift `SerialExecutor` or `TaskExecutor` because the
 /// callbacks it runs are plain closures, and because the loops that GUI toolkits on
