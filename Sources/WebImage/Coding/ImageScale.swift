@@ -15,6 +15,9 @@ public enum ImageScale {
     public static func factor(forKey key: String?) -> Double {
         guard let key, key.utf8.count >= 8 else { return 1 }
         let isHTTP = key.hasPrefix("http://") || key.hasPrefix("https://")
+        // One pass over the bytes settles the usual key, which has neither `@` nor `%40`.
+        let marks = isHTTP ? key.utf8.contains { $0 == UInt8(ascii: "@") || $0 == UInt8(ascii: "%") } : key.utf8.contains(UInt8(ascii: "@"))
+        guard marks else { return 1 }
         for factor in factors {
             if key.contains("@\(factor)x.") { return Double(factor) }
             if isHTTP, key.contains("%40\(factor)x.") { return Double(factor) }
