@@ -69,7 +69,7 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidURL(let url):
             return url.isEmpty
                 ? "invalid URL: the URL is empty; pass an http(s), file or data URL"
-                : "invalid URL '\(url)': use an http(s), file or data URL, or add a loader for its scheme (ImageLoadersManager.addLoader)"
+                : "invalid URL '\(url)': use an http(s), file or data URL, or add a loader for its scheme"
         case .badImageData(let reason):
             return "bad image data: \(reason)"
         case .imageTooLarge(let pixels, let limit):
