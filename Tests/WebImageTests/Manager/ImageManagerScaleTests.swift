@@ -30,6 +30,21 @@ struct ImageManagerScaleTests {
         #expect(try await manager.loadImage(from: Self.url("icon.jpg")).image?.scale == 1)
     }
 
+    @Test("a revalidated @2x image is handed out at scale 2, cached and refreshed; the cache's own query decodes at the key's scale")
+    func revalidationAndCacheQuery() async throws {
+        let (manager, _) = Self.manager(serving: ["icon@2x.jpg"])
+        defer { try? FileManager.default.removeItem(atPath: manager.imageCache.config.rootDirectory) }
+        let url = Self.url("icon@2x.jpg")
+        _ = try await manager.loadImage(from: url, options: .waitStoreCache)
+        manager.imageCache.clearMemory()
+        var scales: [Double?] = []
+        for try await update in manager.results(from: url, options: .refreshCached) { scales.append(update.image?.scale) }
+        #expect(scales == [2, 2])
+        manager.imageCache.clearMemory()
+        let hit = try #require(await manager.imageCache.query(forKey: url.absoluteString, cacheType: .disk))
+        #expect(hit.image.scale == 2)
+    }
+
     @Test("a thumbnail or a transform of an @3x source keeps its scale")
     func processedKeepTheScale() async throws {
         let (manager, _) = Self.manager(serving: ["icon@3x.jpg"])
