@@ -58,7 +58,8 @@ struct ImageCallbackExecutorTests {
     }
 
     /// Loads `url` through the callback API and returns, for each completion, whether it
-    /// ran on `queue` and whether it ran before `loadImage` returned.
+    /// ran on `queue`, and whether it ran before `loadImage` returned (meaningful when it
+    /// ran on the caller's thread: a completion on a queue may run at any time).
     static func completions(
         _ manager: ImageManager, url: URL = url, context: ImageContext?, on queue: MarkedQueue
     ) async -> [(onQueue: Bool, beforeReturn: Bool, result: Result<ImageResult, ImageError>)] {
@@ -72,7 +73,7 @@ struct ImageCallbackExecutorTests {
         return seen.values
     }
 
-    @Test("a load, a memory hit and a failure all complete on the chosen queue, never before loadImage returns")
+    @Test("a load, a memory hit and a failure all complete on the chosen queue")
     func dispatchQueue() async throws {
         let manager = Self.manager()
         defer { try? FileManager.default.removeItem(atPath: manager.imageCache.config.rootDirectory) }
@@ -81,10 +82,10 @@ struct ImageCallbackExecutorTests {
         context.callbackExecutor = .dispatchQueue(marked.queue)
 
         let load = await Self.completions(manager, context: context, on: marked)
-        #expect(load.count == 1 && load[0].onQueue && !load[0].beforeReturn)
+        #expect(load.count == 1 && load[0].onQueue)
         #expect(try load[0].result.get().cacheType == CacheType.none)
         let hit = await Self.completions(manager, context: context, on: marked)
-        #expect(hit.count == 1 && hit[0].onQueue && !hit[0].beforeReturn)
+        #expect(hit.count == 1 && hit[0].onQueue)
         #expect(try hit[0].result.get().cacheType == .memory)
         let failure = await Self.completions(manager, url: URL(string: "http://fields.test/missing.jpg")!, context: context, on: marked)
         #expect(failure.count == 1 && failure[0].onQueue)
@@ -92,6 +93,23 @@ struct ImageCallbackExecutorTests {
         // Without an executor a memory hit completes at once, on the caller's thread.
         let plain = await Self.completions(manager, context: nil, on: marked)
         #expect(plain.count == 1 && !plain[0].onQueue && plain[0].beforeReturn)
+    }
+
+    @Test("with an executor, a memory hit completes only when the executor runs it")
+    func memoryHitWaitsForTheExecutor() async throws {
+        let manager = Self.manager()
+        defer { try? FileManager.default.removeItem(atPath: manager.imageCache.config.rootDirectory) }
+        _ = try await manager.loadImage(from: Self.url)
+        let held = InlineLocked<[@Sendable () -> Void]>([])
+        var context = ImageContext()
+        context.callbackExecutor = ImageCallbackExecutor { work in held.withLock { $0.append(work) } }
+        let completed = Recorder<CacheType?>()
+        manager.loadImage(with: Self.url, context: context) { completed.append(try? $0.get().cacheType) }
+        #expect(completed.count == 0, "nothing ran before the executor did")
+        let work = held.withLock { $0 }
+        #expect(work.count == 1)
+        for item in work { item() }
+        #expect(completed.values == [.memory])
     }
 
     @Test("the manager's default context names the executor for every load without a context")
@@ -103,7 +121,7 @@ struct ImageCallbackExecutorTests {
         defer { try? FileManager.default.removeItem(atPath: manager.imageCache.config.rootDirectory) }
         for _ in 0..<2 {
             let seen = await Self.completions(manager, context: nil, on: marked)
-            #expect(seen.count == 1 && seen[0].onQueue && !seen[0].beforeReturn)
+            #expect(seen.count == 1 && seen[0].onQueue)
         }
     }
 
