@@ -54,8 +54,9 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Every worker is busy and the queue of waiting work is full (``WorkLimiter``): the
     /// work was turned away at once rather than queued without bound.
     case overloaded(String)
-    /// The source does not exist: a file missing under a ``RootedFileLoader``'s root, or a
-    /// path that cannot name a file there (`..`, a directory).
+    /// The source does not exist: the file of a `file:` URL missing or unreadable
+    /// (``FileLoader``), a file missing under a ``RootedFileLoader``'s root, or a path that
+    /// cannot name a file there (`..`, a directory). The reason names the path.
     case notFound(String)
     /// A field of an ``ImageRequest`` (or the option or context knob it was built from)
     /// cannot apply to what the request asks for: `field` names it, `reason` says why and
@@ -68,7 +69,7 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidURL(let url):
             return url.isEmpty
                 ? "invalid URL: the URL is empty; pass an http(s), file or data URL"
-                : "invalid URL '\(url)': use an http(s), file or data URL"
+                : "invalid URL '\(url)': use an http(s), file or data URL, or add a loader for its scheme"
         case .badImageData(let reason):
             return "bad image data: \(reason)"
         case .imageTooLarge(let pixels, let limit):

@@ -86,11 +86,12 @@ public final class ProxyServer: Sendable {
         variants.maxVariantMemoryCost = max(1, config.cacheMaxMemory)
         var context = ImageContext()
         context.limits = ImageLimits(maxPixels: config.maxSourceResolution, maxFrames: config.maxAnimationFrames)
-        let originalCache = ImageCache(config: originals)
-        let variantCache = ImageCache(config: variants)
+        let (originalDisk, variantDisk) = (DiskCache(config: originals), DiskCache(config: variants))
+        let originalCache = ImageCache(config: originals, diskTier: originalDisk)
+        let variantCache = ImageCache(config: variants, diskTier: variantDisk)
         let warnings = CacheWriteWarnings(logger: logger, metrics: metrics)
-        warnings.watch(originalCache.diskCache, name: "originals")
-        warnings.watch(variantCache.diskCache, name: "variants")
+        warnings.watch(originalDisk, name: "originals")
+        warnings.watch(variantDisk, name: "variants")
         context.originalCache = originalCache
         // `local://` sources load through the same manager: cached and coalesced like downloads.
         let loader: any ImageLoader
