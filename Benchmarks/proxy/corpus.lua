@@ -15,12 +15,14 @@
 -- then created with ".<thread>" appended: wrk itself runs on until -d, so a caller that
 -- watches for the file can time the count and stop wrk (SIGINT). With -t1, a whole number
 -- of passes over the names gives every run the same mix of names.
+-- After wrk's summary, a line "status <code> <count>" for each status answered, summed over
+-- the threads.
 
-local threads = 0
+local threads = {}
 
 function setup(thread)
-   threads = threads + 1
-   thread:set("thread_id", threads)
+   threads[#threads + 1] = thread
+   thread:set("thread_id", #threads)
 end
 
 function init(args)
@@ -38,10 +40,12 @@ function init(args)
    total = tonumber(args[4] or "")
    done_file = args[5]
    answered = 0
+   statuses = {}
 end
 
 function response(status, headers, body)
    answered = answered + 1
+   statuses[status] = (statuses[status] or 0) + 1
    if total and answered == total then
       if done_file then
          local file = assert(io.open(done_file .. "." .. thread_id, "w"))
@@ -56,4 +60,18 @@ function request()
    counter = counter + 1
    local path = template:gsub("{name}", name):gsub("{id}", prefix .. "-" .. counter)
    return wrk.format("GET", path)
+end
+
+function done(summary, latency, requests)
+   local counts, codes = {}, {}
+   for _, thread in ipairs(threads) do
+      for status, count in pairs(thread:get("statuses") or {}) do
+         if not counts[status] then codes[#codes + 1] = status end
+         counts[status] = (counts[status] or 0) + count
+      end
+   end
+   table.sort(codes)
+   for _, status in ipairs(codes) do
+      io.write(string.format("status %d %d\n", status, counts[status]))
+   end
 end

@@ -1,4 +1,4 @@
-# What run.sh, pipeline.sh and formats.sh share: stopping what they started, starting the
+# What the scripts in this folder share: stopping what they started, starting the
 # origin, waiting for a server, and sampling the proxy's memory. Source it after setting
 # WORK and KEEP; it reads NGINX_PID, PROXY_PID, REFERENCE_PID (a reference server:
 # pipeline.sh's lean_server) and SAMPLER_PID, which the scripts set as they start things.
@@ -62,14 +62,47 @@ wait_for() {
     echo "$(basename "$0"): $1 does not answer" >&2; tail -3 "$WORK/nginx-error.log" >&2 2>/dev/null; exit 1
 }
 
+# The pids of process $1 and of all its descendants, one a line.
+tree_pids() {
+    ps -e -o pid=,ppid= | awk -v root="$1" '
+        { parent[$1] = $2 }
+        END { for (pid in parent) { p = pid; while (p != root && (p in parent) && p + 0 > 1) p = parent[p]; if (p == root) print pid } }'
+}
+# A field of /proc/<pid>/status in kB (VmRSS, VmHWM), summed over process $2 and its
+# descendants; 0 once they are gone.
+tree_status_kb() {
+    local pid
+    for pid in $(tree_pids "$2"); do cat "/proc/$pid/status" 2>/dev/null || true; done |
+        awk -v field="$1:" '$1 == field { sum += $2 } END { print sum + 0 }'
+}
+
 # The proxy's resident memory while wrk runs: VmRSS sampled into file $1 every 0.2 s
-# (until stop_sampler, or 10 minutes), and the kernel's own peak, VmHWM.
+# (until stop_sampler, or 10 minutes), and the kernel's own peak, VmHWM. With "tree" as
+# $2, each sample is the sum over $PROXY_PID and its descendants (a server that forks
+# workers; the list of processes is made again when one of them is gone), and
+# tree_status_kb VmHWM "$PROXY_PID" sums their peaks.
 start_sampler() {
-    local out=$1
-    ( for _ in $(seq 1 3000); do
-          awk '/^VmRSS/ { print $2 }' "/proc/$PROXY_PID/status" 2>/dev/null || break
-          sleep 0.2
-      done > "$out" ) &
+    local out=$1 tree=${2:-}
+    if [ -n "$tree" ]; then
+        ( pids=$(tree_pids "$PROXY_PID")
+          for _ in $(seq 1 3000); do
+              sum=0
+              for pid in $pids; do
+                  # Read with builtins only: a sample forks nothing on a busy machine.
+                  exec 4< "/proc/$pid/status" 2>/dev/null || { pids=$(tree_pids "$PROXY_PID"); continue 2; }
+                  while read -r key value _ <&4; do [ "$key" != VmRSS: ] || sum=$(( sum + value )); done
+                  exec 4<&-
+              done
+              [ "$sum" -gt 0 ] || break
+              echo "$sum"
+              sleep 0.2
+          done > "$out" ) &
+    else
+        ( for _ in $(seq 1 3000); do
+              awk '/^VmRSS/ { print $2 }' "/proc/$PROXY_PID/status" 2>/dev/null || break
+              sleep 0.2
+          done > "$out" ) &
+    fi
     SAMPLER_PID=$!
 }
 stop_sampler() {

@@ -54,8 +54,9 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Every worker is busy and the queue of waiting work is full (``WorkLimiter``): the
     /// work was turned away at once rather than queued without bound.
     case overloaded(String)
-    /// The source does not exist: a file missing under a ``RootedFileLoader``'s root, or a
-    /// path that cannot name a file there (`..`, a directory).
+    /// The source does not exist: the file of a `file:` URL missing or unreadable
+    /// (``FileLoader``), a file missing under a ``RootedFileLoader``'s root, or a path that
+    /// cannot name a file there (`..`, a directory). The reason names the path.
     case notFound(String)
     /// The source refused the credentials or the signature the request carried, or they do
     /// not grant access to it (an S3 `403`): the associated value has the server's reason
@@ -72,7 +73,7 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidURL(let url):
             return url.isEmpty
                 ? "invalid URL: the URL is empty; pass an http(s), file or data URL"
-                : "invalid URL '\(url)': use an http(s), s3, file or data URL"
+                : "invalid URL '\(url)': use an http(s), s3, file or data URL, or add a loader for its scheme"
         case .badImageData(let reason):
             return "bad image data: \(reason)"
         case .imageTooLarge(let pixels, let limit):

@@ -88,11 +88,12 @@ public final class ProxyServer: Sendable {
         variants.maxVariantMemoryCost = max(1, config.cacheMaxMemory)
         var context = ImageContext()
         context.limits = ImageLimits(maxPixels: config.maxSourceResolution, maxFrames: config.maxAnimationFrames)
-        let originalCache = ImageCache(config: originals)
-        let variantCache = ImageCache(config: variants)
+        let (originalDisk, variantDisk) = (DiskCache(config: originals), DiskCache(config: variants))
+        let originalCache = ImageCache(config: originals, diskTier: originalDisk)
+        let variantCache = ImageCache(config: variants, diskTier: variantDisk)
         let warnings = CacheWriteWarnings(logger: logger, metrics: metrics)
-        warnings.watch(originalCache.diskCache, name: "originals")
-        warnings.watch(variantCache.diskCache, name: "variants")
+        warnings.watch(originalDisk, name: "originals")
+        warnings.watch(variantDisk, name: "variants")
         context.originalCache = originalCache
         // `local://` and `s3://` sources load through the same manager: cached and coalesced
         // like downloads. S3 requests go through the downloader: its limits and the guard apply.
@@ -103,7 +104,9 @@ public final class ProxyServer: Sendable {
         manager = ImageManager(
             cache: variantCache, loader: loader,
             failedURLs: FailedURLs(ttl: .seconds(60)), defaultContext: context,
-            variantWorkLimiter: WorkLimiter(workers: config.workers, queueSize: config.queueSize)
+            variantWorkLimiter: WorkLimiter(
+                workers: config.workers, queueSize: config.queueSize, memoryBudget: MemoryBudget(bytes: config.memoryBudget)
+            )
         )
         let negotiation = FormatNegotiation(
             autoWebP: config.autoWebP, autoAVIF: config.autoAVIF, preferredFormats: config.preferredFormats,
@@ -143,7 +146,7 @@ public final class ProxyServer: Sendable {
         // A middleware that would do nothing on every request is not installed: without a
         // tracer, no spans; above `info`, no request lines.
         if tracesRequests { router.add(middleware: TracingMiddleware()) }
-        router.add(middleware: MetricsMiddleware())
+        router.add(middleware: RequestMetricsMiddleware())
         if logger.logLevel <= .info { router.add(middleware: LogRequestsMiddleware(.info)) }
         router.add(middleware: AllowedMethodsMiddleware())
         let responder = ProxyResponder(

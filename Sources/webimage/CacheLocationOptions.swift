@@ -34,16 +34,19 @@ struct CacheLocationOptions: ParsableArguments {
 /// WebImage uses.
 struct Pipeline: Sendable {
     let cache: ImageCache
+    /// The cache's disk tier, for the commands that list and rewrite its entries.
+    let disk: DiskCache
     let downloader: ImageDownloader
     let manager: ImageManager
 
     /// Runs `body` with a pipeline on `config`, shutting the downloader down afterwards,
     /// also when `body` throws.
     static func with<T: Sendable>(_ config: CacheConfig, _ body: (Pipeline) async throws -> T) async throws -> T {
-        let cache = ImageCache(config: config)
+        let disk = DiskCache(config: config)
+        let cache = ImageCache(config: config, diskTier: disk)
         let downloader = ImageDownloader(config: DownloaderConfig())
         let manager = ImageManager(cache: cache, loader: ImageLoaders([downloader, FileLoader(), DataURLLoader()]))
-        let pipeline = Pipeline(cache: cache, downloader: downloader, manager: manager)
+        let pipeline = Pipeline(cache: cache, disk: disk, downloader: downloader, manager: manager)
         do {
             let result = try await body(pipeline)
             await downloader.shutdown()

@@ -73,7 +73,7 @@ struct InfoCommand: AsyncParsableCommand {
             context.queryCacheType = .none
         } else {
             key = pipeline.manager.cacheKey(for: url)
-            cached = key.map { pipeline.cache.diskCache.containsSync(forKey: $0) } ?? false
+            cached = key.map { pipeline.disk.containsSync(forKey: $0) } ?? false
         }
         let result = try await pipeline.manager.loadImage(from: url, options: [.retryFailed], context: context)
         guard let image = result.image else { throw .badImageData("the load returned no image") }
@@ -87,7 +87,7 @@ struct InfoCommand: AsyncParsableCommand {
             bytes: data?.count,
             cached: url.isFileURL ? nil : (cached ? "disk" : "none"),
             cacheKey: key,
-            cachePath: cached ? key.map { pipeline.cache.cachePath(forKey: $0) } : nil
+            cachePath: cached ? key.flatMap { pipeline.cache.cachePath(forKey: $0) } : nil
         )
     }
 }

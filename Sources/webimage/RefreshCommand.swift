@@ -45,7 +45,7 @@ struct RefreshCommand: AsyncParsableCommand {
         let printJSON = json
         let summary = try await Pipeline.with(cache.cacheConfig()) { pipeline in
             let now = Date()
-            let entries = await pipeline.cache.diskCache.storedEntries()
+            let entries = await pipeline.disk.storedEntries()
             let due = entries.filter { entry in
                 entry.metadata.sourceURL != nil && olderThan.map { now.timeIntervalSince(entry.metadata.storedDate) >= $0 } ?? true
             }
@@ -91,14 +91,14 @@ struct RefreshCommand: AsyncParsableCommand {
         context.cacheKeyFilter = { _ in key }
         context.queryCacheType = .disk
         // Without validators the server sends the whole image: comparing tells whether it changed.
-        let before = entry.metadata.hasValidators ? nil : await pipeline.cache.diskCache.data(forKey: key)
+        let before = entry.metadata.hasValidators ? nil : await pipeline.disk.data(forKey: key)
         do {
             let result = try await pipeline.manager.loadImage(from: url, options: [.refreshCached, .waitStoreCache, .retryFailed], context: context)
             if result.cacheType != .none {
                 // 304: the entry is current; renew its stored date for --older-than.
                 var metadata = entry.metadata
                 metadata.storedDate = Date()
-                _ = try? await pipeline.cache.diskCache.updateMetadata(metadata, forKey: key)
+                _ = try? await pipeline.disk.updateMetadata(metadata, forKey: key)
                 return RefreshRecord(entry: entry, result: .noData)
             }
             if let before, before == result.data { return RefreshRecord(entry: entry, result: .noData) }

@@ -71,6 +71,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds a client may take to send a request, from connecting or its first byte (default 10).") var readRequestTimeout: String?
     @Option(help: "Seconds a kept-alive connection may wait for its next request; 0 turns keep-alive off (default 10).") var keepAliveTimeout: String?
     @Option(help: "Client connections open at once; more are closed as soon as they are accepted (default 2048).") var maxClients: String?
+    @Option(help: "Bytes the workers may reserve at once for the images they decode, e.g. 2G; a worker whose image does not fit waits (default a quarter of the machine's or container's memory).") var memoryBudget: String?
     @Flag(name: .customLong("use-s3"), inversion: .prefixedNo, help: "Load s3://<bucket>/<key>[?<version ID>] sources, signed with AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN (default off).") var useS3: Bool?
     @Option(name: .customLong("s3-endpoint"), help: "S3-compatible server of s3:// sources, e.g. http://127.0.0.1:9000 (default: AWS).") var s3Endpoint: String?
     @Option(name: .customLong("s3-region"), help: "Region S3 requests are signed for (default: AWS_REGION, AWS_DEFAULT_REGION, else us-east-1).") var s3Region: String?
@@ -80,6 +81,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default info).") var logLevel: String?
 
     func run() async throws {
+        if ProcessInfo.processInfo.environment["WI_EXP_EXEC"] == "1" { WebImageServer.runConcurrencyOnEventLoops() }
         var config = ServerConfig()
         let environment = ProcessInfo.processInfo.environment
         let unknownImgproxySettings: [String]
@@ -140,7 +142,7 @@ struct ServeCommand: AsyncParsableCommand {
             (.allowSecurityOptions, allowSecurityOptions.map(String.init)), (.watermarkPath, watermarkPath),
             (.watermarkURL, watermarkURL), (.watermarkData, watermarkData), (.watermarkOpacity, watermarkOpacity),
             (.playground, playground.map(String.init)), (.readRequestTimeout, readRequestTimeout),
-            (.keepAliveTimeout, keepAliveTimeout), (.maxClients, maxClients),
+            (.keepAliveTimeout, keepAliveTimeout), (.maxClients, maxClients), (.memoryBudget, memoryBudget),
             (.useS3, useS3.map(String.init)), (.s3Endpoint, s3Endpoint), (.s3Region, s3Region),
             (.s3EndpointUsePathStyle, s3EndpointUsePathStyle.map(String.init)),
         ]

@@ -146,6 +146,11 @@ enum ReadmeCallShapes {
             let _: PrefetchResult = result
         }
         prefetcher.prefetch(urls, progress: nil, completion: nil)
+
+        var thumbnails = ImageContext()
+        thumbnails.thumbnailPixelSize = PixelSize(width: 128, height: 128)
+        let own: PrefetchResult = await prefetcher.prefetch(urls, options: [], context: thumbnails)
+        print(own.finishedCount)
     }
 
     static func synchronousPrefetch(prefetcher: ImagePrefetcher, urls: [URL]) {
@@ -154,11 +159,19 @@ enum ReadmeCallShapes {
         token.cancel()
     }
 
-    static func extending(manager: ImageManager, url: URL, originalsConfig: CacheConfig) async throws {
+    static func extending(
+        manager: ImageManager, url: URL, originalsConfig: CacheConfig, bundleLoader: any ImageLoader,
+        memoryTier: any ImageMemoryCaching, diskTier: any ImageDiskCaching
+    ) async throws {
         ImageCodersManager.shared.addCoder(QOICoder())
         let qoi = try await ImageManager.shared.loadImage(from: URL(string: "https://example.com/a.qoi")!)
         let bytes = try ImageCodersManager.shared.encode(qoi.image!, options: ImageEncodeOptions(format: .qoi))
         print(bytes.count)
+
+        ImageLoadersManager.shared.addLoader(bundleLoader)
+        let icon = try await ImageManager.shared.loadImage(from: URL(string: "bundle:///icons/star.png")!)
+        print(icon.cacheType)
+        print(ImageCache(config: CacheConfig(), memoryTier: memoryTier, diskTier: diskTier).diskCache == nil)
 
         var local = CacheConfig()
         local.rootDirectory = "/var/cache/images"

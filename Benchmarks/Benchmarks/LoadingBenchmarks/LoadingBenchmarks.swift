@@ -49,7 +49,7 @@ final class MemoryHitFixture: Sendable {
         key = manager.cacheKey(for: url)!
         let image = try! Image(pixels: [UInt8](repeating: 128, count: 64 * 64 * 3), width: 64, height: 64, channels: 3)
         cache.storeToMemory(image, forKey: key)
-        memoryCache = cache.memoryCache
+        memoryCache = cache.memoryCache!
     }
 }
 

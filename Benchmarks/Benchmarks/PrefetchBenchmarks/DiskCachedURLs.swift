@@ -45,7 +45,7 @@ final class DiskCachedURLs: Sendable {
         let urls = (0..<Self.count).map { URL(string: "https://images.invalid/prefetch/\($0).jpg")! }
         let keys = urls.map { manager.cacheKey(for: $0)! }
         for key in keys {
-            try cache.diskCache.storeSync(jpeg, forKey: key)
+            try cache.diskCache!.storeSync(jpeg, forKey: key)
         }
         self.directory = directory
         self.cache = cache
@@ -62,7 +62,7 @@ final class DiskCachedURLs: Sendable {
     func loadByHand() throws -> Int {
         var stored = 0
         for key in keys {
-            guard let data = cache.diskCache.dataSync(forKey: key) else { continue }
+            guard let data = cache.diskCache!.dataSync(forKey: key) else { continue }
             cache.storeToMemory(try VipsCoder.shared.decode(data), forKey: key)
             stored += 1
         }

@@ -77,10 +77,10 @@ let benchmarks: @Sendable () -> Void = {
         fixture.cache.clearMemory()
         let result = await ImagePrefetcher(manager: fixture.manager).prefetch(fixture.urls)
         guard result.finishedCount == fixture.urls.count, fixture.loader.loads == 0,
-              fixture.cache.memoryCache.count == fixture.urls.count
+              fixture.cache.memoryCache!.count == fixture.urls.count
         else {
             throw DirectVips.Failure(
-                description: "setup: \(result.finishedCount) of \(fixture.urls.count) prefetched, \(fixture.loader.loads) loader calls, \(fixture.cache.memoryCache.count) in memory"
+                description: "setup: \(result.finishedCount) of \(fixture.urls.count) prefetched, \(fixture.loader.loads) loader calls, \(fixture.cache.memoryCache!.count) in memory"
             )
         }
     } teardown: {

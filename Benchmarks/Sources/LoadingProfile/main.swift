@@ -59,7 +59,7 @@ func memoryHits(form: String, rounds: Int) async throws {
     let key = manager.cacheKey(for: url)!
     cache.storeToMemory(try Image(pixels: [UInt8](repeating: 128, count: 64 * 64 * 3), width: 64, height: 64, channels: 3), forKey: key)
     // The three forms, each timed over `calls` calls.
-    let memory = cache.memoryCache
+    let memory = cache.memoryCache!
     let lookups = { (calls: Int) -> TimeSample in
         Clocks.measureThread { for _ in 0..<calls { precondition(memory.value(forKey: key) != nil) } }
     }

@@ -26,6 +26,11 @@ extension ImageTarget {
     /// completes before this method returns. A `nil` URL applies the placeholder,
     /// completes with ``ImageError/invalidURL(_:)`` at once and returns `nil`.
     ///
+    /// With a ``ImageContext/callbackExecutor`` (the context's, else the manager's
+    /// default context's), every ``apply(_:update:)`` — the placeholder's included — and
+    /// every call of `completed` run on that executor, in order, instead: nothing is
+    /// applied or completed before this method returns.
+    ///
     /// A trailing closure is `completed`, as in SDWebImage's
     /// `sd_setImage(with:placeholderImage:completed:)`:
     /// `target.setImage(with: url, placeholder: p) { result in … }`. `completed` takes no
@@ -49,15 +54,20 @@ extension ImageTarget {
         if !options.contains(.avoidAutoCancelImage) { previous?.cancel() }
 
         let placeholderUpdate = ImageTargetUpdate(kind: .placeholder, url: url, operationKey: key)
+        // The load's completions reach the executor through the manager; the placeholder
+        // and a nil URL's failure go there from here.
+        let executor = (context ?? imageManager.defaultContext).callbackExecutor
         if !options.contains(.delayPlaceholder) {
-            state.applyIfCurrent(operation, key: key) { apply(placeholder, update: placeholderUpdate) }
+            ImageCallbackExecutor.run({ state.applyIfCurrent(operation, key: key) { self.apply(placeholder, update: placeholderUpdate) } }, on: executor)
         }
         guard let url else {
-            if options.contains(.delayPlaceholder) {
-                state.applyIfCurrent(operation, key: key) { apply(placeholder, update: placeholderUpdate) }
-            }
             state.end(operation, key: key, succeeded: false)
-            completed?(.failure(.invalidURL("")))
+            ImageCallbackExecutor.run({
+                if options.contains(.delayPlaceholder) {
+                    state.applyIfCurrent(operation, key: key) { self.apply(placeholder, update: placeholderUpdate) }
+                }
+                completed?(.failure(.invalidURL("")))
+            }, on: executor)
             return nil
         }
 

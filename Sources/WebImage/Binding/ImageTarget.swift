@@ -28,7 +28,9 @@ import Foundation
 /// deadlock); reading ``currentImageURL`` or ``currentProgress`` is fine. An object that
 /// must be updated on one actor hops there itself, e.g.
 /// `Task { @MainActor in view.image = image }`, and compares
-/// ``ImageTargetUpdate/url`` with ``currentImageURL`` when it gets there.
+/// ``ImageTargetUpdate/url`` with ``currentImageURL`` when it gets there — or names an
+/// ``ImageCallbackExecutor`` for the toolkit's main loop (``ImageContext/callbackExecutor``,
+/// or the manager's default context's), and every `apply` runs there instead.
 ///
 /// Per-object state (the running load of each operation key, the current URL and
 /// progress) lives in a side table keyed by the object's identity and holding it weakly;

@@ -252,23 +252,34 @@ public final class DiskCache: Sendable {
     /// flight are left to finish; ``clean()`` removes abandoned ones.
     public func removeAll() async {
         _ = await BlockingPools.run(on: BlockingPools.io) { () -> Bool? in
-            DiskFiles.forEachEntry(in: self.directory) { name, status in
-                guard status.isRegularFile, !DiskFiles.isTemporary(name) else { return }
-                if unlink(self.directory + "/" + name) == 0 { self.noteRemoved(bytes: status.size) }
-            }
+            self.removeAllSync()
             return true
+        }
+    }
+
+    /// ``removeAll()`` on the calling thread.
+    public func removeAllSync() {
+        DiskFiles.forEachEntry(in: directory) { name, status in
+            guard status.isRegularFile, !DiskFiles.isTemporary(name) else { return }
+            if unlink(self.directory + "/" + name) == 0 { self.noteRemoved(bytes: status.size) }
         }
     }
 
     /// The bytes the entries in the cache's own directory take (file sizes).
     public func totalSize() async -> Int {
-        await BlockingPools.run(on: BlockingPools.io) { self.measure().bytes } ?? 0
+        await BlockingPools.run(on: BlockingPools.io) { self.totalSizeSync() } ?? 0
     }
+
+    /// ``totalSize()`` on the calling thread.
+    public func totalSizeSync() -> Int { measure().bytes }
 
     /// The number of entries in the cache's own directory.
     public func count() async -> Int {
-        await BlockingPools.run(on: BlockingPools.io) { self.measure().count } ?? 0
+        await BlockingPools.run(on: BlockingPools.io) { self.countSync() } ?? 0
     }
+
+    /// ``count()`` on the calling thread.
+    public func countSync() -> Int { measure().count }
 
     /// Removes expired entries, then trims the oldest until under half of
     /// ``CacheConfig/maxDiskSize`` when over it, and removes temporary files abandoned by

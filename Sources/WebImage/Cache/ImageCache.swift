@@ -1,7 +1,11 @@
 import Foundation
 
-/// The image cache: decoded images in a ``MemoryCache`` and their encoded bytes in a
-/// ``DiskCache``, behind one facade shaped like SDWebImage's `SDImageCache`.
+/// The image cache: decoded images in a memory tier and their encoded bytes in a disk
+/// tier, behind one facade shaped like SDWebImage's `SDImageCache`.
+///
+/// The tiers are a ``MemoryCache`` and a ``DiskCache`` made from the configuration, or
+/// either one replaced by a tier of yours (``ImageMemoryCaching``, ``ImageDiskCaching``:
+/// SDWebImage's `memoryCacheClass` / `diskCacheClass`) while the other stays.
 ///
 /// Memory answers first; a disk hit is decoded with ``coder`` on a background pool and,
 /// when the query includes memory, kept in memory for next time. Keys are plain strings:
@@ -13,30 +17,90 @@ public final class ImageCache: ImageCaching {
     /// ``CacheConfig/defaultRootDirectory``.
     public static let shared = ImageCache()
 
+    /// The memory tier, with the built-in one held as its concrete type.
+    // An enum rather than an `any ImageMemoryCaching`: a memory hit through the manager is
+    // little more than `imageFromMemory(forKey:)`, and with the built-in tier that is then
+    // a direct, inlinable call on `MemoryCache` — no existential to open, no witness-table
+    // call, no boxing — so replacing tiers costs the default one a single tag test. A tier
+    // of yours costs one protocol call. Not a generic `ImageCache<Memory>` either: that
+    // would change the type of every cache the library and its users name.
+    private enum MemoryTier: Sendable {
+        case builtIn(MemoryCache<String, Image>)
+        case custom(any ImageMemoryCaching)
+    }
+
     /// The configuration the cache was created with.
     public let config: CacheConfig
-    /// The memory cache of decoded images (cost: ``Image/memoryCost``); its limits can be
-    /// changed live.
-    public let memoryCache: MemoryCache<String, Image>
+    private let memory: MemoryTier
+    /// The built-in memory cache of decoded images (cost: ``Image/memoryCost``), whose
+    /// limits can be changed live; `nil` when the memory tier is one of yours.
+    public let memoryCache: MemoryCache<String, Image>?
     /// The memory cache of encoded variants (cost: their size in bytes; limit
     /// ``CacheConfig/maxVariantMemoryCost``).
     public let variantMemoryCache: MemoryCache<String, EncodedVariant>
-    /// The disk cache of encoded bytes.
-    public let diskCache: DiskCache
+    /// The disk tier: the built-in ``DiskCache`` or one of yours.
+    public let diskTier: any ImageDiskCaching
+    /// The built-in disk cache of encoded bytes; `nil` when the disk tier is one of yours.
+    public let diskCache: DiskCache?
     /// The coder that decodes disk hits, and encodes images stored without their bytes.
     public let coder: any ImageCoder
 
     /// Creates a cache with `config`, decoding with `coder`.
-    public init(config: CacheConfig = CacheConfig(), coder: any ImageCoder = ImageCodersManager.shared) {
+    ///
+    /// - Parameters:
+    ///   - memoryTier: where decoded images are kept; `nil` (the default) makes a
+    ///     ``MemoryCache`` with the configuration's memory limits. A tier shared by several
+    ///     caches is shared: each stores into it and clears it.
+    ///   - diskTier: where encoded bytes are kept; `nil` (the default) makes a ``DiskCache``
+    ///     on the configuration's directory, with its expiry and size limit.
+    public init(
+        config: CacheConfig = CacheConfig(),
+        coder: any ImageCoder = ImageCodersManager.shared,
+        memoryTier: (any ImageMemoryCaching)? = nil,
+        diskTier: (any ImageDiskCaching)? = nil
+    ) {
         self.config = config
-        self.memoryCache = MemoryCache(
-            totalCostLimit: config.maxMemoryCost,
-            countLimit: config.maxMemoryCount,
-            entryCostFraction: config.maxMemoryCostFractionPerEntry
-        )
+        switch memoryTier {
+        case nil:
+            let builtIn = MemoryCache<String, Image>(
+                totalCostLimit: config.maxMemoryCost,
+                countLimit: config.maxMemoryCount,
+                entryCostFraction: config.maxMemoryCostFractionPerEntry
+            )
+            memory = .builtIn(builtIn)
+            memoryCache = builtIn
+        case let builtIn as MemoryCache<String, Image>:
+            memory = .builtIn(builtIn)
+            memoryCache = builtIn
+        case let tier?:
+            memory = .custom(tier)
+            memoryCache = nil
+        }
         self.variantMemoryCache = MemoryCache(totalCostLimit: config.maxVariantMemoryCost, countLimit: 0, entryCostFraction: 0.25)
-        self.diskCache = DiskCache(config: config)
+        let disk = diskTier ?? DiskCache(config: config)
+        self.diskTier = disk
+        self.diskCache = disk as? DiskCache
         self.coder = coder
+    }
+
+    /// The memory tier: the built-in ``MemoryCache`` or one of yours.
+    public var memoryTier: any ImageMemoryCaching {
+        switch memory {
+        case .builtIn(let cache): cache
+        case .custom(let tier): tier
+        }
+    }
+
+    /// Writes `data` with `metadata` to the disk tier on the I/O pool.
+    private func storeOnDisk(_ data: Data, forKey key: String, metadata: CacheMetadata) async throws(ImageError) {
+        let disk = diskTier
+        try await BlockingPools.run(on: BlockingPools.io) { () throws(ImageError) in try disk.storeSync(data, forKey: key, metadata: metadata) }
+    }
+
+    /// Runs `body` with the disk tier on the I/O pool; `nil` when the pool is shut down.
+    private func onDisk<T: Sendable>(_ body: @escaping @Sendable (any ImageDiskCaching) -> T?) async -> T? {
+        let disk = diskTier
+        return await BlockingPools.run(on: BlockingPools.io) { () -> T? in body(disk) }
     }
 
     // MARK: Storing
@@ -60,20 +124,20 @@ public final class ImageCache: ImageCaching {
         }
         guard cacheType.includesDisk else { return }
         if let data {
-            try await diskCache.store(data, forKey: key, metadata: metadata)
+            try await storeOnDisk(data, forKey: key, metadata: metadata)
         } else if let image {
             let coder = self.coder
             let encoded = try await BlockingPools.run(on: BlockingPools.coding) { () throws(ImageError) -> Data in
                 try coder.encode(image, options: ImageEncodeOptions(format: Self.diskFormat(for: image, coder: coder)))
             }
-            try await diskCache.store(encoded, forKey: key, metadata: metadata)
+            try await storeOnDisk(encoded, forKey: key, metadata: metadata)
         }
     }
 
     /// Stores `data` with `metadata` on disk under `key` on the calling thread (memory is
-    /// left alone); always `true`, as the disk cache writes synchronously.
+    /// left alone); always `true`, as the disk tier writes synchronously.
     public func storeDataSync(_ data: Data, forKey key: String, metadata: CacheMetadata) throws(ImageError) -> Bool {
-        try diskCache.storeSync(data, forKey: key, metadata: metadata)
+        try diskTier.storeSync(data, forKey: key, metadata: metadata)
         return true
     }
 
@@ -82,7 +146,10 @@ public final class ImageCache: ImageCaching {
     /// per-entry fraction of the memory limit).
     public func storeToMemory(_ image: Image, forKey key: String) {
         guard config.shouldCacheImagesInMemory else { return }
-        memoryCache.setValue(image, forKey: key, cost: image.memoryCost)
+        switch memory {
+        case .builtIn(let cache): cache.setValue(image, forKey: key, cost: image.memoryCost)
+        case .custom(let tier): tier.setImage(image, forKey: key, cost: image.memoryCost)
+        }
     }
 
     /// The encoded variant in memory for `key`, if any.
@@ -112,12 +179,16 @@ public final class ImageCache: ImageCaching {
 
     /// The image in memory for `key`, if any.
     public func imageFromMemory(forKey key: String) -> Image? {
-        memoryCache.value(forKey: key)
+        switch memory {
+        case .builtIn(let cache): cache.value(forKey: key)
+        case .custom(let tier): tier.image(forKey: key)
+        }
     }
 
     /// Looks `key` up in the caches `cacheType` names: memory first, then disk.
     ///
-    /// A disk hit is decoded with `decodeOptions` on a background pool and, when
+    /// A disk hit is decoded with `decodeOptions` on a background pool, at the scale the
+    /// key declares (``ImageScale/factor(forKey:)``), and, when
     /// `cacheType` includes memory, kept in memory under the key that decode belongs to
     /// (``memoryKey(forKey:decodeOptions:data:)``): a thumbnail decode under the thumbnail
     /// key (so the full-size key never answers with a thumbnail), a first-frame decode of
@@ -134,16 +205,16 @@ public final class ImageCache: ImageCaching {
         if cacheType.includesMemory, let image = imageFromMemory(forKey: Self.memoryLookupKey(forKey: key, decodeOptions: decodeOptions)) {
             return CacheQueryResult(image: Self.applyingFirstFrameOnly(image, decodeOptions), data: nil, cacheType: .memory)
         }
-        guard cacheType.includesDisk, let entry = await diskCache.entry(forKey: key) else { return nil }
+        guard cacheType.includesDisk, let entry = await entry(forKey: key) else { return nil }
         let coder = self.coder
         let data = entry.data
         let image: Image
         do {
             image = try await BlockingPools.run(on: BlockingPools.coding) { () throws(ImageError) -> Image in
-                try coder.decode(data, options: decodeOptions)
+                try coder.decode(data, options: decodeOptions).withScale(ImageScale.factor(forKey: key))
             }
         } catch {
-            if case .badImageData = error { await diskCache.remove(forKey: key) }
+            if case .badImageData = error { await remove(forKey: key, cacheType: .disk) }
             return nil
         }
         if cacheType.includesMemory, let memoryKey = Self.memoryKey(forKey: key, decodeOptions: decodeOptions, data: data) {
@@ -182,37 +253,38 @@ public final class ImageCache: ImageCaching {
 
     /// The stored bytes and metadata for `key`, undecoded.
     public func entry(forKey key: String) async -> DiskCacheEntry? {
-        await diskCache.entry(forKey: key)
+        await onDisk { disk -> DiskCacheEntry? in disk.entrySync(forKey: key) }
     }
 
     /// The stored bytes and metadata for `key`, read on the calling thread.
     public func entrySync(forKey key: String) -> DiskCacheEntry? {
-        diskCache.entrySync(forKey: key)
+        diskTier.entrySync(forKey: key)
     }
 
-    /// `true`: the disk cache is read on the calling thread.
+    /// `true`: the disk tier is read on the calling thread.
     public var answersSynchronously: Bool { true }
 
     /// The bytes on disk for `key`, if any.
     public func diskData(forKey key: String) async -> Data? {
-        await diskCache.data(forKey: key)
+        await entry(forKey: key)?.data
     }
 
     /// The disk metadata (validators, stored date) for `key`, if it has a disk entry.
     public func metadata(forKey key: String) async -> CacheMetadata? {
-        await diskCache.metadata(forKey: key)
+        await entry(forKey: key)?.metadata
     }
 
     /// Which cache holds `key`: ``CacheType/memory`` (checked first), ``CacheType/disk``,
     /// or ``CacheType/none``.
     public func contains(forKey key: String) async -> CacheType {
-        if memoryCache.contains(key) || variantMemoryCache.contains(key) { return .memory }
-        return await diskCache.contains(forKey: key) ? .disk : .none
+        if memoryTier.containsImage(forKey: key) || variantMemoryCache.contains(key) { return .memory }
+        return await onDisk { disk -> Bool? in disk.containsSync(forKey: key) } == true ? .disk : .none
     }
 
-    /// The path of `key`'s disk file in the cache's own directory.
-    public func cachePath(forKey key: String) -> String {
-        diskCache.cachePath(forKey: key)
+    /// The path of `key`'s disk file in the cache's own directory (whether or not it
+    /// exists); `nil` when the disk tier keeps no file per entry.
+    public func cachePath(forKey key: String) -> String? {
+        diskTier.filePath(forKey: key)
     }
 
     // MARK: Removing
@@ -220,11 +292,14 @@ public final class ImageCache: ImageCaching {
     /// Removes `key` from the caches `cacheType` names (memory: the image and the variant).
     public func remove(forKey key: String, cacheType: CacheType = .all) async {
         if cacheType.includesMemory {
-            memoryCache.removeValue(forKey: key)
+            memoryTier.removeImage(forKey: key)
             variantMemoryCache.removeValue(forKey: key)
         }
         if cacheType.includesDisk {
-            await diskCache.remove(forKey: key)
+            _ = await onDisk { disk -> Bool? in
+                disk.removeSync(forKey: key)
+                return true
+            }
         }
     }
 
@@ -236,29 +311,33 @@ public final class ImageCache: ImageCaching {
 
     /// Empties the memory caches (images and variants).
     public func clearMemory() {
-        memoryCache.removeAll()
+        memoryTier.removeAllImages()
         variantMemoryCache.removeAll()
     }
 
     /// Removes every disk entry.
     public func clearDisk() async {
-        await diskCache.removeAll()
+        _ = await onDisk { disk -> Bool? in
+            disk.removeAllSync()
+            return true
+        }
     }
 
-    /// Removes expired disk entries and trims the disk cache to its size limit (see
+    /// Removes expired disk entries and trims the disk tier to its size limit (see
     /// ``DiskCache/clean()``).
     @discardableResult
     public func clean() async -> DiskCacheCleanResult {
-        await diskCache.clean()
+        await onDisk { disk -> DiskCacheCleanResult? in disk.cleanSync() }
+            ?? DiskCacheCleanResult(expiredCount: 0, trimmedCount: 0, removedBytes: 0, temporaryFilesRemoved: 0, remainingCount: 0, remainingBytes: 0)
     }
 
     /// The bytes the disk entries take.
     public func diskSize() async -> Int {
-        await diskCache.totalSize()
+        await onDisk { disk -> Int? in disk.totalSizeSync() } ?? 0
     }
 
     /// The number of disk entries.
     public func diskCount() async -> Int {
-        await diskCache.count()
+        await onDisk { disk -> Int? in disk.countSync() } ?? 0
     }
 }

@@ -32,7 +32,7 @@ extension Image {
         )
     }
 
-    /// One frame of an animation as a still image.
+    /// One frame of an animation as a still image, at the animation's scale.
     public func frame(at index: Int) throws(ImageError) -> Image {
         guard (0..<frameCount).contains(index) else {
             throw .badImageData("frame \(index) is outside 0..<\(frameCount)")
@@ -49,7 +49,7 @@ extension Image {
         let size = pixelSize
         return Image(
             handle: VipsImageHandle(memory), format: format, frameCount: 1, frameDurations: [],
-            loopCount: 0, sourceOrientation: sourceOrientation, loadedPixelSize: size, sourcePixelSize: size
+            loopCount: 0, sourceOrientation: sourceOrientation, loadedPixelSize: size, sourcePixelSize: size, scale: scale
         )
     }
 }

@@ -23,10 +23,11 @@ public struct Image: Sendable {
         let sourceOrientation: Int
         let loadedPixelSize: PixelSize
         let sourcePixelSize: PixelSize
+        let scale: Double
 
         init(
             handle: VipsImageHandle, pixelSize: PixelSize, format: ImageFormat, frameCount: Int, frameDurations: [Double],
-            loopCount: Int, sourceOrientation: Int, loadedPixelSize: PixelSize, sourcePixelSize: PixelSize
+            loopCount: Int, sourceOrientation: Int, loadedPixelSize: PixelSize, sourcePixelSize: PixelSize, scale: Double
         ) {
             self.handle = handle
             self.pixelSize = pixelSize
@@ -37,6 +38,7 @@ public struct Image: Sendable {
             self.sourceOrientation = sourceOrientation
             self.loadedPixelSize = loadedPixelSize
             self.sourcePixelSize = sourcePixelSize
+            self.scale = scale
         }
     }
 
@@ -59,6 +61,17 @@ public struct Image: Sendable {
     public var loadedPixelSize: PixelSize { storage.loadedPixelSize }
     /// The size of one frame in the source file, before any thumbnailing or scaling.
     public var sourcePixelSize: PixelSize { storage.sourcePixelSize }
+    /// Pixels per point, as `UIImage.scale`: 2 for an `@2x` image, whose ``pointSize`` is
+    /// half its ``pixelSize``. The manager sets it from the file name of the key
+    /// (``ImageScale/factor(forKey:)``) or from ``ImageProcessing/scaleFactor``; an image
+    /// made any other way has scale 1. Only the size in points depends on it: the pixels
+    /// are the same.
+    public var scale: Double { storage.scale }
+
+    /// The size of one frame in points: ``pixelSize`` divided by ``scale``.
+    public var pointSize: (width: Double, height: Double) {
+        (Double(pixelSize.width) / scale, Double(pixelSize.height) / scale)
+    }
 
     init(
         handle: VipsImageHandle,
@@ -68,14 +81,33 @@ public struct Image: Sendable {
         loopCount: Int,
         sourceOrientation: Int,
         loadedPixelSize: PixelSize,
-        sourcePixelSize: PixelSize
+        sourcePixelSize: PixelSize,
+        scale: Double = 1
     ) {
         let frames = max(1, frameCount)
         storage = Storage(
             handle: handle, pixelSize: PixelSize(width: handle.width, height: handle.height / frames), format: format,
             frameCount: frames, frameDurations: frameDurations, loopCount: loopCount, sourceOrientation: sourceOrientation,
-            loadedPixelSize: loadedPixelSize, sourcePixelSize: sourcePixelSize
+            loadedPixelSize: loadedPixelSize, sourcePixelSize: sourcePixelSize, scale: scale
         )
+    }
+
+    private init(storage: Storage) {
+        self.storage = storage
+    }
+
+    /// This image with `scale` pixels per point (SDWebImage's `SDScaledImageForScaleFactor`):
+    /// the same pixels, shared, and every other property kept. `scale` must be positive;
+    /// anything else is taken as 1.
+    public func withScale(_ scale: Double) -> Image {
+        let scale = scale.isFinite && scale > 0 ? scale : 1
+        if scale == self.scale { return self }
+        let old = storage
+        return Image(storage: Storage(
+            handle: old.handle, pixelSize: old.pixelSize, format: old.format, frameCount: old.frameCount,
+            frameDurations: old.frameDurations, loopCount: old.loopCount, sourceOrientation: old.sourceOrientation,
+            loadedPixelSize: old.loadedPixelSize, sourcePixelSize: old.sourcePixelSize, scale: scale
+        ))
     }
 
     /// Makes an image from 8-bit pixels, row by row, `channels` bytes a pixel

@@ -1,7 +1,15 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Foundation
 import NIOHTTP1
 
 /// Loads `file:` URLs from the local file system, without touching the network.
+///
+/// A file that does not exist, is not a regular file or cannot be read fails with
+/// ``ImageError/notFound(_:)`` naming its path.
 public struct FileLoader: ImageLoader {
     /// The largest file it reads, in bytes. Default 100 MB.
     public var maxFileSize: Int
@@ -21,19 +29,21 @@ public struct FileLoader: ImageLoader {
         guard url.isFileURL else { throw .invalidURL(url.absoluteString) }
         if Task.isCancelled { throw .cancelled }
         let path = url.path
-        let size: Int
-        do {
-            let attributes = try FileManager.default.attributesOfItem(atPath: path)
-            size = (attributes[.size] as? NSNumber)?.intValue ?? 0
-        } catch {
-            throw .invalidURL("\(url.absoluteString): no readable file at \(path)")
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            let reason = errno == ENOENT || errno == ENOTDIR ? "does not exist" : "cannot be reached (\(String(cString: strerror(errno))))"
+            throw .notFound("the file \(path) \(reason); check the path")
         }
-        guard size <= maxFileSize else { throw .bodyTooLarge(limit: maxFileSize) }
+        guard (status.st_mode & S_IFMT) == S_IFREG else {
+            throw .notFound("\(path) is not a regular file (a directory?); name an image file")
+        }
+        guard Int(status.st_size) <= maxFileSize else { throw .bodyTooLarge(limit: maxFileSize) }
         let data: Data
         do {
             data = try Data(contentsOf: url, options: .mappedIfSafe)
         } catch {
-            throw .invalidURL("\(url.absoluteString): cannot read \(path): \(error.localizedDescription)")
+            let reason = access(path, R_OK) == 0 ? error.localizedDescription : String(cString: strerror(errno))
+            throw .notFound("the file \(path) is not readable (\(reason)); check its permissions")
         }
         guard !data.isEmpty else { throw .badImageData("the file \(path) is empty") }
         progress?(DownloadProgress(receivedBytes: data.count, expectedBytes: data.count, partialData: options.wantsPartialData ? data : nil))

@@ -3,7 +3,8 @@ import Foundation
 /// Fetches the bytes behind a URL (SDImageLoader's counterpart).
 ///
 /// ``ImageDownloader`` handles `http` and `https`, ``FileLoader`` `file`, ``DataURLLoader``
-/// `data`; ``ImageLoaders`` tries several in order.
+/// `data`; ``ImageLoaders`` tries several in a fixed order, and ``ImageLoadersManager`` is
+/// a list of loaders that can gain one at run time.
 public protocol ImageLoader: Sendable {
     /// Whether this loader handles `url`.
     func canLoad(_ url: URL) -> Bool
@@ -15,7 +16,8 @@ public protocol ImageLoader: Sendable {
     ) async throws(ImageError) -> DownloadResponse
 }
 
-/// Several loaders, asked in order (SDImageLoadersManager's counterpart).
+/// Several loaders, asked in order: a fixed chain. ``ImageLoadersManager`` is the list
+/// that can change at run time (SDImageLoadersManager's counterpart).
 public struct ImageLoaders: ImageLoader {
     /// The loaders, first match wins.
     public var loaders: [any ImageLoader]

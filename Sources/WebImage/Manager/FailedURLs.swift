@@ -8,8 +8,9 @@ import WebImageLocking
 ///
 /// SDWebImage blocks a failed URL for the life of the process; a server lives for
 /// months. Here an entry expires after ``ttl``, the set holds at most ``capacity``
-/// URLs (the oldest failure is dropped first), and only permanent failures block:
-/// see ``ImageError/blocksURL``.
+/// URLs (the oldest failure is dropped first), and by default only permanent failures
+/// block: see ``ImageError/blocksURL``, and ``ImageManager/shouldBlockFailedURL`` for a
+/// rule of your own.
 public final class FailedURLs: Sendable {
     /// How long a failure blocks its URL.
     public let ttl: Duration
@@ -61,6 +62,13 @@ public final class FailedURLs: Sendable {
     @discardableResult
     public func record(_ url: URL, error: ImageError) -> Bool {
         guard error.blocksURL else { return false }
+        block(url)
+        return true
+    }
+
+    /// Blocks `url` for ``ttl`` from now, whatever made it fail: what a manager's
+    /// ``ImageManager/shouldBlockFailedURL`` rule decided.
+    public func block(_ url: URL) {
         let key = url.absoluteString
         let now = clock()
         entries.withLock { entries in
@@ -71,7 +79,6 @@ public final class FailedURLs: Sendable {
             }
             entryCount.store(entries.count, ordering: .relaxed)
         }
-        return true
     }
 
     /// Unblocks `url`.

@@ -37,7 +37,8 @@ extension ImageManager {
     }
 
     private func plainMemoryHit(_ url: URL, options: ImageOptions, in context: ImageContext) -> Image? {
-        guard context.queryCacheType.includesMemory else { return nil }
+        // A scale of the caller's own, or completions on an executor, take the full path.
+        guard context.queryCacheType.includesMemory, context.imageScaleFactor == nil, context.callbackExecutor == nil else { return nil }
         let string = url.absoluteString
         guard !string.isEmpty else { return nil }
         if !options.contains(.retryFailed), failedURLs.isBlocked(url) { return nil }
@@ -69,7 +70,7 @@ extension ImageManager {
                forKey: key, queries: request.caching.query.includesMemory, firstFrameOnly: request.processing.firstFrameOnly, in: resolved.cache
            ) {
             let data = options.contains(.queryMemoryData) ? resolved.cache.entrySync(forKey: key)?.data : nil
-            return ImageResult(image: image, data: data, cacheType: .memory, url: resolved.url)
+            return ImageResult(image: resolved.scaled(image), data: data, cacheType: .memory, url: resolved.url)
         }
         guard options.contains(.queryDiskDataSync), request.caching.query.includesDisk, let entry = resolved.cache.entrySync(forKey: key) else {
             return nil
@@ -77,7 +78,7 @@ extension ImageManager {
         if request.output == .data { return ImageResult(image: nil, data: entry.data, cacheType: .disk, url: resolved.url) }
         let decodeOptions = resolved.plan.requestedOptions
         do throws(ImageError) {
-            let image = try resolved.coder.decode(entry.data, options: decodeOptions)
+            let image = resolved.scaled(try resolved.coder.decode(entry.data, options: decodeOptions))
             if request.caching.query.includesMemory,
                let memoryKey = ImageCache.memoryKey(forKey: key, decodeOptions: decodeOptions, data: entry.data) {
                 resolved.cache.storeToMemory(image, forKey: memoryKey)

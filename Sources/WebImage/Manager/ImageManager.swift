@@ -15,20 +15,35 @@ import WebImageLocking
 public final class ImageManager: Sendable {
     /// Rewrites a request's options and context before it runs; `nil` cancels the request.
     public typealias OptionsProcessor = @Sendable (URL, ImageOptions, ImageContext) -> (ImageOptions, ImageContext)?
+    /// Decides whether loading `url` failing with `error` blocks the URL for a while
+    /// (SDWebImage's `imageManager:shouldBlockFailedURL:withError:`).
+    public typealias FailedURLRule = @Sendable (_ url: URL, _ error: ImageError) -> Bool
 
-    /// The process-wide manager: shared cache, shared downloader, file and data URLs.
+    /// The rule of a manager that is given none: permanent failures block
+    /// (``ImageError/blocksURL``), transient ones never do.
+    public static let defaultShouldBlockFailedURL: FailedURLRule = { _, error in error.blocksURL }
+
+    /// The process-wide manager: the shared cache, and the shared loaders
+    /// (``ImageLoadersManager/shared``: the shared downloader, file and data URLs, and any
+    /// loader added to them).
     public static let shared = ImageManager()
 
     /// The cache used unless a request names another: an ``ImageCache`` by default, or any
     /// ``ImageCaching`` (a chain of caches: ``ImageCachesManager``).
     public let cache: any ImageCaching
-    /// The loader used unless a request names another.
+    /// The loader used unless a request names another: ``ImageLoadersManager/shared`` by
+    /// default, so a loader added there serves every load.
     public let loader: any ImageLoader
     /// The coder used unless a request names another: ``ImageCodersManager/shared`` by
     /// default, so a coder added there (``QOICoder``, one of your own) serves every load.
     public let coder: any ImageCoder
     /// URLs blocked after permanent failures.
     public let failedURLs: FailedURLs
+    /// Decides which failed loads block their URL in ``failedURLs``: asked with the URL and
+    /// the error of every failed load except a cancellation. Default
+    /// ``defaultShouldBlockFailedURL``; e.g. `{ _, error in error != .invalidStatusCode(403) && error.blocksURL }`
+    /// lets an expired signed URL be retried at once.
+    public let shouldBlockFailedURL: FailedURLRule
     /// The context every SDWebImage-shaped request starts from (e.g. a shared cache key
     /// filter); its key filter also serves requests that set none.
     public let defaultContext: ImageContext
@@ -47,15 +62,17 @@ public final class ImageManager: Sendable {
     let pipeline: ImagePipeline
     private let running = Locked<[ObjectIdentifier: ImageTask]>([:])
     /// Whether a request without a context looks up `url.absoluteString` in the memory of
-    /// ``cache`` and nothing else: no key filter, thumbnail, transformer or cache override.
+    /// ``cache`` and nothing else: no key filter, thumbnail, transformer, cache override,
+    /// scale or callback executor.
     let defaultContextIsPlainForHits: Bool
 
     /// Creates a manager.
     public init(
         cache: any ImageCaching = ImageCache.shared,
-        loader: any ImageLoader = ImageLoaders([ImageDownloader.shared, FileLoader(), DataURLLoader()]),
+        loader: any ImageLoader = ImageLoadersManager.shared,
         coder: any ImageCoder = ImageCodersManager.shared,
         failedURLs: FailedURLs = FailedURLs(),
+        shouldBlockFailedURL: @escaping FailedURLRule = ImageManager.defaultShouldBlockFailedURL,
         defaultContext: ImageContext = ImageContext(),
         optionsProcessor: OptionsProcessor? = nil,
         cachePolicy: ImageCachePolicy = .default,
@@ -66,15 +83,16 @@ public final class ImageManager: Sendable {
         self.loader = loader
         self.coder = coder
         self.failedURLs = failedURLs
+        self.shouldBlockFailedURL = shouldBlockFailedURL
         self.defaultContext = defaultContext
         self.optionsProcessor = optionsProcessor
         self.cachePolicy = cachePolicy
         self.variantWorkLimiter = variantWorkLimiter
         self.events = events
-        pipeline = ImagePipeline(failedURLs: failedURLs, events: events, limiter: variantWorkLimiter)
+        pipeline = ImagePipeline(failedURLs: failedURLs, shouldBlockFailedURL: shouldBlockFailedURL, events: events, limiter: variantWorkLimiter)
         defaultContextIsPlainForHits = defaultContext.cacheKeyFilter == nil && defaultContext.thumbnailPixelSize == nil
             && defaultContext.transformer == nil && defaultContext.cache == nil && defaultContext.queryCacheType.includesMemory
-            && defaultContext.originalCache == nil
+            && defaultContext.originalCache == nil && defaultContext.imageScaleFactor == nil && defaultContext.callbackExecutor == nil
     }
 
     // MARK: Loading images
@@ -83,7 +101,8 @@ public final class ImageManager: Sendable {
     /// and exactly once with the final result or an ``ImageError``.
     ///
     /// A memory hit completes before this method returns, and so does a disk hit with
-    /// ``ImageOptions/queryDiskDataSync``.
+    /// ``ImageOptions/queryDiskDataSync`` — unless ``ImageContext/callbackExecutor`` hands
+    /// the completion to an executor.
     @discardableResult
     public func loadImage(
         with url: URL?,
@@ -133,6 +152,7 @@ public final class ImageManager: Sendable {
         do throws(ImageError) {
             request = try self.request(for: url, options: options, context: context, forTarget: forTarget)
         } catch {
+            let completion = ImageCallbackExecutor.deliver(completion, on: (context ?? defaultContext).callbackExecutor)
             let task = ImageTask(url: url, options: options, completion: completion, onEnd: { _ in })
             task.deliver(.failure(error))
             return task
@@ -143,7 +163,8 @@ public final class ImageManager: Sendable {
     /// Loads `request` (its output ``ImageOutput/image`` or ``ImageOutput/data``), calling
     /// `completion` with each intermediate result (`isFinal == false`) and exactly once with
     /// the final result or an ``ImageError``. A memory hit completes before this method
-    /// returns, and so does a disk hit with ``ImageRequest/Options/queryDiskDataSync``.
+    /// returns, and so does a disk hit with ``ImageRequest/Options/queryDiskDataSync``,
+    /// unless ``ImageRequest/callbackExecutor`` hands the completion to an executor.
     @discardableResult
     public func loadImage(
         _ request: ImageRequest,
@@ -159,6 +180,7 @@ public final class ImageManager: Sendable {
         progress: (@Sendable (DownloadProgress) -> Void)?,
         completion: @escaping @Sendable (Result<ImageResult, ImageError>) -> Void
     ) -> ImageTask {
+        let completion = ImageCallbackExecutor.deliver(completion, on: request.callbackExecutor)
         let task = ImageTask(url: request.url, options: options, completion: completion) { [weak self] work in
             _ = self?.running.withLock { $0.removeValue(forKey: ObjectIdentifier(work)) }
         }
@@ -301,58 +323,6 @@ public final class ImageManager: Sendable {
             try? await Task.sleep(for: .milliseconds(10))
         }
         cancelAll()
-    }
-
-    // MARK: Keys and failed URLs
-
-    /// The cache key for `url` under `context` (its key filter and thumbnail size), or
-    /// `nil` when the filter says not to cache it.
-    public func cacheKey(for url: URL, context: ImageContext? = nil) -> String? {
-        let context = context ?? defaultContext
-        guard let original = originalCacheKey(for: url, context: context) else { return nil }
-        return Self.variantKey(original, context: context)
-    }
-
-    /// The key `request`'s result is cached under, or `nil` when the key filter says not
-    /// to cache its source.
-    public func cacheKey(for request: ImageRequest) -> String? {
-        originalKey(for: request).map { ResolvedRequest.resultKey($0, request: request) }
-    }
-
-    /// The key `request`'s source is cached under: its key filter's (else the default
-    /// context's) for a URL, or a custom source's own key.
-    func originalKey(for request: ImageRequest) -> String? {
-        switch request.source {
-        case .url(let url):
-            guard let filter = request.caching.keyFilter ?? defaultContext.cacheKeyFilter else { return CacheKey.key(for: url) }
-            return filter(url)
-        case .custom(let key, _):
-            return key
-        }
-    }
-
-    /// Unblocks `url`.
-    public func removeFailedURL(_ url: URL) { failedURLs.remove(url) }
-
-    /// Unblocks every URL.
-    public func removeAllFailedURLs() { failedURLs.removeAll() }
-
-    func originalCacheKey(for url: URL, context: ImageContext) -> String? {
-        if let filter = context.cacheKeyFilter ?? defaultContext.cacheKeyFilter { return filter(url) }
-        return CacheKey.key(for: url)
-    }
-
-    /// The key of the result `context` asks for: the thumbnail key first, then the
-    /// transformer's, as SDWebImage appends them.
-    static func variantKey(_ key: String, context: ImageContext) -> String {
-        var key = key
-        if let size = context.thumbnailPixelSize {
-            key = CacheKey.thumbnailKey(key, size: size, preserveAspectRatio: context.preserveAspectRatio)
-        }
-        if let transformer = context.transformer {
-            key = CacheKey.transformedKey(key, transformerKey: transformer.key)
-        }
-        return key
     }
 
     // MARK: Preparing a request

@@ -26,14 +26,19 @@ public final class WorkLimiter: Sendable {
     public let workers: Int
     /// Work that may wait for a slot (at least 0).
     public let queueSize: Int
+    /// The bytes the work in the slots may reserve for its decodes at once; `nil`: only
+    /// the slots bound it.
+    public let memoryBudget: MemoryBudget?
     private let state = InlineLocked(State())
     /// The slots' threads: one a slot.
     let threads: NIOThreadPool
 
-    /// Creates a limiter of `workers` slots and a queue of `queueSize`.
-    public init(workers: Int, queueSize: Int) {
+    /// Creates a limiter of `workers` slots and a queue of `queueSize`, whose work also
+    /// reserves its decodes' bytes from `memoryBudget` when one is given.
+    public init(workers: Int, queueSize: Int, memoryBudget: MemoryBudget? = nil) {
         self.workers = max(1, workers)
         self.queueSize = max(0, queueSize)
+        self.memoryBudget = memoryBudget
         threads = NIOThreadPool(numberOfThreads: self.workers)
         threads.start()
     }

@@ -24,9 +24,11 @@ public final class ImagePrefetcher: Sendable {
 
     /// The manager every load goes through.
     public let manager: ImageManager
-    /// The options of every load; ``ImageOptions/lowPriority`` is always added.
+    /// The options of every load of a prefetch that names none; ``ImageOptions/lowPriority``
+    /// is always added.
     public let options: ImageOptions
-    /// The context of every load (`nil`: the manager's default context).
+    /// The context of every load of a prefetch that names none (`nil`: the manager's
+    /// default context).
     public let context: ImageContext?
 
     private struct State {
@@ -102,10 +104,28 @@ public final class ImagePrefetcher: Sendable {
         progress: (@Sendable (PrefetchProgress) -> Void)? = nil,
         completion: (@Sendable (PrefetchResult) -> Void)?
     ) -> PrefetchToken {
+        prefetch(urls, options: options, context: context, progress: progress, completion: completion)
+    }
+
+    /// Prefetches `urls` as ``prefetch(_:progress:completion:)`` does, each load with
+    /// `options` and `context` instead of the prefetcher's (SDWebImage's
+    /// `prefetchURLs:options:context:progress:completed:`): a thumbnail size, a
+    /// transformer, other cache tiers for this prefetch alone. ``ImageOptions/lowPriority``
+    /// is added (``ImageOptions/highPriority`` in `options` still wins); a `nil` context
+    /// is the manager's default context. Prefetches with the same URL share its load only
+    /// when their options and context are the same.
+    @discardableResult
+    public func prefetch(
+        _ urls: [URL],
+        options: ImageOptions,
+        context: ImageContext?,
+        progress: (@Sendable (PrefetchProgress) -> Void)? = nil,
+        completion: (@Sendable (PrefetchResult) -> Void)?
+    ) -> PrefetchToken {
         // The token is looked up by identity when it ends, so it is created first and
         // its completion refers back to this prefetcher weakly.
         let tokenBox = Locked<ObjectIdentifier?>(nil)
-        let token = PrefetchToken(urls: urls, progress: progress) { [weak self] result in
+        let token = PrefetchToken(urls: urls, options: options.union(.lowPriority), context: context, progress: progress) { [weak self] result in
             if let id = tokenBox.withLock({ $0 }) {
                 _ = self?.state.withLock { $0.active.removeValue(forKey: id) }
             }
@@ -130,10 +150,17 @@ public final class ImagePrefetcher: Sendable {
     /// Prefetches `urls` and returns how it went. Cancelling the calling task cancels the
     /// prefetch, which then returns with ``PrefetchResult/isCancelled``.
     public func prefetch(_ urls: [URL]) async -> PrefetchResult {
+        await prefetch(urls, options: options, context: context)
+    }
+
+    /// Prefetches `urls` with `options` and `context` instead of the prefetcher's (see
+    /// ``prefetch(_:options:context:progress:completion:)``) and returns how it went.
+    /// Cancelling the calling task cancels the prefetch.
+    public func prefetch(_ urls: [URL], options: ImageOptions, context: ImageContext?) async -> PrefetchResult {
         let link = CancellationLink<PrefetchToken>()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<PrefetchResult, Never>) in
-                let token = prefetch(urls, progress: nil) { continuation.resume(returning: $0) }
+                let token = prefetch(urls, options: options, context: context, progress: nil) { continuation.resume(returning: $0) }
                 link.attach(token) { $0.cancel() }
             }
         } onCancel: {
@@ -171,7 +198,7 @@ public final class ImagePrefetcher: Sendable {
         }
         guard claimed else { return }
         while let (token, index, url) = nextLoad() {
-            let key = url.absoluteString
+            let key = Self.loadKey(url, options: token.options, context: token.context)
             let subscription = loads.join(key, progress: nil, completion: { [weak self] outcome in
                 // The slot is freed before the token hears of the end: a prefetch that
                 // completes with this load must not find it still counted in flight.
@@ -179,14 +206,24 @@ public final class ImagePrefetcher: Sendable {
                 token.finish(index: index, outcome: outcome)
                 self?.startLoads()
             }, make: { SharedWork<CacheType, Never>() })
-            if subscription.isNew { startLoad(of: url, key: key, for: subscription.holder) }
+            if subscription.isNew { startLoad(of: url, options: token.options, context: token.context, key: key, for: subscription.holder) }
             token.track(subscription, index: index)
         }
     }
 
+    /// The key under which prefetches share a load: the URL, the options and the context.
+    /// A context is named by its storage, which the tokens waiting for the load keep
+    /// alive, so a name is never reused while the load runs.
+    private static func loadKey(_ url: URL, options: ImageOptions, context: ImageContext?) -> String {
+        let contextName = context.map { "\(UInt(bitPattern: $0.storageIdentity))" } ?? "default"
+        return url.absoluteString + "|\(options.rawValue)|" + contextName
+    }
+
     /// Loads `url` through the manager for the prefetches sharing `work`; the load is
     /// cancelled when every one of them has left.
-    private func startLoad(of url: URL, key: String, for work: SharedWork<CacheType, Never>) {
+    private func startLoad(
+        of url: URL, options: ImageOptions, context: ImageContext?, key: String, for work: SharedWork<CacheType, Never>
+    ) {
         let task = manager.loadImage(with: url, options: options, context: context) { [weak self] result in
             if case .success(let value) = result, !value.isFinal { return }
             self?.loads.retire(key, work)

@@ -7,6 +7,10 @@ import WebImageLocking
 public final class PrefetchToken: Sendable {
     /// The URLs of this prefetch, in the order given.
     public let urls: [URL]
+    /// The options of each of its loads (``ImageOptions/lowPriority`` included).
+    public let options: ImageOptions
+    /// The context of each of its loads; `nil`: the manager's default context.
+    public let context: ImageContext?
 
     private enum Event {
         case progress(PrefetchProgress)
@@ -33,10 +37,14 @@ public final class PrefetchToken: Sendable {
 
     init(
         urls: [URL],
+        options: ImageOptions,
+        context: ImageContext?,
         progress: (@Sendable (PrefetchProgress) -> Void)?,
         completion: (@Sendable (PrefetchResult) -> Void)?
     ) {
         self.urls = urls
+        self.options = options
+        self.context = context
         self.onProgress = progress
         self.onCompletion = completion
     }

@@ -43,7 +43,7 @@ extension Image {
     }
 
     /// Computes `result` (all frames, stacked) into memory and wraps it as an image with
-    /// this image's format, frame timing and provenance.
+    /// this image's format, frame timing, provenance and scale.
     private func finishing(_ result: VipsImageHandle) throws(ImageError) -> Image {
         let normalised = try VipsTransform.normalise(result)
         guard let memory = vips_image_copy_memory(normalised.pointer) else {
@@ -68,7 +68,7 @@ extension Image {
         return Image(
             handle: owned, format: format, frameCount: frameCount, frameDurations: frameDurations,
             loopCount: loopCount, sourceOrientation: sourceOrientation,
-            loadedPixelSize: loadedPixelSize, sourcePixelSize: sourcePixelSize
+            loadedPixelSize: loadedPixelSize, sourcePixelSize: sourcePixelSize, scale: scale
         )
     }
 }

@@ -41,6 +41,11 @@ public struct ServerConfig: Sendable {
     public var workers = 2 * System.coreCount
     /// Requests that may wait for a worker; more are answered 429. Default 256.
     public var queueSize = 256
+    /// Bytes the workers may reserve at once for the images they decode (the source's
+    /// bytes and its pixels after shrink-on-load, see ``MemoryBudget``): a worker whose
+    /// image does not fit waits, holding its slot, until others finish. Default a quarter
+    /// of the machine's memory, or of the container's limit when lower.
+    public var memoryBudget = MemoryBudget.defaultBytes
     /// `Cache-Control: max-age` of a served image, in seconds. Default one year.
     public var ttl = 31_536_000
     /// Serve WebP to clients whose `Accept` lists it when the URL names no format. Default on.
@@ -180,6 +185,7 @@ public struct ServerConfig: Sendable {
             ("max animation frames", maxAnimationFrames, "--max-animation-frames, WEBIMAGE_MAX_ANIMATION_FRAMES"),
             ("max result dimension", maxResultDimension, "--max-result-dimension, WEBIMAGE_MAX_RESULT_DIMENSION"),
             ("workers", workers, "--workers, WEBIMAGE_WORKERS"),
+            ("memory budget", memoryBudget, "--memory-budget, WEBIMAGE_MEMORY_BUDGET"),
             ("max clients", maxClients, "--max-clients, WEBIMAGE_MAX_CLIENTS"),
         ]
         for (name, value, where_) in positives where value < 1 {

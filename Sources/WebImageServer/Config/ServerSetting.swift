@@ -13,7 +13,7 @@ public enum ServerSetting: String, CaseIterable, Sendable {
     case stripMetadata, userAgent, maxRedirects, allowSecurityOptions
     case watermarkPath, watermarkURL, watermarkData, watermarkOpacity, trustedSignature, playground
     case autoQualityTarget, bestFormats
-    case readRequestTimeout, keepAliveTimeout, maxClients
+    case readRequestTimeout, keepAliveTimeout, maxClients, memoryBudget
     case useS3, s3Endpoint, s3Region, s3EndpointUsePathStyle, s3AllowedBucket, s3DeniedBucket
 
     /// The command-line flag, without the leading dashes.
@@ -151,6 +151,7 @@ public enum ServerSetting: String, CaseIterable, Sendable {
             // 0 turns keep-alive off, as imgproxy's IMGPROXY_KEEP_ALIVE_TIMEOUT=0.
             config.keepAliveTimeout = Double(value.trimmingCharacters(in: .whitespaces)) == 0 ? .zero : try seconds(value)
         case .maxClients: config.maxClients = try integer(value)
+        case .memoryBudget: config.memoryBudget = try bytes(value)
         case .useS3: config.useS3 = try boolean(value)
         case .s3Endpoint: config.s3Endpoint = value.isEmpty ? nil : value
         case .s3Region: config.s3Region = value.isEmpty ? nil : value

@@ -28,6 +28,8 @@ struct ProxyResponder: Sendable {
     let useETag: Bool
     /// Whether requests have spans (Hummingbird's `TracingMiddleware` is installed).
     let tracesRequests: Bool
+    /// The header fields of the images answered, made once for each.
+    let headersCache = ImageHeadersCache()
 
     typealias Field = ProxyResponses.Field
 
@@ -48,6 +50,7 @@ struct ProxyResponder: Sendable {
     /// `GET /metrics`: every metric in the Prometheus text format.
     func metricsPage() -> Response {
         metrics.setQueueDepth(pipeline.limiter?.queued ?? 0)
+        if let budget = pipeline.limiter?.memoryBudget { metrics.setMemory(budget) }
         var headers = HTTPFields()
         headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
         headers[.cacheControl] = "no-store"
@@ -115,6 +118,16 @@ struct ProxyResponder: Sendable {
 
     private func response(for outcome: ProxyPipeline.Outcome, request: Request) -> Response {
         let variant = outcome.variant
+        let headers = headersCache.headers(for: outcome) { makeHeaders(for: outcome) }
+        if useETag, let ifNoneMatch = request.headers[.ifNoneMatch], Self.matches(ifNoneMatch, etag: variant.etag) {
+            return Response(status: .notModified, headers: headers.notModified)
+        }
+        let body = request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: variant.bytes)
+        return Response(status: .ok, headers: headers.ok, body: body)
+    }
+
+    private func makeHeaders(for outcome: ProxyPipeline.Outcome) -> ImageHeadersCache.Headers {
+        let variant = outcome.variant
         // Appended, not assigned: these names are not in the security headers and each
         // comes once, so the result is the same without a search of the fields per header.
         var headers = ProxyResponses.securityHeaders
@@ -131,12 +144,9 @@ struct ProxyResponder: Sendable {
             if let quality = variant.quality { headers.append(Field(name: Self.qualityHeader, value: String(quality))) }
             headers.append(Field(name: Self.scoreHeader, value: String(format: "%.4f", score)))
         }
-        if useETag, let ifNoneMatch = request.headers[.ifNoneMatch], Self.matches(ifNoneMatch, etag: variant.etag) {
-            return Response(status: .notModified, headers: headers)
-        }
-        headers.append(Field(name: .contentLength, value: String(variant.count)))
-        let body = request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: variant.bytes)
-        return Response(status: .ok, headers: headers, body: body)
+        var ok = headers
+        ok.append(Field(name: .contentLength, value: String(variant.count)))
+        return ImageHeadersCache.Headers(ok: ok, notModified: headers)
     }
 
     /// `X-Quality`: the encoder quality auto quality chose.

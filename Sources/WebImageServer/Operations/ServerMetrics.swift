@@ -1,6 +1,7 @@
 import CoreMetrics
 import Foundation
 import Prometheus
+import WebImage
 import WebImageLocking
 
 /// The proxy's metrics (swift-metrics API) in a Prometheus registry, served at `/metrics`
@@ -10,6 +11,9 @@ import WebImageLocking
 /// - `webimage_cache_hits_total{type}`: variant hits from `memory` or `disk`, and
 ///   `original` (a miss whose source came from the disk cache); `webimage_cache_misses_total`.
 /// - `webimage_queue_depth`: requests waiting for a worker.
+/// - `webimage_memory_budget_bytes`, `webimage_memory_reserved_bytes`: the workers' memory
+///   budget and what they have reserved of it; `webimage_memory_waiting`: workers waiting
+///   for it.
 /// - `webimage_source_bytes_total`: bytes of sources downloaded.
 /// - `webimage_processed_total`: variants made (decode, transform, encode).
 /// - `webimage_cache_write_errors_total{cache}`: failed disk-cache writes, by cache
@@ -19,17 +23,21 @@ import WebImageLocking
 ///   room (`--max-clients`); `webimage_client_timeouts_total{kind}`: connections closed by
 ///   the read (`read_request`) or keep-alive (`keep_alive`) timeout.
 ///
-/// Requests by status, errors, latency and requests in flight are Hummingbird's
-/// `MetricsMiddleware`'s, recorded through the process's `MetricsSystem` into the same
+/// Requests by status, errors, latency and requests in flight are
+/// ``RequestMetricsMiddleware``'s, recorded through the process's `MetricsSystem` into the same
 /// registry under the names ``PrometheusNames`` gives them, when ``ProxyTelemetry`` set
 /// it up.
 final class ServerMetrics: Sendable {
     /// Where the metrics are kept.
     let registry: PrometheusCollectorRegistry
     private let factory: any MetricsFactory
-    private let hitCounters = InlineLocked<[String: CoreMetrics.Counter]>([:])
+    /// The hit counters by type (`memory`, `disk`, `original`), made once: a hit looks its counter up without a lock.
+    private let hitCounters: [String: CoreMetrics.Counter]
     private let writeErrorCounters = InlineLocked<[String: CoreMetrics.Counter]>([:])
     private let queueDepth: Meter
+    private let memoryBudget: Meter
+    private let memoryReserved: Meter
+    private let memoryWaiting: Meter
     private let misses: CoreMetrics.Counter
     private let sourceBytes: CoreMetrics.Counter
     private let processed: CoreMetrics.Counter
@@ -49,7 +57,7 @@ final class ServerMetrics: Sendable {
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.defaultDurationHistogramBuckets = durationBuckets
         factory.nameAndLabelSanitizer = PrometheusNames.prometheus
-        return PrometheusMetricsFilter(prometheus: factory)
+        return factory
     }
 
     /// Metrics kept in a registry of their own.
@@ -63,6 +71,9 @@ final class ServerMetrics: Sendable {
         self.registry = registry
         self.factory = factory
         queueDepth = Meter(label: "webimage_queue_depth", factory: factory)
+        memoryBudget = Meter(label: "webimage_memory_budget_bytes", factory: factory)
+        memoryReserved = Meter(label: "webimage_memory_reserved_bytes", factory: factory)
+        memoryWaiting = Meter(label: "webimage_memory_waiting", factory: factory)
         misses = CoreMetrics.Counter(label: "webimage_cache_misses_total", factory: factory)
         sourceBytes = CoreMetrics.Counter(label: "webimage_source_bytes_total", factory: factory)
         processed = CoreMetrics.Counter(label: "webimage_processed_total", factory: factory)
@@ -73,20 +84,28 @@ final class ServerMetrics: Sendable {
             timeouts[kind] = CoreMetrics.Counter(label: "webimage_client_timeouts_total", dimensions: [("kind", kind.rawValue)], factory: factory)
         }
         clientTimeouts = timeouts
+        hitCounters = Dictionary(uniqueKeysWithValues: Self.hitTypes.map { type in
+            (type, CoreMetrics.Counter(label: "webimage_cache_hits_total", dimensions: [("type", type)], factory: factory))
+        })
         queueDepth.set(0)
         clientConnections.set(0)
     }
 
     func setQueueDepth(_ depth: Int) { queueDepth.set(depth) }
 
-    /// A cache hit of `type` (`memory`, `disk`, `original`).
+    /// The workers' memory budget as it stands.
+    func setMemory(_ budget: MemoryBudget) {
+        memoryBudget.set(budget.bytes)
+        memoryReserved.set(budget.reservedBytes)
+        memoryWaiting.set(budget.waiting)
+    }
+
+    /// The types of ``cacheHit(_:)``.
+    static let hitTypes = ["memory", "disk", "original"]
+
+    /// A cache hit of `type`, one of ``hitTypes``.
     func cacheHit(_ type: String) {
-        let counter = hitCounters.withLock { counters in
-            if let existing = counters[type] { return existing }
-            let made = CoreMetrics.Counter(label: "webimage_cache_hits_total", dimensions: [("type", type)], factory: factory)
-            counters[type] = made
-            return made
-        }
+        guard let counter = hitCounters[type] else { preconditionFailure("cache hit type '\(type)' is not one of \(Self.hitTypes)") }
         counter.increment()
     }
 

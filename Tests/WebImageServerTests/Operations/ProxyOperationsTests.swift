@@ -58,7 +58,8 @@ struct ProxyOperationsTests {
         for name in ["webimage_requests_total{status=\"200\"} 2", "webimage_requests_total{status=\"404\"} 1",
                      "webimage_request_errors_total{status=\"404\"} 1", "webimage_request_duration_seconds_bucket",
                      "webimage_queue_depth", "webimage_in_flight_requests", "webimage_cache_hits_total{type=\"memory\"} 1",
-                     "webimage_source_bytes_total \(ProxyImages.jpeg.count)", "webimage_client_connections"] {
+                     "webimage_source_bytes_total \(ProxyImages.jpeg.count)", "webimage_client_connections",
+                     "webimage_memory_budget_bytes", "webimage_memory_reserved_bytes", "webimage_memory_waiting"] {
             #expect(text.contains(name), "\(name)")
         }
         proxy.stop()
@@ -72,7 +73,7 @@ struct ProxyOperationsTests {
             "WEBIMAGE_PORT": "9090", "WEBIMAGE_KEYS": "736563726574,6b6579", "WEBIMAGE_SALTS": "68656c6c6f,73616c74",
             "WEBIMAGE_ALLOW_LOOPBACK": "true", "WEBIMAGE_MAX_SOURCE_BYTES": "8M", "WEBIMAGE_MAX_SOURCE_RESOLUTION": "12.5",
             "WEBIMAGE_DOWNLOAD_TIMEOUT": "2.5", "WEBIMAGE_PRESETS": "thumb=rs:fill:100:100,small=w:50",
-            "WEBIMAGE_PREFERRED_FORMATS": "webp,png", "WEBIMAGE_AUTO_AVIF": "0",
+            "WEBIMAGE_PREFERRED_FORMATS": "webp,png", "WEBIMAGE_AUTO_AVIF": "0", "WEBIMAGE_MEMORY_BUDGET": "1G",
         ], to: &config)
         try config.validate()
         #expect(config.port == 9090)
@@ -84,6 +85,8 @@ struct ProxyOperationsTests {
         #expect(config.presets == ["thumb": "rs:fill:100:100", "small": "w:50"])
         #expect(config.preferredFormats == [.webp, .png])
         #expect(!config.autoAVIF)
+        #expect(config.memoryBudget == 1 << 30)
+        #expect(ServerConfig().memoryBudget == MemoryBudget.defaultBytes && MemoryBudget.defaultBytes <= MemoryBudget.availableMemory)
 
         // A flag given later replaces the variable's value.
         try ServerSetting.port.apply(["7070"], to: &config)
@@ -91,6 +94,9 @@ struct ProxyOperationsTests {
 
         var bad = ServerConfig()
         #expect(throws: ServerConfigError.self) { try ServerSetting.apply(environment: ["WEBIMAGE_PORT": "eighty"], to: &bad) }
+        var noBudget = ServerConfig()
+        noBudget.memoryBudget = 0
+        #expect(throws: ServerConfigError("memory budget must be at least 1, not 0 (--memory-budget, WEBIMAGE_MEMORY_BUDGET)")) { try noBudget.validate() }
         bad.keys = ["abcd"]
         #expect(throws: ServerConfigError.self) { try bad.validate() }
         bad.salts = ["zz"]

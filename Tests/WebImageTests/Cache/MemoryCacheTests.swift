@@ -104,7 +104,7 @@ struct MemoryCacheTests {
             cache.storeToMemory(image, forKey: "a")
             cache.storeToMemory(image, forKey: "b")
             cache.storeToMemory(image, forKey: "c")
-            #expect(cache.memoryCache.totalCost == 900)
+            #expect(cache.memoryCache?.totalCost == 900)
             _ = cache.imageFromMemory(forKey: "a")
             cache.storeToMemory(image, forKey: "d")
             #expect(cache.imageFromMemory(forKey: "b") == nil)

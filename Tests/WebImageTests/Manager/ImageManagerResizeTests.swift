@@ -21,7 +21,7 @@ extension ImageManagerTests {
             #expect(close(try image.pixel(x: 20, y: 80), TestImages.bottomRight, tolerance: 6))
             let key = try #require(manager.cacheKey(for: url, context: context))
             #expect(key.hasSuffix("/r-resize-fill-100x100-ea.png"))
-            #expect(await manager.imageCache.diskCache.data(forKey: key) != nil)
+            #expect(await manager.imageCache.diskCache?.data(forKey: key) != nil)
             #expect(origin.totalRequestCount == 1)
         }
     }
@@ -49,7 +49,7 @@ extension ImageManagerTests {
             // The shrunk decode is not taken for the original: neither memory nor disk holds it.
             let originalKey = try #require(manager.cacheKey(for: url))
             #expect(manager.cache.imageFromMemory(forKey: originalKey) == nil)
-            #expect(await manager.imageCache.diskCache.data(forKey: originalKey) == jpeg)
+            #expect(await manager.imageCache.diskCache?.data(forKey: originalKey) == jpeg)
         }
     }
 

@@ -19,7 +19,7 @@ struct ImageManagerSourceURLTests {
             var filtered = ImageContext()
             filtered.cacheKeyFilter = { _ in "custom-key" }
             _ = try await manager.loadImage(from: a, options: .waitStoreCache, context: filtered)
-            let entry = try #require(await manager.imageCache.diskCache.entry(forKey: "custom-key"))
+            let entry = try #require(await manager.imageCache.diskCache?.entry(forKey: "custom-key"))
             #expect(entry.metadata.sourceURL == a)
             #expect(entry.metadata.etag == "\"v1\"")
 
@@ -28,8 +28,8 @@ struct ImageManagerSourceURLTests {
             let b = origin.url("/b.png")
             _ = try await manager.loadImage(from: b, options: .waitStoreCache, context: thumbnail)
             let variantKey = try #require(manager.cacheKey(for: b, context: thumbnail))
-            #expect(await manager.imageCache.diskCache.entry(forKey: variantKey)?.metadata.sourceURL == nil)
-            #expect(await manager.imageCache.diskCache.entry(forKey: b.absoluteString)?.metadata.sourceURL == b, "the original kept for other variants")
+            #expect(await manager.imageCache.diskCache?.entry(forKey: variantKey)?.metadata.sourceURL == nil)
+            #expect(await manager.imageCache.diskCache?.entry(forKey: b.absoluteString)?.metadata.sourceURL == b, "the original kept for other variants")
         }
     }
 }

@@ -124,6 +124,20 @@ public struct ImageContext: Sendable {
         get { storage.coder }
         set { uniqueStorage().coder = newValue }
     }
+    /// The decoded image's ``Image/scale`` (SDWebImage's `SDWebImageContextImageScaleFactor`);
+    /// `nil` takes it from the `@2x` / `@3x` in the cache key. The request's
+    /// ``ImageProcessing/scaleFactor``.
+    public var imageScaleFactor: Double? {
+        get { storage.imageScaleFactor }
+        set { uniqueStorage().imageScaleFactor = newValue }
+    }
+    /// Where completions run, and where an image target is handed its images
+    /// (SDWebImage's `SDWebImageContextCallbackQueue`); `nil`: on the thread that finished
+    /// the work. The request's ``ImageRequest/callbackExecutor``.
+    public var callbackExecutor: ImageCallbackExecutor? {
+        get { storage.callbackExecutor }
+        set { uniqueStorage().callbackExecutor = newValue }
+    }
     /// The key under which an image target keeps this load (to cancel it on reuse).
     public var operationKey: String? {
         get { storage.operationKey }
@@ -132,6 +146,9 @@ public struct ImageContext: Sendable {
 
     /// Creates an empty context.
     public init() {}
+
+    /// The identity of this context's storage: copies share it until one of them changes.
+    var storageIdentity: ObjectIdentifier { ObjectIdentifier(storage) }
 
     /// The storage, copied first when another context shares it.
     private mutating func uniqueStorage() -> ImageContextStorage {
@@ -166,6 +183,8 @@ private final class ImageContextStorage: @unchecked Sendable {
     var originalCache: (any ImageCaching)?
     var loader: (any ImageLoader)?
     var coder: (any ImageCoder)?
+    var imageScaleFactor: Double?
+    var callbackExecutor: ImageCallbackExecutor?
     var operationKey: String?
 
     init() {}
@@ -191,6 +210,8 @@ private final class ImageContextStorage: @unchecked Sendable {
         copy.originalCache = originalCache
         copy.loader = loader
         copy.coder = coder
+        copy.imageScaleFactor = imageScaleFactor
+        copy.callbackExecutor = callbackExecutor
         copy.operationKey = operationKey
         return copy
     }

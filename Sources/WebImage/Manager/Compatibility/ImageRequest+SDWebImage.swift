@@ -68,7 +68,9 @@ extension ImageRequest {
             thumbnailPixelSize: context.thumbnailPixelSize,
             transformer: context.transformer,
             firstFrameOnly: options.contains(.decodeFirstFrameOnly),
-            scaleDownLimitBytes: options.contains(.scaleDownLargeImages) ? context.scaleDownLimitBytes : nil
+            scaleDownLimitBytes: options.contains(.scaleDownLargeImages) ? context.scaleDownLimitBytes : nil,
+            // Undecoded bytes have no scale: the caller's is refused, the manager's default left out.
+            scaleFactor: strict || !options.contains(.avoidDecodeImage) ? context.imageScaleFactor : nil
         )
         // Knobs of a thumbnail size or a transformer, when the request has one.
         if context.thumbnailPixelSize != nil || strict { processing.preserveAspectRatio = context.preserveAspectRatio }
@@ -102,7 +104,10 @@ extension ImageRequest {
             source: .url(url), processing: processing, output: output, priority: options.downloadPriority, options: requestOptions,
             caching: caching, limits: context.limits, maxSourceBytes: context.maxSourceBytes,
             requestModifier: context.requestModifier, responseModifier: context.responseModifier, decryptor: context.decryptor,
-            loader: context.loader, coder: context.coder
+            loader: context.loader, coder: context.coder,
+            // An encoded output has no completion to run: the caller's executor is refused,
+            // the manager's default left out.
+            callbackExecutor: variant == nil || strict ? context.callbackExecutor : nil
         )
     }
 }
@@ -133,6 +138,9 @@ extension ImageRequest {
         }
         processing.firstFrameOnly = context.firstFrameOnly
         processing.scaleDownLimitBytes = context.scaleDownLimitBytes
+        // A scale cannot apply to an encoded output: the caller's own is refused, the
+        // manager's default left out.
+        if strict { processing.scaleFactor = context.scaleFactor }
         return processing
     }
 }

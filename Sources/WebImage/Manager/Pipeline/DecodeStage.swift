@@ -61,9 +61,29 @@ extension ImagePipeline {
                 span.attributes["webimage.bytes"] = data.count
                 let planned = plan.options(for: info, transformer: transformer)
                 shrunk = planned.shrunk
+                if let memory = request.memory {
+                    let bytes = Self.reservedBytes(decoding: info, with: planned.options, sourceBytes: data.count)
+                    span.attributes["webimage.memory.reserved"] = bytes
+                    memory.reserve(bytes)
+                }
                 return planned.options
             }
         }
         return DecodedImage(image: image, info: info, shrunk: shrunk, source: source)
+    }
+
+    /// What a decode of a source with `info` holds as ``MemoryBudget`` counts it: the
+    /// source's bytes and the decoded pixels after shrink-on-load (4 bands with alpha,
+    /// else 3, for every frame decoded), twice the pixels when a full-size still image is
+    /// turned for its EXIF orientation.
+    static func reservedBytes(decoding info: ImageInfo, with options: ImageDecodeOptions, sourceBytes: Int) -> Int {
+        let frames = options.firstFrameOnly || !info.format.supportsAnimation ? 1 : max(1, info.frameCount)
+        let upright = info.uprightPixelSize
+        let target = options.targetSize(for: upright, frames: frames)
+        let decoded = target ?? upright
+        let turned = target == nil && frames == 1 && info.orientation != 1
+        let pixels = Double(decoded.width) * Double(decoded.height) * Double(frames)
+        let bytes = pixels * (info.hasAlpha ? 4 : 3) * (turned ? 2 : 1) + Double(sourceBytes)
+        return bytes >= Double(Int.max) ? Int.max : Int(bytes)
     }
 }

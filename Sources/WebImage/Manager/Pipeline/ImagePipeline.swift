@@ -1,3 +1,4 @@
+import Foundation
 import NIOPosix
 
 /// The stages every ``ImageManager`` request goes through, each keyed by what it makes:
@@ -24,15 +25,25 @@ final class ImagePipeline: Sendable {
 
     /// URLs blocked after permanent failures.
     let failedURLs: FailedURLs
+    /// Decides which failures block their URL.
+    let shouldBlockFailedURL: ImageManager.FailedURLRule
     /// Told of every encoded output made.
     let events: ImageEvents
     /// The slots encoded outputs are made in; `nil`: no limit beyond the coding pool.
     let limiter: WorkLimiter?
 
-    init(failedURLs: FailedURLs, events: ImageEvents, limiter: WorkLimiter?) {
+    init(failedURLs: FailedURLs, shouldBlockFailedURL: @escaping ImageManager.FailedURLRule, events: ImageEvents, limiter: WorkLimiter?) {
         self.failedURLs = failedURLs
+        self.shouldBlockFailedURL = shouldBlockFailedURL
         self.events = events
         self.limiter = limiter
+    }
+
+    /// Blocks `url` after loading it failed with `error`, when the rule says so. A
+    /// cancellation and a 304 are no failures of the URL: they never block.
+    func recordFailure(_ url: URL, _ error: ImageError) {
+        if error == .cancelled || error == .cacheNotModified { return }
+        if shouldBlockFailedURL(url, error) { failedURLs.block(url) }
     }
 
     /// Works in flight in every stage, for tests that check that nothing is left behind.

@@ -11,6 +11,18 @@ extension ImagePipeline {
         progress: (@Sendable (DownloadProgress) -> Void)?,
         deliver: @escaping @Sendable (ImageResult) -> Void
     ) async throws(ImageError) -> ImageResult {
+        // Whoever made the image, each request hands it out at its own scale.
+        let result = try await loadUnscaled(request, manager: manager, progress: progress) { deliver(request.scaled($0)) }
+        return request.scaled(result)
+    }
+
+    /// ``loadImage(_:manager:progress:deliver:)`` with images at the scale they were made
+    /// or cached with.
+    private func loadUnscaled(
+        _ request: ResolvedRequest, manager: ImageManager,
+        progress: (@Sendable (DownloadProgress) -> Void)?,
+        deliver: @escaping @Sendable (ImageResult) -> Void
+    ) async throws(ImageError) -> ImageResult {
         let url = request.url
         let options = request.request.options
         // A memory hit whose bytes are read from disk as well.
@@ -118,7 +130,9 @@ extension ImagePipeline {
                 return MadeImage(result: ImageResult(image: nil, data: source.data, cacheType: source.cacheType, url: url), pending: pending)
             }
         } else {
-            made = try await withProcessed(request, run: run) { processed throws(ImageError) -> MadeImage in
+            made = try await withProcessed(request, run: run) { made throws(ImageError) -> MadeImage in
+                // Kept in memory at the request's scale, so that a plain memory hit has it.
+                let processed = ProcessedImage(image: request.scaled(made.image), decoded: made.decoded, transformsAnimations: made.transformsAnimations)
                 let pending = Self.store(processed, request, trace: trace)
                 let source = processed.decoded.source
                 // A thumbnail or a transformed image is no longer the source's bytes.
@@ -159,7 +173,7 @@ extension ImagePipeline {
         let (coder, options) = (request.coder, request.plan.requestedOptions)
         let image: Image
         do throws(ImageError) {
-            image = try await run.code { () throws(ImageError) -> Image in try coder.decode(entry.data, options: options) }
+            image = request.scaled(try await run.code { () throws(ImageError) -> Image in try coder.decode(entry.data, options: options) })
         } catch {
             if case .badImageData = error { await cache.remove(forKey: key, cacheType: .disk) }
             return nil
@@ -191,7 +205,7 @@ extension ImagePipeline {
         if !request.isSource, let originalKey = request.originalKey, request.sourceStore.includesMemory, source.cacheType != .memory,
            request.plan.thumbnailPixelSize == nil, !processed.decoded.shrunk,
            ImageCache.memoryKey(forKey: originalKey, decodeOptions: request.plan.requestedOptions, data: sourceBytes) != nil {
-            request.sourceCache.storeToMemory(processed.decoded.image, forKey: originalKey)
+            request.sourceCache.storeToMemory(processed.decoded.image.withScale(ImageScale.factor(forKey: originalKey)), forKey: originalKey)
         }
         guard caching.store.includesDisk else { return nil }
         if request.isSource { return storeSerialized(processed.image, source: source, request, trace: trace) }

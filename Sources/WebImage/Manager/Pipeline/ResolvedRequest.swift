@@ -39,6 +39,12 @@ struct ResolvedRequest: Sendable {
     let downloadOptions: DownloadOptions
     /// The source stage's key: the bytes, where they are looked up and kept, how they load.
     let sourceStageKey: String
+    /// The ``Image/scale`` of the images handed out (``ImageOutput/image``): the request's,
+    /// else the one the source's key (or, uncached, its URL) declares.
+    let scale: Double
+    /// What the request's decode reserves from its work slot's ``MemoryBudget``; `nil`
+    /// outside a slot or without a budget.
+    var memory: MemoryReservation?
 
     init(_ request: ImageRequest, manager: ImageManager, revalidating: CacheMetadata? = nil) {
         self.request = request
@@ -71,10 +77,26 @@ struct ResolvedRequest: Sendable {
             if let lastModified = revalidating.lastModified { download.headers.add(name: "If-Modified-Since", value: lastModified) }
         }
         downloadOptions = download
+        // Only a decoded image has a scale: other outputs skip the search of the key.
+        scale = request.output != .image ? 1
+            : request.processing.scaleFactor ?? ImageScale.factor(forKey: originalKey ?? request.url.absoluteString)
         sourceStageKey = Self.sourceStageKey(
             request: request, download: download, originalKey: originalKey, sourceCache: sourceCache,
             reads: sourceQuery.includesDisk && revalidating == nil, stores: storesSource
         )
+    }
+
+    /// `image` at the request's ``scale``.
+    func scaled(_ image: Image) -> Image {
+        image.scale == scale ? image : image.withScale(scale)
+    }
+
+    /// `result` with its image at the request's ``scale``.
+    func scaled(_ result: ImageResult) -> ImageResult {
+        guard let image = result.image, image.scale != scale else { return result }
+        var scaled = result
+        scaled.image = image.withScale(scale)
+        return scaled
     }
 
     /// The result's key: the source's, with the thumbnail size and the transformer inserted

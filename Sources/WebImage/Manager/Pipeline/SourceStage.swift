@@ -45,8 +45,9 @@ extension ImagePipeline {
     /// before `then` runs.
     ///
     /// Cached bytes that `then` finds are not an image are removed and the source is
-    /// loaded afresh. When `then` fails on loaded bytes, a failure that says something
-    /// about the source blocks its URL and takes the bytes out of the cache again.
+    /// loaded afresh. When `then` fails on loaded bytes, the manager's rule decides whether
+    /// the failure blocks the URL, and one that says something about the source takes the
+    /// bytes out of the cache again.
     func withSource<T: Sendable>(
         _ request: ResolvedRequest, run: StageRun, then: @escaping @Sendable (SourceData) throws(ImageError) -> T
     ) async throws(ImageError) -> T {
@@ -67,9 +68,10 @@ extension ImagePipeline {
                 if fresh { throw error }
                 fresh = true
             case .failed(let source, let error):
-                if source.cacheType == .none, error.blocksURL {
-                    failedURLs.record(request.url, error: error)
-                    if source.stored, let originalKey = request.originalKey {
+                if source.cacheType == .none {
+                    recordFailure(request.url, error)
+                    // Bytes that failed for what they are do not stay cached, blocked or not.
+                    if error.blocksURL, source.stored, let originalKey = request.originalKey {
                         await request.sourceCache.remove(forKey: originalKey, cacheType: .disk)
                     }
                 }
@@ -149,9 +151,12 @@ extension ImagePipeline {
     }
 
     /// Loads the source: the custom closure, or the loader, in a `webimage.download` span.
-    /// A failure that says something about the URL blocks it.
+    /// A failure blocks the URL when the manager's rule says so.
     private func load(_ request: ResolvedRequest, run: StageRun) async throws(ImageError) -> SourceData {
         if Task.isCancelled { throw .cancelled }
+        // A URL no loader handles says nothing about the URL, and a loader for its scheme
+        // may be added at any time: it is not blocked.
+        if case .url(let url) = request.request.source, !request.loader.canLoad(url) { throw .invalidURL(url.absoluteString) }
         do throws(ImageError) {
             switch request.request.source {
             case .custom(_, let load):
@@ -159,7 +164,6 @@ extension ImagePipeline {
                 if let limit = request.request.maxSourceBytes, data.count > limit { throw .bodyTooLarge(limit: limit) }
                 return SourceData(data: data, metadata: CacheMetadata(), cacheType: .none)
             case .url(let url):
-                guard request.loader.canLoad(url) else { throw .invalidURL(url.absoluteString) }
                 let (loader, options, progress) = (request.loader, request.downloadOptions, run.events.handler)
                 // The span is current during the load: the origin's `traceparent` names it.
                 let response = try await LibrarySpans.run("webimage.download") { span throws(ImageError) -> DownloadResponse in
@@ -176,7 +180,7 @@ extension ImagePipeline {
                 return SourceData(data: response.data, metadata: metadata, cacheType: .none)
             }
         } catch {
-            failedURLs.record(request.url, error: error)
+            recordFailure(request.url, error)
             throw error
         }
     }

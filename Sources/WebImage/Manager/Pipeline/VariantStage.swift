@@ -35,7 +35,10 @@ extension ImagePipeline {
         }
         guard let limiter else { return try await make(request, on: BlockingPools.coding) }
         return try await limiter.run(priority: request.request.priority) { () throws(ImageError) -> VariantResult in
-            try await make(request, on: limiter.threads)
+            var request = request
+            request.memory = limiter.memoryBudget.map(MemoryReservation.init)
+            defer { request.memory?.release() }
+            return try await make(request, on: limiter.threads)
         }
     }
 

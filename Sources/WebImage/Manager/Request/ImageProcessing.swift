@@ -26,6 +26,11 @@ public struct ImageProcessing: Sendable {
     /// Its size is not known before the decode, so it cannot be combined with
     /// ``thumbnailPixelSize``, and no shrink-on-load is asked for.
     public var preferEmbeddedThumbnail: Bool
+    /// The decoded image's ``Image/scale`` (SDWebImage's `SDWebImageContextImageScaleFactor`);
+    /// `nil` takes it from the `@2x` / `@3x` in the source's cache key
+    /// (``ImageScale/factor(forKey:)``). Only the size in points depends on it: it changes
+    /// neither the pixels nor the cache key, and applies to ``ImageOutput/image`` only.
+    public var scaleFactor: Double?
 
     /// Creates processing; by default none: the source decoded full size, every frame.
     public init(
@@ -35,7 +40,8 @@ public struct ImageProcessing: Sendable {
         transformsAnimations: Bool = true,
         firstFrameOnly: Bool = false,
         scaleDownLimitBytes: Int? = nil,
-        preferEmbeddedThumbnail: Bool = false
+        preferEmbeddedThumbnail: Bool = false,
+        scaleFactor: Double? = nil
     ) {
         self.thumbnailPixelSize = thumbnailPixelSize
         self.preserveAspectRatio = preserveAspectRatio
@@ -44,6 +50,7 @@ public struct ImageProcessing: Sendable {
         self.firstFrameOnly = firstFrameOnly
         self.scaleDownLimitBytes = scaleDownLimitBytes
         self.preferEmbeddedThumbnail = preferEmbeddedThumbnail
+        self.scaleFactor = scaleFactor
     }
 
     /// No processing: the source decoded full size, every frame.
@@ -56,6 +63,6 @@ public struct ImageProcessing: Sendable {
     /// Whether any field differs from ``none``.
     var isDefault: Bool {
         isIdentity && transformsAnimations && !firstFrameOnly && scaleDownLimitBytes == nil && !preferEmbeddedThumbnail
-            && preserveAspectRatio
+            && preserveAspectRatio && scaleFactor == nil
     }
 }

@@ -21,6 +21,9 @@ extension ImageRequest {
                 reason: "applies to animations, and this request's output is a still image (the first frame only, a ThumbHash, or a format without frames)"
             )
         }
+        if let scale = processing.scaleFactor, !(scale.isFinite && scale > 0) {
+            throw .invalidRequest(field: "processing.scaleFactor", reason: "must be a positive number of pixels per point, e.g. 2 for an @2x image")
+        }
         if options.contains(.queryMemoryDataSync), !options.contains(.queryMemoryData) {
             throw .invalidRequest(field: "options.queryMemoryDataSync", reason: "has no effect without options.queryMemoryData; add it or drop this one")
         }
@@ -69,6 +72,12 @@ extension ImageRequest {
 
     private func validateEncodedOutput() throws(ImageError) {
         try refuse([.progressiveLoad, .queryMemoryData], because: "applies to decoded images; an encoded output is handed out whole")
+        if processing.scaleFactor != nil {
+            throw .invalidRequest(field: "processing.scaleFactor", reason: "applies to decoded images (their size in points); an encoded output's pixels carry no scale")
+        }
+        if callbackExecutor != nil {
+            throw .invalidRequest(field: "callbackExecutor", reason: "applies to the completions of loadImage and image targets; loadVariant returns to the task that awaits it")
+        }
         if caching.serializer != nil {
             throw .invalidRequest(field: "caching.serializer", reason: "applies to images and data; an encoded output's bytes are its encoding's")
         }
@@ -101,6 +110,7 @@ extension ImageRequest {
         if processing.preferEmbeddedThumbnail { return "processing.preferEmbeddedThumbnail" }
         if !processing.transformsAnimations { return "processing.transformsAnimations" }
         if !processing.preserveAspectRatio { return "processing.preserveAspectRatio" }
+        if processing.scaleFactor != nil { return "processing.scaleFactor" }
         return nil
     }
 }

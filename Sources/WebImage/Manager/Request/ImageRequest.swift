@@ -50,6 +50,10 @@ public struct ImageRequest: Sendable {
     public var loader: (any ImageLoader)?
     /// The coder to use instead of the manager's ``ImageManager/coder``.
     public var coder: (any ImageCoder)?
+    /// Where the load's completions run: ``ImageOutput/image`` and ``ImageOutput/data``
+    /// (and an image target's ``ImageTarget/apply(_:update:)``); `nil` runs them on the
+    /// thread that finished the work.
+    public var callbackExecutor: ImageCallbackExecutor?
 
     /// Creates a request for `source`; by default the decoded image, unprocessed, at
     /// normal priority, through every cache tier.
@@ -66,7 +70,8 @@ public struct ImageRequest: Sendable {
         responseModifier: ResponseModifier? = nil,
         decryptor: Decryptor? = nil,
         loader: (any ImageLoader)? = nil,
-        coder: (any ImageCoder)? = nil
+        coder: (any ImageCoder)? = nil,
+        callbackExecutor: ImageCallbackExecutor? = nil
     ) {
         self.source = source
         self.processing = processing
@@ -81,6 +86,7 @@ public struct ImageRequest: Sendable {
         self.decryptor = decryptor
         self.loader = loader
         self.coder = coder
+        self.callbackExecutor = callbackExecutor
     }
 
     /// Creates a request for the image at `url`; by default the decoded image,

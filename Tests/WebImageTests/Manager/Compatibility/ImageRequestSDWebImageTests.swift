@@ -74,6 +74,12 @@ struct ImageRequestSDWebImageTests {
         context.originalCache = originals
         context.loader = FileLoader()
         context.coder = QOICoder()
+        context.imageScaleFactor = 3
+        let executed = Recorder<Int>()
+        context.callbackExecutor = ImageCallbackExecutor { work in
+            executed.append(1)
+            work()
+        }
         let request = try Self.manager.request(for: Self.url, options: .scaleDownLargeImages, context: context)
         #expect(request.processing.thumbnailPixelSize == PixelSize(width: 20, height: 20) && !request.processing.preserveAspectRatio)
         #expect(request.processing.transformer?.key == context.transformer?.key && request.processing.scaleDownLimitBytes == 1234)
@@ -84,6 +90,27 @@ struct ImageRequestSDWebImageTests {
         #expect(request.caching.originals?.query == .all && request.caching.originals?.store == CacheType.none)
         #expect(request.caching.cache as? ImageCache === cache && request.caching.originals?.cache as? ImageCache === originals)
         #expect(request.loader is FileLoader && request.coder is QOICoder)
+        #expect(request.processing.scaleFactor == 3)
+        request.callbackExecutor?.execute {}
+        #expect(executed.values == [1], "the context's executor")
+    }
+
+    @Test("the manager's default scale and executor are left out of what they cannot apply to; the caller's own fail the load naming them")
+    func scaleAndExecutorOnBytesAndVariants() throws {
+        var defaults = ImageContext()
+        defaults.imageScaleFactor = 2
+        defaults.callbackExecutor = ImageCallbackExecutor { $0() }
+        let manager = ImageManager(cache: TestCaches.make(), loader: ImageLoaders([]), defaultContext: defaults)
+        let bytes = try manager.request(for: Self.url, options: .avoidDecodeImage)
+        #expect(bytes.processing.scaleFactor == nil && bytes.output == .data)
+        let variant = try manager.request(for: VariantRequest(url: Self.url))
+        #expect(variant.processing.scaleFactor == nil && variant.callbackExecutor == nil)
+        #expect(try manager.request(for: Self.url).processing.scaleFactor == 2)
+        #expect(throws: ImageError.invalidRequest(
+            field: "processing.scaleFactor", reason: "applies to decoded images (their size in points); an encoded output's pixels carry no scale"
+        )) {
+            try manager.resolve(try manager.request(for: VariantRequest(url: Self.url), context: defaults), wantsImage: false)
+        }
     }
 
     @Test("image-target settings, and knobs of the caller's context that cannot apply, fail the load naming them")

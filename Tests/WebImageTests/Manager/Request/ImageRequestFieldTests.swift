@@ -123,6 +123,14 @@ struct ImageRequestFieldTests {
             _ = try succeeded(outcome)
             #expect(harness.coder.decodes.first?.preferEmbeddedThumbnail == true)
         },
+        RequestFieldCase("processing.scaleFactor", refusedOn: imagesOnly) { _, request, _ in
+            request.processing.scaleFactor = 2.5
+        } check: { harness, request, _, outcome in
+            guard case .image(let result) = try succeeded(outcome) else { return }
+            #expect(result.image?.scale == 2.5)
+            let hit = try await harness.manager.loadImage(request)
+            #expect(hit.cacheType == .memory && hit.image?.scale == 2.5, "a memory hit at the request's scale")
+        },
     ]
 
     static let optionCases: [RequestFieldCase] = [
@@ -340,6 +348,12 @@ struct ImageRequestFieldTests {
             _ = try succeeded(outcome)
             #expect((request.loader as? RecordingLoader)?.loads.count == 1)
             #expect(harness.loader.loads.isEmpty)
+        },
+        RequestFieldCase("callbackExecutor", refusedOn: encodedOutputs) { harness, request, _ in
+            request.callbackExecutor = harness.executor.executor
+        } check: { harness, _, _, outcome in
+            _ = try succeeded(outcome)
+            #expect(harness.executor.runs == 1, "the completion ran on the executor")
         },
         RequestFieldCase("coder") { _, request, _ in
             request.coder = RecordingCoder()

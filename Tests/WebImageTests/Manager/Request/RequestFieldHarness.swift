@@ -164,7 +164,7 @@ final class RecordingCache: ImageCaching {
     func storeVariantToMemory(_ variant: EncodedVariant, forKey key: String) { inner.storeVariantToMemory(variant, forKey: key) }
 
     /// Whether the disk tier holds `key`.
-    func onDisk(_ key: String) -> Bool { inner.diskCache.containsSync(forKey: key) }
+    func onDisk(_ key: String) -> Bool { inner.diskCache?.containsSync(forKey: key) == true }
 
     func removeDirectory() { try? FileManager.default.removeItem(atPath: inner.config.rootDirectory) }
 }
@@ -178,6 +178,7 @@ final class RequestFieldHarness: Sendable {
     let coder = RecordingCoder()
     let cache: RecordingCache
     let manager: ImageManager
+    let executor = CountingExecutor()
 
     init(asynchronousCache: Bool = false) {
         cache = RecordingCache(asynchronous: asynchronousCache)
@@ -222,5 +223,21 @@ final class CountingFillTransformer: ImageTransformer {
     func transform(_ image: Image) throws(ImageError) -> Image {
         count.withLock { $0 += 1 }
         return try inner.transform(image)
+    }
+}
+
+/// A callback executor that runs each callback at once on a thread of its own and counts
+/// them.
+final class CountingExecutor: Sendable {
+    private let count = InlineLocked(0)
+    private let queue = DispatchQueue(label: "CountingExecutor")
+
+    var runs: Int { count.withLock { $0 } }
+
+    var executor: ImageCallbackExecutor {
+        ImageCallbackExecutor { [self] work in
+            count.withLock { $0 += 1 }
+            queue.async(execute: work)
+        }
     }
 }

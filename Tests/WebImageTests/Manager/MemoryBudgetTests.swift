@@ -1,0 +1,132 @@
+import Dispatch
+import Foundation
+import Synchronization
+import Testing
+@testable import WebImage
+import WebImageTestSupport
+
+/// A coder whose decodes stop after planning (where the pipeline reserves the decode's
+/// bytes) until a gate opens: the reservation is held while the test looks.
+final class GatedPlanningCoder: ImageCoder {
+    let inner: any ImageCoder = VipsCoder.shared
+    let planned = Atomic<Int>(0)
+    private let gate = DispatchSemaphore(value: 0)
+
+    /// Lets `count` decodes past the gate.
+    func open(_ count: Int) { for _ in 0..<count { gate.signal() } }
+
+    func canDecode(_ data: Data) -> Bool { inner.canDecode(data) }
+    func inspect(_ data: Data, limits: ImageLimits) throws(ImageError) -> ImageInfo { try inner.inspect(data, limits: limits) }
+    func decode(_ data: Data, options: ImageDecodeOptions) throws(ImageError) -> Image { try inner.decode(data, options: options) }
+    func decode(
+        _ data: Data, planning plan: (ImageInfo) throws(ImageError) -> ImageDecodeOptions
+    ) throws(ImageError) -> (info: ImageInfo, image: Image) {
+        try inner.decode(data) { info throws(ImageError) -> ImageDecodeOptions in
+            let options = try plan(info)
+            planned.add(1, ordering: .relaxed)
+            gate.wait()
+            return options
+        }
+    }
+    func decodePartial(_ data: Data, options: ImageDecodeOptions) throws(ImageError) -> Image? { nil }
+    func canEncode(_ format: ImageFormat) -> Bool { inner.canEncode(format) }
+    func encode(_ image: Image, options: ImageEncodeOptions) throws(ImageError) -> Data { try inner.encode(image, options: options) }
+}
+
+@Suite("Memory budget")
+struct MemoryBudgetTests {
+    @Test("reservations that fit run at once; the rest wait in arrival order; one larger than the budget runs alone")
+    func reservationsWaitInOrder() async throws {
+        let budget = MemoryBudget(bytes: 100)
+        final class Order: Sendable {
+            let names = Mutex<[String]>([])
+        }
+        let order = Order()
+        // A thread of its own for each blocking reservation, as a work slot has.
+        func reserve(_ name: String, _ bytes: Int) -> Task<Void, Never> {
+            Task {
+                await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                    Thread.detachNewThread {
+                        budget.reserveBlocking(bytes)
+                        order.names.withLock { $0.append(name) }
+                        done.resume()
+                    }
+                }
+            }
+        }
+        budget.reserveBlocking(60)
+        #expect(budget.reservedBytes == 60)
+        let second = reserve("second", 60)
+        #expect(await eventually { budget.waiting == 1 })
+        let large = reserve("large", 500)
+        #expect(await eventually { budget.waiting == 2 })
+        // Fits beside the first, but waits behind the older waiters.
+        let small = reserve("small", 10)
+        #expect(await eventually { budget.waiting == 3 })
+
+        budget.release(60)
+        await second.value
+        #expect(budget.reservedBytes == 60 && budget.waiting == 2, "only the oldest waiter got its bytes")
+        budget.release(60)
+        await large.value
+        #expect(budget.reservedBytes == 500, "a reservation larger than the budget runs when nothing else is reserved")
+        #expect(budget.waiting == 1)
+        budget.release(500)
+        await small.value
+        budget.release(10)
+        #expect(order.names.withLock { $0 } == ["second", "large", "small"])
+        #expect(budget.reservedBytes == 0 && budget.peakReservedBytes == 500)
+    }
+
+    @Test("what a decode reserves: the source's bytes and its pixels after shrink-on-load, twice when turned at full size")
+    func reservedBytes() {
+        let photo = ImageInfo(format: .jpeg, pixelSize: PixelSize(width: 4000, height: 3000), frameCount: 1, orientation: 1, hasAlpha: false)
+        #expect(ImagePipeline.reservedBytes(decoding: photo, with: ImageDecodeOptions(), sourceBytes: 1000) == 4000 * 3000 * 3 + 1000)
+        let thumbnail = ImageDecodeOptions(thumbnailPixelSize: PixelSize(width: 400, height: 400))
+        #expect(ImagePipeline.reservedBytes(decoding: photo, with: thumbnail, sourceBytes: 1000) == 400 * 300 * 3 + 1000)
+        var turned = photo
+        turned.orientation = 6
+        #expect(ImagePipeline.reservedBytes(decoding: turned, with: ImageDecodeOptions(), sourceBytes: 0) == 3000 * 4000 * 3 * 2)
+        let animation = ImageInfo(format: .gif, pixelSize: PixelSize(width: 100, height: 50), frameCount: 10, orientation: 1, hasAlpha: true)
+        #expect(ImagePipeline.reservedBytes(decoding: animation, with: ImageDecodeOptions(), sourceBytes: 0) == 100 * 50 * 4 * 10)
+        #expect(ImagePipeline.reservedBytes(decoding: animation, with: ImageDecodeOptions(firstFrameOnly: true), sourceBytes: 0) == 100 * 50 * 4)
+    }
+
+    @Test("variant work waits in its slot while the budget is spent, so the queue fills and more is turned away; every variant is made")
+    func variantWorkWaitsForBytes() async throws {
+        let jpeg = try TestImages.encode(try TestImages.quadrants(width: 800, height: 600), as: .jpeg, quality: 90)
+        // A full-size decode (no thumbnail box, no shrink for a blur): 800 × 600 × 3 bytes and the source.
+        let oneDecode = 800 * 600 * 3 + jpeg.count
+        let budget = MemoryBudget(bytes: oneDecode * 3 / 2)
+        let limiter = WorkLimiter(workers: 3, queueSize: 0, memoryBudget: budget)
+        let coder = GatedPlanningCoder()
+        try await withOriginAndDownloader { origin, downloader in
+            let cache = TestCaches.make { $0.shouldCacheImagesInMemory = false }
+            let manager = ImageManager(cache: cache, loader: ImageLoaders([downloader]), coder: coder, variantWorkLimiter: limiter)
+            func blurred(_ path: String) -> VariantRequest {
+                origin.register(path, .image(jpeg, contentType: "image/jpeg"))
+                return VariantRequest(
+                    url: origin.url(path), transformer: BlurTransformer(sigma: 2),
+                    encoding: VariantEncoding(format: .fixed(.jpeg), quality: 70)
+                )
+            }
+            let first = Task { try await manager.loadVariant(blurred("/a.jpg")) }
+            #expect(await eventually { coder.planned.load(ordering: .relaxed) == 1 })
+            #expect(budget.reservedBytes == oneDecode)
+            let second = Task { try await manager.loadVariant(blurred("/b.jpg")) }
+            let third = Task { try await manager.loadVariant(blurred("/c.jpg")) }
+            #expect(await eventually { budget.waiting == 2 })
+            #expect(limiter.running == 3)
+            await #expect(throws: ImageError.overloaded("all 3 workers are busy and 0 requests are waiting")) {
+                try await manager.loadVariant(blurred("/d.jpg"))
+            }
+            coder.open(3)
+            for task in [first, second, third] {
+                let result = try await task.value
+                #expect(result.cacheType == CacheType.none)
+            }
+            #expect(budget.peakReservedBytes == oneDecode, "one decode at a time")
+            #expect(budget.reservedBytes == 0 && budget.waiting == 0)
+        }
+    }
+}
