@@ -918,7 +918,8 @@ struct TestOriginTests {
         try await origin.shutdown()
     }
 
-    @Test func shutdownClosesStalledConnectionsPromptly() async throws {
+    // The time limit is the hang guard: a stalled connection must not hold shutdown up.
+    @Test(.timeLimit(.minutes(2))) func shutdownClosesStalledConnectionsPromptly() async throws {
         let origin = try await TestOrigin.start()
         origin.register("/stall", .stall)
         origin.register("/partial", TestOriginResponse.image(originSampleBytes(100)).stalling(afterBodyBytes: 10))
@@ -931,10 +932,7 @@ struct TestOriginTests {
         let idle = try await TestOriginRawClient.connect(to: origin)  // connected, no request
         #expect(await origin.waitUntil { $0.inFlightCount == 3 && $0.openConnectionCount == 4 })
         let port = origin.port
-        let start = ContinuousClock.now
         try await origin.shutdown()
-        // A hang guard, not a timing: a stalled connection must not hold shutdown up.
-        #expect(originMilliseconds(since: start) < 10_000)
         for client in clients + [idle] {
             #expect(await client.waitForClose(timeout: .seconds(5)))
         }
