@@ -4,6 +4,7 @@
 # interleaved rounds (wrk -t2 -c64). See README.md in this folder.
 #
 #   BUILDS="before=/tmp/a/webimage after=.build/release/webimage" Benchmarks/proxy/cached.sh
+#   FLOOR=1 Benchmarks/proxy/cached.sh      # and Hummingbird alone, the floor (hummingbird-floor/)
 #
 # Needs wrk, nginx and curl (Debian: apt-get install wrk nginx curl). Everything runs on
 # 127.0.0.1; every run is bounded; the script stops what it started and removes its work
@@ -37,6 +38,15 @@ PROXY="http://127.0.0.1:$PROXY_PORT"
 cp "$ROOT/Samples/sample.jpg" "$WORK/www/photo.jpg"
 CACHED_PATH="/insecure/rs:fit:300:300/plain/$ORIGIN/photo.jpg"
 
+# FLOOR=1: Hummingbird alone (hummingbird-floor/, built here) answering the first build's
+# variant bytes with the proxy's header fields, on Swift's pool and on NIO's event loops.
+FLOOR_BUILDS=""
+if [ "${FLOOR:-0}" = 1 ]; then
+    swift build -c release --package-path "$HERE/hummingbird-floor" >&2
+    floor_binary="$(swift build -c release --package-path "$HERE/hummingbird-floor" --show-bin-path)/HummingbirdFloor"
+    FLOOR_BUILDS="floor=$floor_binary floor-event-loops=$floor_binary"
+fi
+
 start_origin "$ORIGIN_PORT"
 wait_for "$ORIGIN/photo.jpg"
 
@@ -62,12 +72,16 @@ bench() {
 
 for round in $(seq 1 "$ROUNDS"); do
     first=1   # nginx serves the first build's variant
-    for build in $BUILDS; do
+    for build in $BUILDS $FLOOR_BUILDS; do
         name=${build%%=*} binary=${build#*=}
         [ -x "$binary" ] || { echo "cached.sh: no binary at $binary ($name)" >&2; exit 1; }
         rm -rf "$WORK/cache"
-        "$binary" serve --bind 127.0.0.1 --port "$PROXY_PORT" --allow-loopback --allowed-source "$ORIGIN/" \
-            --cache-dir "$WORK/cache" --log-level "$LOG_LEVEL" > "$WORK/proxy-$name.log" 2>&1 &
+        case $name in
+            floor) "$binary" "$WORK/www/variant.jpg" "$PROXY_PORT" > "$WORK/proxy-$name.log" 2>&1 & ;;
+            floor-event-loops) FLOOR_EVENT_LOOPS=1 "$binary" "$WORK/www/variant.jpg" "$PROXY_PORT" > "$WORK/proxy-$name.log" 2>&1 & ;;
+            *) "$binary" serve --bind 127.0.0.1 --port "$PROXY_PORT" --allow-loopback --allowed-source "$ORIGIN/" \
+                   --cache-dir "$WORK/cache" --log-level "$LOG_LEVEL" > "$WORK/proxy-$name.log" 2>&1 & ;;
+        esac
         PROXY_PID=$!
         wait_for "$PROXY/health"
         curl -fsS -o "$WORK/variant-$name.jpg" "$PROXY$CACHED_PATH"

@@ -81,7 +81,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default info).") var logLevel: String?
 
     func run() async throws {
-        if ProcessInfo.processInfo.environment["WI_EXP_EXEC"] == "1" { WebImageServer.runConcurrencyOnEventLoops() }
+        // Before any work starts: a request's task then continues on its connection's thread.
+        WebImageServer.runConcurrencyOnEventLoops()
         var config = ServerConfig()
         let environment = ProcessInfo.processInfo.environment
         let unknownImgproxySettings: [String]

@@ -7,10 +7,12 @@ extension WebImageServer {
     /// task continues on the thread that reads and writes its connection instead of
     /// hopping to Swift's own thread pool and back for every step.
     ///
-    /// Call it once, first thing in the process, before any task runs: `webimage serve`
-    /// does, unless `WEBIMAGE_CONCURRENCY_ON_EVENT_LOOPS=false`. Blocking work must then
-    /// stay off tasks, as WebImage's own does: libvips and file I/O run on thread pools of
-    /// their own.
+    /// Call it once, early, before the server starts: `webimage serve` does. Blocking work
+    /// must then stay off tasks, as WebImage's own does: libvips, file I/O and name
+    /// lookups run on thread pools of their own. On the cached path (one cached variant,
+    /// wrk -t2 -c64, 2 cores) it raised the proxy's requests/s by 8 %, and Hummingbird's
+    /// own by 28 %, and the proxy's 1.5 futex calls a request (threads waking each other)
+    /// went.
     ///
     /// - Returns: `false` when the hook could not be installed (another executor was
     ///   installed first, or the platform lacks the hook); Swift's own pool stays in use.

@@ -13,7 +13,7 @@ import WebImageLocking
 /// image's single-buffer body into a streamed one: head, body and end then go out as
 /// separate writes, each a hop to the event loop and a flush, instead of one. On the
 /// cached path (one cached variant, wrk -t2 -c64, 2 cores) Hummingbird's middleware
-/// cost 78 µs of CPU a request against 56 µs with this one.
+/// took 2 writes a request and 78 µs of CPU; this one 1 `writev` and 56 µs.
 struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
     let handles = RequestMetricHandles()
 
