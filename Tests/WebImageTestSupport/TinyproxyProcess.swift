@@ -1,0 +1,141 @@
+import Foundation
+
+/// Debian's tinyproxy, started by a test on 127.0.0.1 with a free port and a configuration
+/// and log of its own in a temporary directory (`scripts/bootstrap` installs it).
+///
+///     let proxy = try await TinyproxyProcess.start()
+///     ... send requests through 127.0.0.1:proxy.port ...
+///     #expect(proxy.log.contains("CONNECT 127.0.0.1:\(origin.port)"))
+///     proxy.stop()
+package final class TinyproxyProcess: Sendable {
+    /// The port it listens on (on 127.0.0.1).
+    package let port: Int
+    private let process: Process
+    private let directory: URL
+    private let logFile: URL
+
+    private init(port: Int, process: Process, directory: URL, logFile: URL) {
+        self.port = port
+        self.process = process
+        self.directory = directory
+        self.logFile = logFile
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// Where tinyproxy is installed, or `nil` when it is not.
+    package static var executable: String? {
+        ["/usr/bin/tinyproxy", "/usr/sbin/tinyproxy", "/usr/local/bin/tinyproxy"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// Starts tinyproxy; with `credentials`, it answers 407 to requests without them (basic auth).
+    /// It allows `CONNECT` to any port.
+    package static func start(credentials: (user: String, password: String)? = nil) async throws -> TinyproxyProcess {
+        guard let executable else {
+            throw TinyproxyError("tinyproxy is not installed: run scripts/bootstrap (it installs it with apt-get)")
+        }
+        var lastError: (any Error)?
+        // A free port is picked, closed and handed to tinyproxy: another process may take it
+        // in between, so a start that does not come up is tried again on another port.
+        for _ in 0..<5 {
+            let port = try freePort()
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tinyproxy-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let logFile = directory.appendingPathComponent("tinyproxy.log")
+            var lines = [
+                "Port \(port)", "Listen 127.0.0.1", "Timeout 60", "LogFile \"\(logFile.path)\"", "LogLevel Info",
+                "MaxClients 100", "Allow 127.0.0.1",
+            ]
+            if let credentials { lines.append("BasicAuth \(credentials.user) \(credentials.password)") }
+            let configFile = directory.appendingPathComponent("tinyproxy.conf")
+            try (lines.joined(separator: "\n") + "\n").write(to: configFile, atomically: true, encoding: .utf8)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = ["-d", "-c", configFile.path]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let proxy = TinyproxyProcess(port: port, process: process, directory: directory, logFile: logFile)
+            if await proxy.waitUntilListening() { return proxy }
+            proxy.stop()
+            lastError = TinyproxyError("tinyproxy did not start on port \(port): \(proxy.log)")
+        }
+        throw lastError ?? TinyproxyError("tinyproxy did not start")
+    }
+
+    /// Everything tinyproxy logged so far (one `CONNECT host:port` line per tunnel it was asked for).
+    package var log: String {
+        (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
+    }
+
+    /// The `CONNECT` targets it was asked for, in order (`127.0.0.1:8080`).
+    package var connectTargets: [String] {
+        log.split(separator: "\n").compactMap { line in
+            guard let range = line.range(of: "): CONNECT ") else { return nil }
+            return line[range.upperBound...].split(separator: " ").first.map(String.init)
+        }
+    }
+
+    /// Stops tinyproxy and removes its directory. Safe to call more than once.
+    package func stop() {
+        if process.isRunning {
+            // SIGKILL: on SIGTERM tinyproxy waits for its connection threads, which a client's
+            // idle keep-alive connection holds for the configured timeout.
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    private func waitUntilListening() async -> Bool {
+        for _ in 0..<200 {
+            guard process.isRunning else { return false }
+            if log.contains("Starting main loop"), Self.accepts(port: port) { return true }
+            try? await Task.sleep(for: .milliseconds(25))
+        }
+        return false
+    }
+
+    /// Whether a TCP connection to 127.0.0.1:`port` is accepted.
+    private static func accepts(port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+
+    /// A port on 127.0.0.1 that was free a moment ago.
+    private static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw TinyproxyError("socket() failed: errno \(errno)") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else { throw TinyproxyError("bind() failed: errno \(errno)") }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard named == 0 else { throw TinyproxyError("getsockname() failed: errno \(errno)") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+/// tinyproxy could not be started.
+package struct TinyproxyError: Error, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
+}
