@@ -14,6 +14,7 @@ public enum ServerSetting: String, CaseIterable, Sendable {
     case watermarkPath, watermarkURL, watermarkData, watermarkOpacity, trustedSignature, playground
     case autoQualityTarget, bestFormats
     case readRequestTimeout, keepAliveTimeout, maxClients
+    case proxy, noProxy, trustProxyAddress, caFile, clientCert, clientKey
 
     /// The command-line flag, without the leading dashes.
     public var flag: String {
@@ -146,6 +147,14 @@ public enum ServerSetting: String, CaseIterable, Sendable {
             // 0 turns keep-alive off, as imgproxy's IMGPROXY_KEEP_ALIVE_TIMEOUT=0.
             config.keepAliveTimeout = Double(value.trimmingCharacters(in: .whitespaces)) == 0 ? .zero : try seconds(value)
         case .maxClients: config.maxClients = try integer(value)
+        case .proxy:
+            config.httpProxy = value
+            config.httpsProxy = value
+        case .noProxy: config.noProxy = value
+        case .trustProxyAddress: config.trustProxyAddress = try boolean(value)
+        case .caFile: config.caFile = value.isEmpty ? nil : value
+        case .clientCert: config.clientCertificateFile = value.isEmpty ? nil : value
+        case .clientKey: config.clientKeyFile = value.isEmpty ? nil : value
         }
     }
 
