@@ -72,13 +72,20 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds a kept-alive connection may wait for its next request; 0 turns keep-alive off (default 10).") var keepAliveTimeout: String?
     @Option(help: "Client connections open at once; more are closed as soon as they are accepted (default 2048).") var maxClients: String?
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default info).") var logLevel: String?
+    @Option(help: "HTTP proxy for sources, e.g. http://user:pass@proxy:3128 (default: HTTP_PROXY / HTTPS_PROXY; empty: none).") var proxy: String?
+    @Option(help: "Source hosts fetched without the proxy, comma-separated as curl's NO_PROXY (default: NO_PROXY).") var noProxy: String?
+    @Flag(inversion: .prefixedNo, help: "Exempt the proxy's own address from the source-address checks, for a proxy you run on a loopback or private address (default off).") var trustProxyAddress: Bool?
+    @Option(help: "PEM file of certificate authorities trusted for sources, besides the system's.") var caFile: String?
+    @Option(help: "PEM client certificate for sources that require one (mutual TLS).") var clientCert: String?
+    @Option(help: "PEM private key of --client-cert (default: in the --client-cert file).") var clientKey: String?
 
     func run() async throws {
         var config = ServerConfig()
         let environment = ProcessInfo.processInfo.environment
         let unknownImgproxySettings: [String]
         do {
-            // Weakest first: IMGPROXY_*, then WEBIMAGE_*, then flags.
+            // Weakest first: HTTP_PROXY and friends, IMGPROXY_*, then WEBIMAGE_*, then flags.
+            config.readStandardProxyVariables(environment)
             unknownImgproxySettings = try ImgproxyEnvironment.apply(environment, to: &config)
             try ServerSetting.apply(environment: environment, to: &config)
             try applyFlags(to: &config)
@@ -134,6 +141,8 @@ struct ServeCommand: AsyncParsableCommand {
             (.watermarkURL, watermarkURL), (.watermarkData, watermarkData), (.watermarkOpacity, watermarkOpacity),
             (.playground, playground.map(String.init)), (.readRequestTimeout, readRequestTimeout),
             (.keepAliveTimeout, keepAliveTimeout), (.maxClients, maxClients),
+            (.proxy, proxy), (.noProxy, noProxy), (.trustProxyAddress, trustProxyAddress.map(String.init)),
+            (.caFile, caFile), (.clientCert, clientCert), (.clientKey, clientKey),
         ]
         for (setting, value) in single {
             if let value { try setting.apply([value], to: &config) }
