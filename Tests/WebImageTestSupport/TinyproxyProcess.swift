@@ -1,4 +1,5 @@
 import Foundation
+import WebImageLocking
 
 /// Debian's tinyproxy, started by a test on 127.0.0.1 with a free port and a configuration
 /// and log of its own in a temporary directory (`scripts/bootstrap` installs it).
@@ -10,13 +11,14 @@ import Foundation
 package final class TinyproxyProcess: Sendable {
     /// The port it listens on (on 127.0.0.1).
     package let port: Int
-    private let process: Process
+    /// The process id while it runs; `nil` once it was stopped and reaped.
+    private let pid: Locked<pid_t?>
     private let directory: URL
     private let logFile: URL
 
-    private init(port: Int, process: Process, directory: URL, logFile: URL) {
+    private init(port: Int, pid: pid_t, directory: URL, logFile: URL) {
         self.port = port
-        self.process = process
+        self.pid = Locked(pid)
         self.directory = directory
         self.logFile = logFile
     }
@@ -51,13 +53,8 @@ package final class TinyproxyProcess: Sendable {
             if let credentials { lines.append("BasicAuth \(credentials.user) \(credentials.password)") }
             let configFile = directory.appendingPathComponent("tinyproxy.conf")
             try (lines.joined(separator: "\n") + "\n").write(to: configFile, atomically: true, encoding: .utf8)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = ["-d", "-c", configFile.path]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            let proxy = TinyproxyProcess(port: port, process: process, directory: directory, logFile: logFile)
+            let pid = try spawn(executable, arguments: ["-d", "-c", configFile.path])
+            let proxy = TinyproxyProcess(port: port, pid: pid, directory: directory, logFile: logFile)
             if await proxy.waitUntilListening() { return proxy }
             proxy.stop()
             lastError = TinyproxyError("tinyproxy did not start on port \(port): \(proxy.log)")
@@ -80,18 +77,43 @@ package final class TinyproxyProcess: Sendable {
 
     /// Stops tinyproxy and removes its directory. Safe to call more than once.
     package func stop() {
-        if process.isRunning {
+        if let pid = pid.withLock({ pid in defer { pid = nil }; return pid }) {
             // SIGKILL: on SIGTERM tinyproxy waits for its connection threads, which a client's
             // idle keep-alive connection holds for the configured timeout.
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) == -1, errno == EINTR {}
         }
         try? FileManager.default.removeItem(at: directory)
     }
 
+    /// Whether the process has not exited.
+    private var isRunning: Bool {
+        guard let pid = pid.withLock({ $0 }) else { return false }
+        var status: Int32 = 0
+        return waitpid(pid, &status, WNOHANG) == 0
+    }
+
+    /// Starts `executable` with `arguments`, its standard output and error on /dev/null.
+    /// posix_spawn rather than Foundation's `Process`, whose `run()` on Linux reads
+    /// `/proc/self/fd` past a buffer's end now and then and crashes the test process.
+    private static func spawn(_ executable: String, arguments: [String]) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        guard result == 0 else { throw TinyproxyError("posix_spawn \(executable) failed: errno \(result)") }
+        return pid
+    }
+
     private func waitUntilListening() async -> Bool {
         for _ in 0..<200 {
-            guard process.isRunning else { return false }
+            guard isRunning else { return false }
             if log.contains("Starting main loop"), Self.accepts(port: port) { return true }
             try? await Task.sleep(for: .milliseconds(25))
         }
