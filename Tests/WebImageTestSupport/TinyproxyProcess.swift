@@ -94,7 +94,8 @@ package final class TinyproxyProcess: Sendable {
         return waitpid(pid, &status, WNOHANG) == 0
     }
 
-    /// Starts `executable` with `arguments`, its standard output and error on /dev/null.
+    /// Starts `executable` with `arguments`, its standard output and error on /dev/null and
+    /// no other descriptor of the test process.
     /// posix_spawn rather than Foundation's `Process`, whose `run()` on Linux reads
     /// `/proc/self/fd` past a buffer's end now and then and crashes the test process.
     private static func spawn(_ executable: String, arguments: [String]) throws -> pid_t {
@@ -103,12 +104,30 @@ package final class TinyproxyProcess: Sendable {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        // Nothing else of the test process: an inherited listening socket of a test origin
+        // would keep accepting connections in tinyproxy after the origin closed it.
+        closeInheritedDescriptors(in: &actions)
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
         let result = posix_spawn(&pid, executable, &actions, nil, argv, environ)
         guard result == 0 else { throw TinyproxyError("posix_spawn \(executable) failed: errno \(result)") }
         return pid
+    }
+
+    /// Adds a close of every descriptor from 3 up to `actions`: glibc's
+    /// `posix_spawn_file_actions_addclosefrom_np` (looked up at run time: Swift does not
+    /// import it), else one close per descriptor open now.
+    private static func closeInheritedDescriptors(in actions: inout posix_spawn_file_actions_t) {
+        typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        if let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") {
+            _ = unsafeBitCast(symbol, to: AddCloseFrom.self)(&actions, 3)
+            return
+        }
+        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        for fd in open.compactMap({ Int32($0) }) where fd >= 3 {
+            posix_spawn_file_actions_addclose(&actions, fd)
+        }
     }
 
     private func waitUntilListening() async -> Bool {
@@ -134,25 +153,25 @@ package final class TinyproxyProcess: Sendable {
         }
     }
 
-    /// A port on 127.0.0.1 that was free a moment ago.
+    /// A port on 127.0.0.1 that was free a moment ago, below the kernel's ephemeral range
+    /// (32768 and up): a port another test's listener just gave back is never handed out here,
+    /// so a test that checks a closed port stays closed finds no tinyproxy on it.
     private static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw TinyproxyError("socket() failed: errno \(errno)") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        for _ in 0..<200 {
+            let port = Int.random(in: 20_000..<32_000)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard fd >= 0 else { throw TinyproxyError("socket() failed: errno \(errno)") }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            close(fd)
+            if bound == 0 { return port }
         }
-        guard bound == 0 else { throw TinyproxyError("bind() failed: errno \(errno)") }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        guard named == 0 else { throw TinyproxyError("getsockname() failed: errno \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        throw TinyproxyError("no free port in 20000-31999 on 127.0.0.1")
     }
 }
 
