@@ -70,6 +70,9 @@ public final class ProxyServer: Sendable {
         downloaderConfig.headers.replaceOrAdd(name: "User-Agent", value: config.userAgent ?? "\(WebImageServer.serverHeader) (image proxy)")
         // Every hop, redirects included, connects to the address the guard checked.
         downloaderConfig.hopAddress = { url in try await sourceGuard.address(for: url) }
+        // The guard approves each proxy's address too (unless trusted) and every source behind it.
+        downloaderConfig.proxy = try config.sourceProxy()
+        downloaderConfig.tls = try config.sourceTLS()
         downloader = ImageDownloader(config: downloaderConfig)
 
         // Originals and variants each get half the disk and no decoded images in memory:

@@ -41,10 +41,13 @@ struct Pipeline: Sendable {
 
     /// Runs `body` with a pipeline on `config`, shutting the downloader down afterwards,
     /// also when `body` throws.
-    static func with<T: Sendable>(_ config: CacheConfig, _ body: (Pipeline) async throws -> T) async throws -> T {
+    static func with<T: Sendable>(
+        _ config: CacheConfig, downloader downloaderConfig: DownloaderConfig = DownloaderConfig(),
+        _ body: (Pipeline) async throws -> T
+    ) async throws -> T {
         let disk = DiskCache(config: config)
         let cache = ImageCache(config: config, diskTier: disk)
-        let downloader = ImageDownloader(config: DownloaderConfig())
+        let downloader = ImageDownloader(config: downloaderConfig)
         let manager = ImageManager(cache: cache, loader: ImageLoaders([downloader, FileLoader(), DataURLLoader()]))
         let pipeline = Pipeline(cache: cache, disk: disk, downloader: downloader, manager: manager)
         do {

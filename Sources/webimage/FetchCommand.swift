@@ -63,6 +63,7 @@ struct FetchCommand: AsyncParsableCommand {
     var json = false
 
     @OptionGroup var cache: CacheLocationOptions
+    @OptionGroup var network: NetworkOptions
 
     func validate() throws {
         guard !urls.isEmpty else { throw ValidationError("no URL given: pass one or more image URLs") }
@@ -86,7 +87,7 @@ struct FetchCommand: AsyncParsableCommand {
         let failures = FailedURLFile(rootDirectory: config.rootDirectory)
         let progress = ProgressRenderer.standardError()
         progress.update { $0.total = targets.count }
-        let records = try await Pipeline.with(config) { pipeline in
+        let records = try await Pipeline.with(config, downloader: try network.downloaderConfig()) { pipeline in
             await fetchAll(targets, pipeline: pipeline, writer: writer, failures: failures, progress: progress)
         }
         progress.finish()

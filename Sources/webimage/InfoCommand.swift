@@ -29,6 +29,7 @@ struct InfoCommand: AsyncParsableCommand {
     var gps = false
 
     @OptionGroup var cache: CacheLocationOptions
+    @OptionGroup var network: NetworkOptions
 
     /// Whether `source` is a URL (it has a scheme) rather than a path.
     private var isURL: Bool { source.contains("://") || source.hasPrefix("data:") }
@@ -51,7 +52,7 @@ struct InfoCommand: AsyncParsableCommand {
         let url = isURL ? try Arguments.url(source) : URL(fileURLWithPath: source)
         let info: ImageInfoRecord
         do {
-            info = try await Pipeline.with(cache.cacheConfig()) { pipeline in try await inspect(url, pipeline: pipeline) }
+            info = try await Pipeline.with(cache.cacheConfig(), downloader: try network.downloaderConfig()) { pipeline in try await inspect(url, pipeline: pipeline) }
         } catch let error as ImageError {
             Console.err("webimage: \(source): \(error)")
             throw ExitCode.failure

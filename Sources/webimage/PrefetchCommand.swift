@@ -30,6 +30,7 @@ struct PrefetchCommand: AsyncParsableCommand {
     var json = false
 
     @OptionGroup var cache: CacheLocationOptions
+    @OptionGroup var network: NetworkOptions
 
     func validate() throws {
         try Arguments.check(concurrency, in: 1...64, option: "concurrency")
@@ -60,7 +61,7 @@ struct PrefetchCommand: AsyncParsableCommand {
         let progress = ProgressRenderer.standardError()
         progress.update { $0.total = urls.count }
         let printJSON = json
-        let result = try await Pipeline.with(cache.cacheConfig()) { pipeline in
+        let result = try await Pipeline.with(cache.cacheConfig(), downloader: try network.downloaderConfig()) { pipeline in
             let prefetcher = ImagePrefetcher(manager: pipeline.manager, maxConcurrentPrefetchCount: concurrency, options: .waitStoreCache)
             var last = PrefetchResult(finishedCount: 0, skippedCount: 0, totalCount: urls.count)
             for await report in prefetcher.progress(of: urls) {

@@ -35,6 +35,7 @@ struct RefreshCommand: AsyncParsableCommand {
     var json = false
 
     @OptionGroup var cache: CacheLocationOptions
+    @OptionGroup var network: NetworkOptions
 
     func validate() throws {
         try Arguments.check(concurrency, in: 1...64, option: "concurrency")
@@ -43,7 +44,7 @@ struct RefreshCommand: AsyncParsableCommand {
     func run() async throws {
         let olderThan = self.olderThan
         let printJSON = json
-        let summary = try await Pipeline.with(cache.cacheConfig()) { pipeline in
+        let summary = try await Pipeline.with(cache.cacheConfig(), downloader: try network.downloaderConfig()) { pipeline in
             let now = Date()
             let entries = await pipeline.disk.storedEntries()
             let due = entries.filter { entry in

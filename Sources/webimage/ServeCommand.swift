@@ -79,6 +79,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("s3-allowed-bucket"), help: "The only bucket s3:// sources may name (repeatable; default: any).") var s3AllowedBuckets: [String] = []
     @Option(name: .customLong("s3-denied-bucket"), help: "A bucket s3:// sources may not name (repeatable).") var s3DeniedBuckets: [String] = []
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default info).") var logLevel: String?
+    @Option(help: "HTTP proxy for sources, e.g. http://user:pass@proxy:3128 (default: HTTP_PROXY / HTTPS_PROXY; empty: none).") var proxy: String?
+    @Option(help: "Source hosts fetched without the proxy, comma-separated as curl's NO_PROXY (default: NO_PROXY).") var noProxy: String?
+    @Flag(inversion: .prefixedNo, help: "Exempt the proxy's own address from the source-address checks, for a proxy you run on a loopback or private address (default off).") var trustProxyAddress: Bool?
+    @Option(help: "PEM file of certificate authorities trusted for sources, besides the system's.") var caFile: String?
+    @Option(help: "PEM client certificate for sources that require one (mutual TLS).") var clientCert: String?
+    @Option(help: "PEM private key of --client-cert (default: in the --client-cert file).") var clientKey: String?
 
     func run() async throws {
         // Before any work starts: a request's task then continues on its connection's thread.
@@ -87,7 +93,8 @@ struct ServeCommand: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         let unknownImgproxySettings: [String]
         do {
-            // Weakest first: IMGPROXY_*, then WEBIMAGE_*, then flags.
+            // Weakest first: HTTP_PROXY and friends, IMGPROXY_*, then WEBIMAGE_*, then flags.
+            config.readStandardProxyVariables(environment)
             unknownImgproxySettings = try ImgproxyEnvironment.apply(environment, to: &config)
             try ServerSetting.apply(environment: environment, to: &config)
             try applyFlags(to: &config)
@@ -146,6 +153,8 @@ struct ServeCommand: AsyncParsableCommand {
             (.keepAliveTimeout, keepAliveTimeout), (.maxClients, maxClients), (.memoryBudget, memoryBudget),
             (.useS3, useS3.map(String.init)), (.s3Endpoint, s3Endpoint), (.s3Region, s3Region),
             (.s3EndpointUsePathStyle, s3EndpointUsePathStyle.map(String.init)),
+            (.proxy, proxy), (.noProxy, noProxy), (.trustProxyAddress, trustProxyAddress.map(String.init)),
+            (.caFile, caFile), (.clientCert, clientCert), (.clientKey, clientKey),
         ]
         for (setting, value) in single {
             if let value { try setting.apply([value], to: &config) }

@@ -202,3 +202,33 @@ struct CLIFetchTests {
         }
     }
 }
+
+@Suite("webimage fetch network flags")
+struct CLIFetchNetworkTests {
+    @Test("fetch --proxy downloads through the proxy's CONNECT tunnel; --no-proxy sends a listed host direct")
+    func fetchThroughProxy() async throws {
+        let tinyproxy = try await TinyproxyProcess.start()
+        defer { tinyproxy.stop() }
+        try await withCLI { origin, sandbox in
+            origin.register("/a.png", .image(CLIFetchTests.png))
+            let url = origin.url("/a.png").absoluteString
+            let proxy = "http://127.0.0.1:\(tinyproxy.port)"
+            let proxied = try await sandbox.run(["fetch", url, "-o", "out", "--no-cache", "--proxy", proxy])
+            #expect(proxied.status == 0, "\(proxied.stderr)")
+            #expect(tinyproxy.connectTargets == ["127.0.0.1:\(origin.port)"], "\(tinyproxy.log)")
+            let direct = try await sandbox.run(["fetch", url, "-o", "direct", "--no-cache", "--proxy", proxy, "--no-proxy", "127.0.0.1"])
+            #expect(direct.status == 0, "\(direct.stderr)")
+            #expect(tinyproxy.connectTargets.count == 1, "\(tinyproxy.log)")
+            #expect(origin.requestCount("/a.png") == 2)
+        }
+    }
+
+    @Test("fetch --proxy with an https proxy fails at once naming the problem")
+    func unusableProxy() async throws {
+        let sandbox = try CLISandbox()
+        defer { sandbox.remove() }
+        let result = try await sandbox.run(["fetch", "http://127.0.0.1:9/a.png", "--proxy", "https://proxy.example:443"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("TLS to the proxy itself is not supported"), "\(result.stderr)")
+    }
+}

@@ -62,6 +62,10 @@ struct CLISandbox {
         process.currentDirectoryURL = URL(fileURLWithPath: workDirectory)
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_CACHE_HOME"] = cacheHome
+        // The test origin is on loopback: a proxy from the caller's environment is not for it.
+        for name in ["http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "no_proxy", "NO_PROXY"] {
+            environment[name] = nil
+        }
         process.environment = environment
         let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
         let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))

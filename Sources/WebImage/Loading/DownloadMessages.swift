@@ -2,16 +2,27 @@ import Foundation
 import NIOHTTP1
 
 /// An outgoing request as a request modifier sees it.
+///
+/// The method and body a modifier sets hold for that hop; a redirect keeps them on 307 and
+/// 308 and turns them into a `GET` without a body on 301, 302 and 303 (as browsers do), and
+/// the modifier sees the redirected request again.
 public struct DownloadRequest: Sendable {
     /// The URL to fetch.
     public var url: URL
     /// The headers to send.
     public var headers: HTTPHeaders
+    /// The method. Default `GET`.
+    public var method: HTTPMethod
+    /// The body to send, e.g. the form or JSON of a `POST`; `nil` sends none. Set a
+    /// `Content-Type` header to go with it.
+    public var body: Data?
 
     /// Creates a request description.
-    public init(url: URL, headers: HTTPHeaders) {
+    public init(url: URL, headers: HTTPHeaders, method: HTTPMethod = .GET, body: Data? = nil) {
         self.url = url
         self.headers = headers
+        self.method = method
+        self.body = body
     }
 }
 

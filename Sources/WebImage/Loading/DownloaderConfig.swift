@@ -48,6 +48,14 @@ public struct DownloaderConfig: Sendable {
     public var headers: HTTPHeaders = DownloaderConfig.defaultHeaders
     /// Basic-auth credentials sent to the URL's own host (never across a redirect to another host).
     public var credentials: Credentials?
+    /// The HTTP proxies requests go through, and the hosts that go direct; `nil` (the
+    /// default): every request goes direct. ``DownloaderProxy/fromEnvironment(_:)`` reads
+    /// `HTTP_PROXY`, `HTTPS_PROXY` and `NO_PROXY`.
+    public var proxy: DownloaderProxy?
+    /// Extra certificate authorities for origins' certificates and a client certificate for
+    /// origins that require one; `nil` (the default): the system's authorities, no client
+    /// certificate. Read when the downloader is made.
+    public var tls: DownloaderTLS?
     /// Progress callbacks come at most this often, except the last one. Default 0.1 s.
     public var minimumProgressInterval: Duration = .milliseconds(100)
     /// Changes every request before it is sent.

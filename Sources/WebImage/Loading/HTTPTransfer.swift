@@ -32,8 +32,8 @@ struct HTTPTransfer: Sendable {
 
     // Read through `environment` and `operation` (both classes), so that no step copies
     // the settings or the options whole.
-    private var config: DownloaderConfig { _read { yield environment.config } }
-    private var options: DownloadOptions { _read { yield operation.options } }
+    var config: DownloaderConfig { _read { yield environment.config } }
+    var options: DownloadOptions { _read { yield operation.options } }
     private var events: ImageEvents { environment.events }
     private var cookies: CookieJar { environment.cookies }
     private var client: HTTPClient { environment.client }
@@ -59,6 +59,9 @@ struct HTTPTransfer: Sendable {
         // Filled on the first redirect only: most transfers have none.
         var visited: Set<String> = []
         var hops = 0
+        // What the previous hop's request modifier chose, carried over a redirect that keeps it.
+        var method = HTTPMethod.GET
+        var body: Data?
         let deadline = NIODeadline.now() + environment.totalTimeout
 
         while true {
@@ -67,6 +70,8 @@ struct HTTPTransfer: Sendable {
             // has nothing to wait for.
             if let hopGuard = config.hopGuard { try await approve(current, by: hopGuard) }
             var described = describeRequest(for: current, original: original)
+            described.method = method
+            described.body = body
             if let modifier = options.requestModifier ?? config.requestModifier {
                 guard let modified = await modifier(described) else {
                     throw .invalidDownloadOperation("the request modifier cancelled the request for \(current.absoluteString)")
@@ -75,12 +80,12 @@ struct HTTPTransfer: Sendable {
             }
             let request = makeRequest(from: described)
             let pinned: PinnedClientPool.Lease?
-            if let hopAddress = config.hopAddress {
-                pinned = try await pinnedClient(for: described.url, chosenBy: hopAddress)
+            if config.hopAddress != nil || config.proxy != nil {
+                pinned = try await routedClient(for: described.url)
             } else {
                 pinned = nil
             }
-            // A pinned hop holds its client until its response is read (or dropped).
+            // A pinned or proxied hop holds its client until its response is read (or dropped).
             defer { pinned?.end() }
             if !started {
                 started = true
@@ -106,6 +111,14 @@ struct HTTPTransfer: Sendable {
                     throw .invalidResponse("redirect to an invalid or non-HTTP location '\(location)'")
                 }
                 if visited.isEmpty { visited.insert(original.absoluteString) }
+                // A POST redirected by 307/308 posts again; anything else becomes a GET.
+                if status == 307 || status == 308 {
+                    method = described.method
+                    body = described.body
+                } else {
+                    method = described.method == .HEAD ? .HEAD : .GET
+                    body = nil
+                }
                 guard visited.insert(next.absoluteString).inserted else {
                     throw .invalidResponse("redirect loop: \(next.absoluteString) was already visited")
                 }
@@ -131,31 +144,6 @@ struct HTTPTransfer: Sendable {
         }
     }
 
-    /// A lease on the pooled client that connects to the address ``DownloaderConfig/hopAddress``
-    /// chose for `url`, the URL the request goes to (AsyncHTTPClient's `dnsOverride` keeps the
-    /// host name for `Host`, SNI and the certificate check), or `nil` to use the shared client.
-    ///
-    /// The client is keyed by `url.host`, which is also the host AsyncHTTPClient reads from
-    /// the request (it parses `url.absoluteString` and takes its `host`): the host approved,
-    /// the host pinned and the host connected for are one string.
-    private func pinnedClient(
-        for url: URL, chosenBy hopAddress: @Sendable (URL) async throws -> String?
-    ) async throws(ImageError) -> PinnedClientPool.Lease? {
-        guard let host = url.host, !host.isEmpty else { return nil }
-        let address: String?
-        do {
-            address = try await hopAddress(url)
-        } catch let error as ImageError {
-            throw error
-        } catch {
-            throw .invalidDownloadOperation("the source guard refused \(url.absoluteString): \(error)")
-        }
-        // URL.host keeps the brackets of an IPv6 literal; AsyncHTTPClient matches without them.
-        let bareHost = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        guard let address, address != bareHost else { return nil }
-        return try environment.pinnedClients.lease(host: bareHost, address: address)
-    }
-
     /// The request for `url` as the request modifier sees it: the downloader's and the
     /// options' headers, credentials for the original origin, cookies.
     private func describeRequest(for url: URL, original: URL) -> DownloadRequest {
@@ -174,11 +162,15 @@ struct HTTPTransfer: Sendable {
     }
 
     /// AsyncHTTPClient's request for `described` (certificate checks off when the options
-    /// allow invalid certificates).
+    /// allow invalid certificates; the client certificate of ``DownloaderConfig/tls`` is
+    /// presented either way).
     private func makeRequest(from described: DownloadRequest) -> HTTPClientRequest {
         var request = HTTPClientRequest(url: described.url.absoluteString)
-        request.method = .GET
+        request.method = described.method
         request.headers = described.headers
+        if let body = described.body {
+            request.body = .bytes(ByteBuffer(data: body))
+        }
         // The origin learns the trace it is part of (W3C `traceparent`). AsyncHTTPClient
         // writes it when it has a tracer (one bootstrapped before the downloader was made);
         // otherwise the bootstrapped instrument writes it here. Without one there is no context.
@@ -186,9 +178,7 @@ struct HTTPTransfer: Sendable {
             InstrumentationSystem.instrument.inject(context, into: &request.headers, using: TraceHeaderInjector())
         }
         if options.allowInvalidSSLCertificates {
-            var tls = TLSConfiguration.makeClientConfiguration()
-            tls.certificateVerification = .none
-            request.tlsConfiguration = tls
+            request.tlsConfiguration = environment.unverifiedTLS
         }
         return request
     }
@@ -347,6 +337,8 @@ struct HTTPTransfer: Sendable {
                 return .timedOut("connecting took longer than \(config.connectTimeout)")
             case .deadlineExceeded: return .timedOut("the download took longer than \(config.totalTimeout)")
             case .cancelled: return .cancelled
+            case .proxyAuthenticationRequired, .invalidProxyResponse, .httpProxyHandshakeTimeout:
+                return proxyFailure(error, config: config)
             case .remoteConnectionClosed: return .network("the server closed the connection before the response was complete")
             default: return .network(String(describing: error))
             }
@@ -361,6 +353,7 @@ struct HTTPTransfer: Sendable {
         if let error = error as? IOError {
             return .network("\(String(cString: strerror(error.errnoCode))) (errno \(error.errnoCode))")
         }
+        if let failure = tlsFailure(error) { return failure }
         if let error = error as? HTTPParserError {
             return .invalidResponse("malformed HTTP response: \(error)")
         }

@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import Tracing
 import WebImageLocking
 
@@ -49,6 +50,10 @@ public final class ImageDownloader: ImageLoader, Sendable {
         // an image load should fail at once and let the caller decide.
         clientConfig.connectionPool.retryConnectionEstablishment = false
         clientConfig.tracing.tracer = Self.tracer()
+        let tls = config.tls?.applied(to: .makeClientConfiguration()) ?? .makeClientConfiguration()
+        if config.tls != nil { clientConfig.tlsConfiguration = tls }
+        var unverifiedTLS = tls
+        unverifiedTLS.certificateVerification = .none
         let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: clientConfig)
         self.client = client
         let pinnedClients = PinnedClientPool(
@@ -56,7 +61,8 @@ public final class ImageDownloader: ImageLoader, Sendable {
         )
         self.pinnedClients = pinnedClients
         self.environment = Locked(TransferEnvironment(
-            client: client, pinnedClients: pinnedClients, config: config, events: events, cookies: CookieJar()
+            client: client, pinnedClients: pinnedClients, config: config, events: events, cookies: CookieJar(),
+            unverifiedTLS: unverifiedTLS
         ))
         let box = Box()
         self.box = box
@@ -82,7 +88,7 @@ public final class ImageDownloader: ImageLoader, Sendable {
     }
 
     /// Stops every download and shuts the HTTP clients down: the shared one and those of
-    /// pinned hops (``DownloaderConfig/hopAddress``).
+    /// pinned and proxied hops (``DownloaderConfig/hopAddress``, ``DownloaderConfig/proxy``).
     public func shutdown() async {
         cancelAllDownloads()
         box.downloader.withLock { $0 = nil }

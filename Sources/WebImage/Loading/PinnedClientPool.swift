@@ -3,16 +3,19 @@ import NIOCore
 import NIOPosix
 import WebImageLocking
 
-/// The HTTP clients of hops pinned to an approved address (``DownloaderConfig/hopAddress``):
-/// one client per host and address, kept so that later hops reuse its keep-alive connections.
+/// The HTTP clients of hops pinned to an approved address (``DownloaderConfig/hopAddress``)
+/// and of hops through a proxy (``DownloaderConfig/proxy``): one client per host, address and
+/// proxy, kept so that later hops reuse its keep-alive connections.
 ///
 /// Each client is the downloader's client configuration plus `dnsOverride = [host: address]`,
-/// so it connects to that address for that host and never asks DNS. A hop leases the client
-/// of the host and the address approved for that very hop; an approval of another address is
-/// another key, hence another client and new connections. A connection is therefore only ever
-/// used for a hop whose approval named its address. The TLS options of a request (invalid
-/// certificates allowed or not) need no key of their own: AsyncHTTPClient keys each client's
-/// connections by the request's TLS configuration.
+/// so it connects to that address for that host and never asks DNS, and plus the proxy its
+/// hop goes through (its address as approved), so it tunnels to that address through that
+/// proxy. A hop leases the client of the host, the address and the proxy approved for that
+/// very hop; an approval of another address is another key, hence another client and new
+/// connections. A connection is therefore only ever used for a hop whose approval named its
+/// address. A proxied hop without an address to pin shares one client per proxy, whatever its
+/// host. The TLS options of a request (invalid certificates allowed or not) need no key of
+/// their own: AsyncHTTPClient keys each client's connections by the request's TLS configuration.
 ///
 /// A client leaves the pool when it has had no lease for the idle lifetime, or when a new key
 /// needs its place beyond the bound (the least recently used leaves). It is shut down once it
@@ -20,10 +23,12 @@ import WebImageLocking
 /// which shuts every client down at once.
 final class PinnedClientPool: Sendable {
     /// What a pinned client is for: the URL's host (as AsyncHTTPClient reads it from the
-    /// request's URL) and the address approved for it.
+    /// request's URL), the address approved for it (`nil`: resolved as usual), and the proxy
+    /// the hop goes through, its host being the address it connects to.
     struct Key: Hashable, Sendable {
         var host: String
-        var address: String
+        var address: String?
+        var proxy: DownloaderProxy.Endpoint?
     }
 
     /// One request's use of a pinned client; ``end()`` it once the response is read or dropped.
@@ -81,10 +86,10 @@ final class PinnedClientPool: Sendable {
         self.maxClients = max(1, maxClients)
     }
 
-    /// Leases the client that connects to `address` for `host`, making it if the pool has none.
-    /// Throws ``ImageError/cancelled`` once the pool is shut down.
-    func lease(host: String, address: String) throws(ImageError) -> Lease {
-        let key = Key(host: host, address: address)
+    /// Leases the client that connects to `address` for `host` (through `proxy`, when given),
+    /// making it if the pool has none. Throws ``ImageError/cancelled`` once the pool is shut down.
+    func lease(host: String, address: String?, proxy: DownloaderProxy.Endpoint? = nil) throws(ImageError) -> Lease {
+        let key = Key(host: host, address: address, proxy: proxy)
         let (client, leftThePool) = state.withLock { state -> (HTTPClient?, HTTPClient?) in
             guard !state.isShutDown else { return (nil, nil) }
             state.tick += 1
@@ -97,7 +102,13 @@ final class PinnedClientPool: Sendable {
             }
             let leftThePool = state.slots.count >= maxClients ? Self.removeLeastRecentlyUsed(from: &state) : nil
             var configuration = configuration
-            configuration.dnsOverride = [host: address]
+            if let address { configuration.dnsOverride = [host: address] }
+            if let proxy {
+                configuration.proxy = .server(
+                    host: proxy.host, port: proxy.port,
+                    authorization: proxy.credentials.map { .basic(username: $0.user, password: $0.password) }
+                )
+            }
             let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
             state.slots[key] = Slot(client: client, leases: 1, lastUsed: state.tick, idleSince: nil)
             state.open += 1

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import NIOCore
+import NIOSSL
 
 /// What every transfer of an ``ImageDownloader`` works with: its HTTP client, the pool of
 /// clients for pinned hops, the downloader's settings, its events and its cookies.
@@ -17,10 +18,13 @@ final class TransferEnvironment: Sendable {
     let cookies: CookieJar
     /// ``DownloaderConfig/totalTimeout`` as NIO counts time.
     let totalTimeout: TimeAmount
+    /// The clients' TLS settings without certificate checks, for loads that allow invalid
+    /// certificates: the client certificate of ``DownloaderConfig/tls`` is still presented.
+    let unverifiedTLS: TLSConfiguration
 
     init(
         client: HTTPClient, pinnedClients: PinnedClientPool, config: DownloaderConfig,
-        events: ImageEvents, cookies: CookieJar
+        events: ImageEvents, cookies: CookieJar, unverifiedTLS: TLSConfiguration
     ) {
         self.client = client
         self.pinnedClients = pinnedClients
@@ -28,6 +32,7 @@ final class TransferEnvironment: Sendable {
         self.events = events
         self.cookies = cookies
         self.totalTimeout = TimeAmount(config.totalTimeout)
+        self.unverifiedTLS = unverifiedTLS
     }
 
     /// The same environment with `change` made to the settings.
@@ -35,7 +40,8 @@ final class TransferEnvironment: Sendable {
         var config = self.config
         change(&config)
         return TransferEnvironment(
-            client: client, pinnedClients: pinnedClients, config: config, events: events, cookies: cookies
+            client: client, pinnedClients: pinnedClients, config: config, events: events, cookies: cookies,
+            unverifiedTLS: unverifiedTLS
         )
     }
 }

@@ -94,6 +94,25 @@ public struct ServerConfig: Sendable {
     public var userAgent: String?
     /// Redirects followed per source download. Default 10.
     public var maxRedirects = 10
+    /// The HTTP proxy `http://` sources are fetched through, as a URL (`http://user:pass@proxy:3128`);
+    /// `nil` or empty: direct. ``readStandardProxyVariables(_:)`` takes it from `HTTP_PROXY`.
+    public var httpProxy: String?
+    /// The HTTP proxy `https://` sources are fetched through (a `CONNECT` tunnel, TLS end to
+    /// end); `nil` or empty: direct. ``readStandardProxyVariables(_:)`` takes it from `HTTPS_PROXY`.
+    public var httpsProxy: String?
+    /// Source hosts fetched direct whatever the proxies, as curl reads `NO_PROXY` (``NoProxyList``).
+    public var noProxy: String?
+    /// Whether the proxies' own addresses are exempt from the source guard. Default off: a
+    /// proxy on a loopback or private address is refused like such a source unless those
+    /// addresses are allowed. Turn it on for a proxy you run on such an address: sources
+    /// there stay refused, while allowing private addresses would let any source URL reach them.
+    public var trustProxyAddress = false
+    /// A PEM file of certificate authorities trusted for sources' certificates, besides the system's.
+    public var caFile: String?
+    /// A PEM client certificate presented to sources that require one (mutual TLS).
+    public var clientCertificateFile: String?
+    /// The PEM private key of ``clientCertificateFile`` (unencrypted); `nil`: it is in that file.
+    public var clientKeyFile: String?
     /// Whether URLs may carry the security options (`max_src_resolution`, `max_src_file_size`,
     /// `max_animation_frames`, `max_animation_frame_resolution`, `max_result_dimension`). Default off.
     public var allowSecurityOptions = false
@@ -257,6 +276,8 @@ public struct ServerConfig: Sendable {
             throw ServerConfigError("format quality \(format.rawValue)=\(quality) is not in 1…100 (--format-quality, WEBIMAGE_FORMAT_QUALITY)")
         }
         guard maxRedirects >= 0 else { throw ServerConfigError("max redirects must be 0 or more, not \(maxRedirects) (--max-redirects, WEBIMAGE_MAX_REDIRECTS)") }
+        _ = try sourceProxy()
+        _ = try sourceTLS()
         if let watermarkPath {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: watermarkPath, isDirectory: &isDirectory), !isDirectory.boolValue else {

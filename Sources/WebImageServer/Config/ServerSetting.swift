@@ -15,6 +15,7 @@ public enum ServerSetting: String, CaseIterable, Sendable {
     case autoQualityTarget, bestFormats
     case readRequestTimeout, keepAliveTimeout, maxClients, memoryBudget
     case useS3, s3Endpoint, s3Region, s3EndpointUsePathStyle, s3AllowedBucket, s3DeniedBucket
+    case proxy, noProxy, trustProxyAddress, caFile, clientCert, clientKey
 
     /// The command-line flag, without the leading dashes.
     public var flag: String {
@@ -158,6 +159,14 @@ public enum ServerSetting: String, CaseIterable, Sendable {
         case .s3EndpointUsePathStyle: config.s3EndpointUsePathStyle = try boolean(value)
         case .s3AllowedBucket: config.s3AllowedBuckets = values
         case .s3DeniedBucket: config.s3DeniedBuckets = values
+        case .proxy:
+            config.httpProxy = value
+            config.httpsProxy = value
+        case .noProxy: config.noProxy = value
+        case .trustProxyAddress: config.trustProxyAddress = try boolean(value)
+        case .caFile: config.caFile = value.isEmpty ? nil : value
+        case .clientCert: config.clientCertificateFile = value.isEmpty ? nil : value
+        case .clientKey: config.clientKeyFile = value.isEmpty ? nil : value
         }
     }
 

@@ -1,0 +1,47 @@
+import Foundation
+import WebImage
+
+extension ServerConfig {
+    /// Takes ``httpProxy``, ``httpsProxy`` and ``noProxy`` from the standard variables
+    /// (`http_proxy` / `HTTP_PROXY`, `https_proxy` / `HTTPS_PROXY`, `no_proxy` / `NO_PROXY`,
+    /// the lower-case name first), as imgproxy and curl read them. Settings made after this
+    /// (`WEBIMAGE_PROXY`, `--proxy`) win.
+    public mutating func readStandardProxyVariables(_ environment: [String: String]) {
+        func value(_ name: String) -> String? {
+            [name.lowercased(), name.uppercased()].lazy.compactMap { environment[$0] }.first { !$0.isEmpty }
+        }
+        if let http = value("http_proxy") { httpProxy = http }
+        if let https = value("https_proxy") { httpsProxy = https }
+        if let noProxy = value("no_proxy") { self.noProxy = noProxy }
+    }
+
+    /// The proxies sources are fetched through, or `nil` when none is set.
+    /// - Throws: ``ServerConfigError`` naming a proxy URL that cannot be used.
+    public func sourceProxy() throws(ServerConfigError) -> DownloaderProxy? {
+        func endpoint(_ text: String?, _ name: String) throws(ServerConfigError) -> DownloaderProxy.Endpoint? {
+            guard let text, !text.isEmpty else { return nil }
+            do {
+                return try DownloaderProxy.Endpoint(url: text)
+            } catch {
+                throw ServerConfigError("\(error.description) (--proxy, WEBIMAGE_PROXY, \(name))")
+            }
+        }
+        let http = try endpoint(httpProxy, "HTTP_PROXY")
+        let https = try endpoint(httpsProxy, "HTTPS_PROXY")
+        guard http != nil || https != nil else { return nil }
+        return DownloaderProxy(
+            httpProxy: http, httpsProxy: https, noProxy: NoProxyList(noProxy ?? ""), trustsProxyAddress: trustProxyAddress
+        )
+    }
+
+    /// The TLS settings of source connections (CA bundle, client certificate), or `nil` when none is set.
+    /// - Throws: ``ServerConfigError`` naming a file that cannot be read.
+    public func sourceTLS() throws(ServerConfigError) -> DownloaderTLS? {
+        guard caFile != nil || clientCertificateFile != nil || clientKeyFile != nil else { return nil }
+        do {
+            return try DownloaderTLS(caFile: caFile, clientCertificateFile: clientCertificateFile, clientKeyFile: clientKeyFile)
+        } catch {
+            throw ServerConfigError("\(error.description) (--ca-file, --client-cert, --client-key)")
+        }
+    }
+}
