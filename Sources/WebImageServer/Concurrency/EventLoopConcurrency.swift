@@ -11,8 +11,8 @@ extension WebImageServer {
     /// must then stay off tasks, as WebImage's own does: libvips, file I/O and name
     /// lookups run on thread pools of their own. On the cached path (one cached variant,
     /// wrk -t2 -c64, 2 cores) it raised the proxy's requests/s by 8 %, and Hummingbird's
-    /// own by 28 %, and the proxy's 1.5 futex calls a request (threads waking each other)
-    /// went.
+    /// own by 28 %, and the proxy makes no futex call a request (threads waking each
+    /// other) where it makes 1.5 without it.
     ///
     /// - Returns: `false` when the hook could not be installed (another executor was
     ///   installed first, or the platform lacks the hook); Swift's own pool stays in use.

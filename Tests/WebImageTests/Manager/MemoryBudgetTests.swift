@@ -129,4 +129,30 @@ struct MemoryBudgetTests {
             #expect(budget.reservedBytes == 0 && budget.waiting == 0)
         }
     }
+
+    @Test("a source over the pixel limit reserves nothing: it is refused without waiting for the budget")
+    func oversizedSourceReservesNothing() async throws {
+        let jpeg = try TestImages.encode(try TestImages.quadrants(width: 800, height: 600), as: .jpeg, quality: 90)
+        let budget = MemoryBudget(bytes: 1)
+        let limiter = WorkLimiter(workers: 2, queueSize: 0, memoryBudget: budget)
+        try await withOriginAndDownloader { origin, downloader in
+            let cache = TestCaches.make { $0.shouldCacheImagesInMemory = false }
+            var context = ImageContext()
+            context.limits = ImageLimits(maxPixels: 100_000, maxFrames: 1)
+            let manager = ImageManager(
+                cache: cache, loader: ImageLoaders([downloader]), defaultContext: context, variantWorkLimiter: limiter
+            )
+            origin.register("/big.jpg", .image(jpeg, contentType: "image/jpeg"))
+            // Another decode holds the whole budget while the oversized source is tried.
+            budget.reserveBlocking(1)
+            await #expect(throws: ImageError.imageTooLarge(pixels: 480_000, limit: 100_000)) {
+                try await manager.loadVariant(VariantRequest(
+                    url: origin.url("/big.jpg"), transformer: BlurTransformer(sigma: 2),
+                    encoding: VariantEncoding(format: .fixed(.jpeg), quality: 70)
+                ))
+            }
+            #expect(budget.reservedBytes == 1 && budget.peakReservedBytes == 1)
+            budget.release(1)
+        }
+    }
 }

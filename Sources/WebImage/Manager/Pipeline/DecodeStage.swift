@@ -61,7 +61,9 @@ extension ImagePipeline {
                 span.attributes["webimage.bytes"] = data.count
                 let planned = plan.options(for: info, transformer: transformer)
                 shrunk = planned.shrunk
-                if let memory = request.memory {
+                // A source over the limits is refused right after this, before any pixel:
+                // it reserves nothing, so that it cannot make other work wait.
+                if let memory = request.memory, Self.withinLimits(info, planned.options) {
                     let bytes = Self.reservedBytes(decoding: info, with: planned.options, sourceBytes: data.count)
                     span.attributes["webimage.memory.reserved"] = bytes
                     memory.reserve(bytes)
@@ -70,6 +72,17 @@ extension ImagePipeline {
             }
         }
         return DecodedImage(image: image, info: info, shrunk: shrunk, source: source)
+    }
+
+    /// Whether a source with `info` passes the pixel and frame limits of `options` (the
+    /// decode checks them again, exactly).
+    private static func withinLimits(_ info: ImageInfo, _ options: ImageDecodeOptions) -> Bool {
+        let frames = options.firstFrameOnly || !info.format.supportsAnimation ? 1 : max(1, info.frameCount)
+        let limits = options.limits
+        let framePixels = Double(info.pixelSize.width) * Double(info.pixelSize.height)
+        if frames > limits.maxFrames { return false }
+        if frames > 1, let maxFramePixels = limits.maxFramePixels { return framePixels <= Double(maxFramePixels) }
+        return framePixels * Double(frames) <= Double(limits.maxPixels)
     }
 
     /// What a decode of a source with `info` holds as ``MemoryBudget`` counts it: the
