@@ -49,7 +49,7 @@ struct ProcessFaultTests {
         }
         #expect(try await proxy.metric("webimage_in_flight_requests") == Double(count + 1))
         kill(proxy.process.processIdentifier, SIGTERM)
-        #expect(await eventually { !GracefulShutdownTests.accepts(port: proxy.port) })
+        #expect(await eventually { !loopbackAccepts(port: proxy.port) })
         gate.open()
         let statuses = try await replies.value
         #expect(statuses.count == count)

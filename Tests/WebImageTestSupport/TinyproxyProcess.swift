@@ -133,24 +133,10 @@ package final class TinyproxyProcess: Sendable {
     private func waitUntilListening() async -> Bool {
         for _ in 0..<200 {
             guard isRunning else { return false }
-            if log.contains("Starting main loop"), Self.accepts(port: port) { return true }
+            if log.contains("Starting main loop"), loopbackAccepts(port: port) { return true }
             try? await Task.sleep(for: .milliseconds(25))
         }
         return false
-    }
-
-    /// Whether a TCP connection to 127.0.0.1:`port` is accepted.
-    private static func accepts(port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
     }
 
     /// A port on 127.0.0.1 that was free a moment ago, below the kernel's ephemeral range

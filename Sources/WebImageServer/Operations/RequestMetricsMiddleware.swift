@@ -67,41 +67,40 @@ final class RequestMetricHandles: Sendable {
         case .get: return get
         case .head: return head
         default:
-            return otherMethods.withLock { meters in
-                if let meter = meters[method] { return meter }
-                let meter = Meter(label: Self.activeLabel, dimensions: [("http.request.method", method.rawValue)])
-                meters[method] = meter
-                return meter
+            return Self.kept(method, in: otherMethods) {
+                Meter(label: Self.activeLabel, dimensions: [("http.request.method", method.rawValue)])
             }
         }
     }
 
     /// The handles of requests on `route` answered with `status` to `method`.
     func answered(_ route: String, method: HTTPRequest.Method, status: HTTPResponse.Status) -> Answered {
-        let key = Key(route: route, method: method, status: status.code)
-        return answered.withLock { handles in
-            if let existing = handles[key] { return existing }
+        Self.kept(Key(route: route, method: method, status: status.code), in: answered) {
             let dimensions = [
                 ("http.route", route), ("http.request.method", method.rawValue), ("http.response.status_code", String(status.code)),
             ]
-            let made = Answered(
+            return Answered(
                 requests: Counter(label: "hb.requests", dimensions: dimensions),
                 duration: Timer(label: "http.server.request.duration", dimensions: dimensions, preferredDisplayUnit: .seconds)
             )
-            handles[key] = made
-            return made
         }
     }
 
     /// The error counter of requests on `route` with `method` that threw an error answered with `status`.
     func failed(_ route: String, method: HTTPRequest.Method, status: HTTPResponse.Status) -> Counter {
-        let key = Key(route: route, method: method, status: status.code)
-        return failed.withLock { counters in
-            if let existing = counters[key] { return existing }
-            let made = Counter(label: "hb.request.errors", dimensions: [
+        Self.kept(Key(route: route, method: method, status: status.code), in: failed) {
+            Counter(label: "hb.request.errors", dimensions: [
                 ("http.route", route), ("http.request.method", method.rawValue), ("error.type", String(status.code)),
             ])
-            counters[key] = made
+        }
+    }
+
+    /// The value kept for `key` in `values`, made by `make` and kept on first use.
+    private static func kept<K: Hashable & Sendable, V: Sendable>(_ key: K, in values: borrowing InlineLocked<[K: V]>, make: () -> V) -> V {
+        values.withLock { values in
+            if let existing = values[key] { return existing }
+            let made = make()
+            values[key] = made
             return made
         }
     }
