@@ -159,7 +159,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
-            ]
+            ],
+            // Text inputs the tests read through #filePath.
+            exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "WebImageLockingTests",

@@ -6,14 +6,21 @@ import WebImage
 /// parser, the source guard and the pipeline alike.
 ///
 /// Statuses: 400 a malformed URL (bad base64, unknown option, wrong argument
-/// count, out-of-range value, unsupported extension…); 403 a missing or wrong signature,
-/// a security option the server does not allow in URLs,
-/// a source address that is not allowed, or a source (S3) refusing the server's credentials; 404 a source outside the allowlist or a
+/// count, out-of-range value, unsupported extension…); 403 a missing or wrong signature or
+/// secret, a security option or a processing option the server does not allow in URLs,
+/// a source address that is not allowed, or a source (S3) refusing the server's
+/// credentials; 404 a source outside the allowlist or a
 /// non-http(s) scheme, a URL past its `expires` time (as imgproxy answers), a source
 /// answering 404/410; 422 a source too large (bytes or pixels), with too many frames, or
 /// not an image; 429 every worker busy and the queue full; 502 a source unreachable or
 /// answering an error; 504 a source or request that timed out; 500 a server configuration
 /// error (a signing key that is not hex) or anything else.
+///
+/// Under the imgproxy profile (``ServerProfile/imgproxy``) the status is imgproxy's where it
+/// answers differently (``imgproxyStatus``): 404 for a malformed URL, a refused source
+/// address, an option outside the allowed ones, or a source that cannot be reached or
+/// answers nonsense; the source's own 4xx; 503 for a request that timed out; 499 for one
+/// cancelled.
 ///
 /// A Hummingbird `HTTPResponseError`: thrown from a route, it is answered as plain text
 /// (see ``response(from:context:)``), and the middleware in between sees it as an error.
@@ -22,19 +29,39 @@ public struct ProxyError: Error, Sendable, Hashable, CustomStringConvertible {
     public var status: HTTPResponse.Status
     /// A human-readable explanation, safe to show to the client.
     public var message: String
+    /// The status imgproxy answers the same case with, when it differs from ``status``.
+    public var imgproxyStatus: HTTPResponse.Status?
 
-    /// Creates an error with an HTTP status code and a message.
-    public init(status: Int, message: String) {
+    /// Creates an error with an HTTP status code and a message, and imgproxy's status for
+    /// the case when it differs.
+    public init(status: Int, message: String, imgproxyStatus: Int? = nil) {
         self.status = HTTPResponse.Status(code: status)
         self.message = message
+        self.imgproxyStatus = imgproxyStatus.map { HTTPResponse.Status(code: $0) }
+    }
+
+    /// The error as the server answers it under `profile`.
+    public func answered(under profile: ServerProfile) -> ProxyError {
+        guard profile == .imgproxy, let imgproxyStatus else { return self }
+        var error = self
+        error.status = imgproxyStatus
+        error.imgproxyStatus = nil
+        return error
+    }
+
+    /// The same error with another message.
+    func withMessage(_ message: String) -> ProxyError {
+        var error = self
+        error.message = message
+        return error
     }
 
     /// `"<status code>: <message>"`.
     public var description: String { "\(status.code): \(message)" }
 
-    /// A malformed URL (400).
+    /// A malformed URL (400; imgproxy's 404).
     static func badRequest(_ message: String) -> ProxyError {
-        ProxyError(status: 400, message: message)
+        ProxyError(status: 400, message: message, imgproxyStatus: 404)
     }
 
     /// A missing or wrong signature, or a security option not allowed in URLs (403).
@@ -48,11 +75,12 @@ public struct ProxyError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidURL:
             self.init(status: 400, message: error.description)
         case .forbiddenSource(let reason):
-            self.init(status: 403, message: "source refused: \(reason)")
+            self.init(status: 403, message: "source refused: \(reason)", imgproxyStatus: 404)
         case .invalidStatusCode(let code) where code == 404 || code == 410:
             self.init(status: 404, message: "source not found: the source answered HTTP \(code)")
         case .invalidStatusCode(let code):
-            self.init(status: 502, message: "source error: the source answered HTTP \(code)")
+            // imgproxy passes a source's 4xx on, and answers 502 for anything else.
+            self.init(status: 502, message: "source error: the source answered HTTP \(code)", imgproxyStatus: (400..<500).contains(code) ? code : nil)
         case .bodyTooLarge(let limit):
             self.init(status: 422, message: "source too large: more than \(limit) bytes (max source bytes)")
         case .imageTooLarge(let pixels, let limit):
@@ -66,9 +94,9 @@ public struct ProxyError: Error, Sendable, Hashable, CustomStringConvertible {
         case .timedOut(let reason):
             self.init(status: 504, message: "source timed out: \(reason)")
         case .network(let reason):
-            self.init(status: 502, message: "source unreachable: \(reason)")
+            self.init(status: 502, message: "source unreachable: \(reason)", imgproxyStatus: 404)
         case .invalidResponse(let reason):
-            self.init(status: 502, message: "source sent an invalid response: \(reason)")
+            self.init(status: 502, message: "source sent an invalid response: \(reason)", imgproxyStatus: 404)
         case .blockedURL:
             self.init(status: 422, message: error.description)
         case .notFound(let reason):
@@ -78,7 +106,7 @@ public struct ProxyError: Error, Sendable, Hashable, CustomStringConvertible {
         case .overloaded:
             self.init(status: 429, message: "too many requests: every worker is busy and the queue is full; retry later")
         case .cancelled:
-            self.init(status: 503, message: "the request was cancelled (the server is shutting down or the request timed out)")
+            self.init(status: 503, message: "the request was cancelled (the server is shutting down or the request timed out)", imgproxyStatus: 499)
         case .encodingFailed, .cacheFailure, .invalidDownloadOperation, .cacheNotModified, .notInCache, .invalidRequest:
             self.init(status: 500, message: "internal error: \(error.description)")
         }

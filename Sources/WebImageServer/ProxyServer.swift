@@ -91,6 +91,7 @@ public final class ProxyServer: Sendable {
         variants.maxVariantMemoryCost = max(1, config.cacheMaxMemory)
         var context = ImageContext()
         context.limits = ImageLimits(maxPixels: config.maxSourceResolution, maxFrames: config.maxAnimationFrames)
+        context.limits.maxFramePixels = config.maxAnimationFrameResolution
         let (originalDisk, variantDisk) = (DiskCache(config: originals), DiskCache(config: variants))
         let originalCache = ImageCache(config: originals, diskTier: originalDisk)
         let variantCache = ImageCache(config: variants, diskTier: variantDisk)
@@ -118,7 +119,8 @@ public final class ProxyServer: Sendable {
         let parser = ProxyURLParser(
             keys: try config.signingKeys(), signatureSize: config.signatureSize, presets: config.presets,
             maxDimension: config.maxResultDimension, allowSecurityOptions: config.allowSecurityOptions,
-            trustedSignatures: Set(config.trustedSignatures), sourceCipher: try config.sourceCipher(), onlyPresets: config.onlyPresets
+            trustedSignatures: Set(config.trustedSignatures), sourceCipher: try config.sourceCipher(), onlyPresets: config.onlyPresets,
+            defaultOptions: config.processingDefaults, allowedOptions: Set(config.allowedProcessingOptions)
         )
         pipeline = ProxyPipeline(
             parser: parser, sourceGuard: sourceGuard, negotiation: negotiation, manager: manager,
@@ -154,9 +156,11 @@ public final class ProxyServer: Sendable {
         router.add(middleware: AllowedMethodsMiddleware())
         let responder = ProxyResponder(
             pipeline: pipeline, metrics: metrics, ttl: config.ttl, requestTimeout: config.requestTimeout, useETag: config.useETag,
-            tracesRequests: tracesRequests
+            tracesRequests: tracesRequests, profile: config.profile, secret: config.secret
         )
-        ProxyRoutes(responder: responder, playground: config.playground ? PlaygroundPage(config: config) : nil).add(to: router)
+        ProxyRoutes(
+            responder: responder, playground: config.playground ? PlaygroundPage(config: config) : nil, healthCheckPath: config.healthCheckPath
+        ).add(to: router)
         // Hummingbird sets a request ID on a copy of this logger per request: defer its rendering.
         let handler = logger.handler
         let logger = Logger(label: logger.label) { _ in DeferredMetadataLogHandler(wrapping: handler) }

@@ -13,8 +13,10 @@ struct ServeCommand: AsyncParsableCommand {
             Every option can also be set with a WEBIMAGE_* environment variable (e.g. WEBIMAGE_PORT, \
             WEBIMAGE_KEYS, WEBIMAGE_ALLOWED_SOURCES as comma-separated lists), and imgproxy's IMGPROXY_* \
             variables are read with imgproxy's meaning (IMGPROXY_KEY, IMGPROXY_BIND, IMGPROXY_PRESETS…); \
-            flags win over WEBIMAGE_*, which win over IMGPROXY_*. IMGPROXY_* variables WebImage does not \
-            have are listed in one warning at start-up. \
+            flags win over WEBIMAGE_*, which win over IMGPROXY_*. When any IMGPROXY_* variable is set \
+            (or --imgproxy-defaults is given), every default and status code is imgproxy's; the start-up \
+            log says which. IMGPROXY_* variables WebImage does not apply are listed with the reason in one \
+            warning at start-up, and one it cannot run without (a fallback image, gs:// sources…) stops it. \
             SIGTERM or SIGINT stops accepting connections, lets requests in flight finish, and exits 0. \
             Traces go by OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_TRACES_EXPORTER=otlp is set, \
             metrics as well when OTEL_EXPORTER_OTLP_METRICS_ENDPOINT or OTEL_METRICS_EXPORTER=otlp is set. \
@@ -85,12 +87,31 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "PEM file of certificate authorities trusted for sources, besides the system's.") var caFile: String?
     @Option(help: "PEM client certificate for sources that require one (mutual TLS).") var clientCert: String?
     @Option(help: "PEM private key of --client-cert (default: in the --client-cert file).") var clientKey: String?
+    @Flag(inversion: .prefixedNo, help: "Start from imgproxy's defaults and answer with its status codes (default: on when any IMGPROXY_* variable is set).") var imgproxyDefaults: Bool?
+    @Option(help: "Bearer token image requests must carry in Authorization (default: none).") var secret: String?
+    @Option(name: .customLong("allowed-processing-option"), help: "The only processing option names URLs may use, e.g. w (repeatable; default: all).") var allowedProcessingOptions: [String] = []
+    @Flag(inversion: .prefixedNo, help: "Keep copyright metadata when stripping metadata, unless the URL says (default off; imgproxy's on).") var keepCopyright: Bool?
+    @Flag(inversion: .prefixedNo, help: "Strip colour profiles, converting to sRGB, unless the URL says (default on).") var stripColorProfile: Bool?
+    @Flag(inversion: .prefixedNo, help: "Turn images upright by EXIF orientation unless the URL says (default on).") var autoRotate: Bool?
+    @Flag(inversion: .prefixedNo, help: "Use a source's embedded thumbnail unless the URL says (default off).") var enforceThumbnail: Bool?
+    @Option(help: "Source formats served unprocessed, comma-separated, e.g. gif,svg (default none).") var skipProcessingFormats: String?
+    @Option(help: "Most megapixels of one frame of an animated source; 0: no such limit (default 0).") var maxAnimationFrameResolution: String?
+    @Option(help: "Another path answered like /health, e.g. /healthz (default none).") var healthCheckPath: String?
 
     func run() async throws {
         // Before any work starts: a request's task then continues on its connection's thread.
         WebImageServer.runConcurrencyOnEventLoops()
-        var config = ServerConfig()
         let environment = ProcessInfo.processInfo.environment
+        var profileChoice = imgproxyDefaults
+        if profileChoice == nil {
+            do {
+                profileChoice = try ServerSetting.boolean(named: "WEBIMAGE_IMGPROXY_DEFAULTS", in: environment)
+            } catch {
+                throw ValidationError(error.message)
+            }
+        }
+        let profile = ServerProfile.chosen(environment: environment, imgproxyDefaults: profileChoice)
+        var config = profile.defaults
         let unknownImgproxySettings: [String]
         do {
             // Weakest first: HTTP_PROXY and friends, IMGPROXY_*, then WEBIMAGE_*, then flags.
@@ -109,7 +130,8 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--log-level / WEBIMAGE_LOG_LEVEL / IMGPROXY_LOG_LEVEL: '\(level)' is not a log level (trace, debug, info, notice, warning, error, critical)")
         }
         logger.logLevel = parsed
-        if let warning = ImgproxyEnvironment.warning(unknown: unknownImgproxySettings) {
+        logger.info("\(profile.startupLine(imgproxyDefaults: profileChoice))")
+        if let warning = ImgproxyEnvironment.warning(ignored: unknownImgproxySettings) {
             logger.warning("\(warning)")
         }
 
@@ -155,13 +177,17 @@ struct ServeCommand: AsyncParsableCommand {
             (.s3EndpointUsePathStyle, s3EndpointUsePathStyle.map(String.init)),
             (.proxy, proxy), (.noProxy, noProxy), (.trustProxyAddress, trustProxyAddress.map(String.init)),
             (.caFile, caFile), (.clientCert, clientCert), (.clientKey, clientKey),
+            (.secret, secret), (.keepCopyright, keepCopyright.map(String.init)), (.stripColorProfile, stripColorProfile.map(String.init)),
+            (.autoRotate, autoRotate.map(String.init)), (.enforceThumbnail, enforceThumbnail.map(String.init)),
+            (.skipProcessingFormats, skipProcessingFormats), (.maxAnimationFrameResolution, maxAnimationFrameResolution),
+            (.healthCheckPath, healthCheckPath),
         ]
         for (setting, value) in single {
             if let value { try setting.apply([value], to: &config) }
         }
         let lists: [(ServerSetting, [String])] = [
             (.key, keys), (.salt, salts), (.allowedSource, allowedSources), (.preset, presets), (.formatQuality, formatQualities), (.trustedSignature, trustedSignatures),
-            (.s3AllowedBucket, s3AllowedBuckets), (.s3DeniedBucket, s3DeniedBuckets),
+            (.s3AllowedBucket, s3AllowedBuckets), (.s3DeniedBucket, s3DeniedBuckets), (.allowedProcessingOption, allowedProcessingOptions),
         ]
         for (setting, values) in lists where !values.isEmpty {
             try setting.apply(values, to: &config)

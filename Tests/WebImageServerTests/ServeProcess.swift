@@ -15,7 +15,7 @@ final class ServeProcess: Sendable {
     let cacheDirectory: String
     let client: LiveClient
 
-    /// Starts `webimage serve` on a free port with loopback sources allowed, the cache in
+    /// Starts `webimage serve` on a free loopback port with loopback sources allowed, the cache in
     /// `cacheDirectory` (a fresh one by default) and `arguments`, with `environment` added to
     /// this process's, and waits until it listens.
     init(_ arguments: [String] = [], cacheDirectory: String? = nil, environment: [String: String] = [:]) throws {
@@ -24,7 +24,7 @@ final class ServeProcess: Sendable {
         self.cacheDirectory = cacheDirectory
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try BuiltExecutables.path(of: "webimage"))
-        process.arguments = ["serve", "--port", "0", "--allow-loopback", "--cache-dir", cacheDirectory, "--log-level", "error"] + arguments
+        process.arguments = ["serve", "--bind", "127.0.0.1", "--port", "0", "--allow-loopback", "--cache-dir", cacheDirectory, "--log-level", "error"] + arguments
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }

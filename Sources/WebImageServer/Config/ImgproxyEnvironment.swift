@@ -9,23 +9,29 @@ import WebImage
 /// is skipped, as imgproxy skips it.
 ///
 /// Where imgproxy reads 0 as "no limit" (`IMGPROXY_MAX_SRC_FILE_SIZE`,
-/// `IMGPROXY_MAX_RESULT_DIMENSION`, `IMGPROXY_REQUESTS_QUEUE_SIZE`, `IMGPROXY_MAX_CLIENTS`), WebImage keeps its own
-/// bounded default. An allowed source naming only a host without the `/` after it
+/// `IMGPROXY_MAX_RESULT_DIMENSION`, `IMGPROXY_REQUESTS_QUEUE_SIZE`, `IMGPROXY_MAX_CLIENTS`), the
+/// configuration keeps its default: bounded, except the result dimension under
+/// ``ServerProfile/imgproxy``, which is libvips' own bound there. An allowed source naming only a host without the `/` after it
 /// (`https://example.com`) gets that `/`, so it cannot also allow `https://example.com.evil.org`.
 public enum ImgproxyEnvironment {
-    /// Reads every understood `IMGPROXY_*` variable of `environment` into `config`.
-    /// - Returns: the `IMGPROXY_*` variables that are set but not understood, sorted: the
-    ///   server runs without them (see ``warning(unknown:)``).
-    /// - Throws: ``ServerConfigError`` naming the variable whose value cannot be read.
+    /// Reads every applied `IMGPROXY_*` variable of `environment` into `config`.
+    /// - Returns: the `IMGPROXY_*` variables that are set but not applied, sorted: imgproxy's
+    ///   own that WebImage leaves out (``unapplied``), and names imgproxy does not have
+    ///   either. The server runs without them (see ``warning(ignored:)``).
+    /// - Throws: ``ServerConfigError`` naming the variable whose value cannot be read, or a
+    ///   set variable WebImage cannot run without (``Unapplied/stopsStartup``).
     @discardableResult
     public static func apply(_ environment: [String: String], to config: inout ServerConfig) throws(ServerConfigError) -> [String] {
-        var unknown: [String] = []
+        var ignored: [String] = []
         for name in environment.keys.sorted() where name.hasPrefix("IMGPROXY_") {
+            guard let value = environment[name], !value.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
             guard let variable = variables[name] else {
-                unknown.append(name)
+                if let gap = unapplied[name], gap.stopsStartup, !isDefaultFalse(value) {
+                    throw ServerConfigError("\(name) is set, but \(gap.reason); unset it to start (docs/imgproxy.md lists every imgproxy variable)")
+                }
+                ignored.append(name)
                 continue
             }
-            guard let value = environment[name], !value.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
             try variable.apply(value, environment, &config)
         }
         // The lists read from two variables each.
@@ -36,14 +42,18 @@ public enum ImgproxyEnvironment {
         if !presets.isEmpty {
             try setting(.preset, presets, named: "IMGPROXY_PRESETS", &config)
         }
-        return unknown
+        return ignored
     }
 
-    /// The one start-up warning listing the variables ``apply(_:to:)`` did not understand,
-    /// or `nil` when there are none.
-    public static func warning(unknown: [String]) -> String? {
-        guard !unknown.isEmpty else { return nil }
-        return "ignoring \(unknown.count) imgproxy setting\(unknown.count == 1 ? "" : "s") WebImage does not have: \(unknown.joined(separator: ", ")) (README: imgproxy configuration)"
+    /// The names of the `IMGPROXY_*` variables ``apply(_:to:)`` applies.
+    public static var appliedNames: Set<String> { Set(variables.keys) }
+
+    /// The one start-up warning listing the set variables ``apply(_:to:)`` did not apply,
+    /// each with the reason, or `nil` when there are none.
+    public static func warning(ignored: [String]) -> String? {
+        guard !ignored.isEmpty else { return nil }
+        let items = ignored.map { name in "\(name) (\(unapplied[name]?.reason ?? "imgproxy has no such variable"))" }
+        return "ignoring \(ignored.count) imgproxy setting\(ignored.count == 1 ? "" : "s"): \(items.joined(separator: "; "))"
     }
 
     /// The log level `IMGPROXY_LOG_LEVEL` names (`debug`, `info`, `warn`, `error`) as a
@@ -148,6 +158,15 @@ public enum ImgproxyEnvironment {
         same("IMGPROXY_S3_ENDPOINT_USE_PATH_STYLE", .s3EndpointUsePathStyle)
         same("IMGPROXY_S3_ALLOWED_BUCKETS", .s3AllowedBucket)
         same("IMGPROXY_S3_DENIED_BUCKETS", .s3DeniedBucket)
+        same("IMGPROXY_SECRET", .secret)
+        same("IMGPROXY_ALLOWED_PROCESSING_OPTIONS", .allowedProcessingOption)
+        same("IMGPROXY_KEEP_COPYRIGHT", .keepCopyright)
+        same("IMGPROXY_STRIP_COLOR_PROFILE", .stripColorProfile)
+        same("IMGPROXY_AUTO_ROTATE", .autoRotate)
+        same("IMGPROXY_ENFORCE_THUMBNAIL", .enforceThumbnail)
+        same("IMGPROXY_SKIP_PROCESSING_FORMATS", .skipProcessingFormats)
+        same("IMGPROXY_MAX_ANIMATION_FRAME_RESOLUTION", .maxAnimationFrameResolution)
+        same("IMGPROXY_HEALTH_CHECK_PATH", .healthCheckPath)
         // Read by `webimage serve` for its logger (logLevel(_:)).
         custom("IMGPROXY_LOG_LEVEL") { _, _, _ in }
         return table

@@ -3,8 +3,11 @@ import NIOCore
 import WebImage
 
 /// Every setting of `webimage serve`. Each has a flag and a `WEBIMAGE_*` environment
-/// variable (see ``ServerSetting``); flags win over the environment.
+/// variable (see ``ServerSetting``); flags win over the environment. The defaults below are
+/// WebImage's; ``ServerProfile/imgproxy`` starts from imgproxy's instead.
 public struct ServerConfig: Sendable {
+    /// The defaults this configuration started from, and whose status codes are answered.
+    public var profile = ServerProfile.webimage
     /// The address to listen on. Default `127.0.0.1`.
     public var host = "127.0.0.1"
     /// The port to listen on; 0 picks a free one. Default 8080.
@@ -124,6 +127,35 @@ public struct ServerConfig: Sendable {
     public var watermarkData: String?
     /// The watermark's base opacity, 0…1, multiplied by the URL's. Default 1.
     public var watermarkOpacity = 1.0
+    /// A bearer token every image request must carry (`Authorization: Bearer <secret>`), as
+    /// imgproxy's `IMGPROXY_SECRET`: for a proxy only a CDN or an application may reach.
+    /// A request without it answers 403. `nil`: no token is asked for.
+    public var secret: String?
+    /// A path answered like `/health`, besides it (imgproxy's `IMGPROXY_HEALTH_CHECK_PATH`).
+    public var healthCheckPath: String?
+    /// The only processing options URLs may use, by the name written in the URL (`w`, `h`,
+    /// `rs`…; the long and the short name are different names), as imgproxy's
+    /// `IMGPROXY_ALLOWED_PROCESSING_OPTIONS`. Presets may use any option. Empty: every option.
+    public var allowedProcessingOptions: [String] = []
+    /// Keep copyright metadata when metadata is stripped, unless the URL says otherwise
+    /// (`keep_copyright`). Default off; imgproxy's on.
+    public var keepCopyright = false
+    /// Strip the colour profile (converting to sRGB) unless the URL says otherwise
+    /// (`strip_color_profile`). Default on.
+    public var stripColorProfile = true
+    /// Turn images upright by their EXIF orientation unless the URL says otherwise
+    /// (`auto_rotate`). Default on.
+    public var autoRotate = true
+    /// Use a source's embedded thumbnail when it has one, unless the URL says otherwise
+    /// (`enforce_thumbnail`). Default off.
+    public var enforceThumbnail = false
+    /// Source formats served as they are, unprocessed, besides those a URL names
+    /// (`skip_processing`). Default none.
+    public var skipProcessingFormats: [ImageFormat] = []
+    /// The most pixels one frame of an animated source may have; when set, an animation is
+    /// checked frame by frame against it instead of against ``maxSourceResolution``. `nil`:
+    /// no such limit.
+    public var maxAnimationFrameResolution: Int?
     /// Signature segments accepted without an HMAC check, as imgproxy's
     /// `IMGPROXY_TRUSTED_SIGNATURES`: for URLs signed elsewhere that must keep working.
     public var trustedSignatures: [String] = []
@@ -221,6 +253,18 @@ public struct ServerConfig: Sendable {
         guard keepAliveTimeout >= .zero else {
             throw ServerConfigError("the keep-alive timeout must be 0 (keep-alive off) or more (--keep-alive-timeout, WEBIMAGE_KEEP_ALIVE_TIMEOUT)")
         }
+        if let secret, secret.isEmpty || secret.contains(where: { $0.isWhitespace || $0.isNewline }) {
+            throw ServerConfigError("the secret must be a token without blanks (--secret, WEBIMAGE_SECRET, IMGPROXY_SECRET)")
+        }
+        for name in allowedProcessingOptions where ProcessingOptionName.byName[Substring(name)] == nil {
+            throw ServerConfigError("allowed processing option '\(name)' is not a processing option, e.g. w, h, rs, q, f (--allowed-processing-option, WEBIMAGE_ALLOWED_PROCESSING_OPTIONS, IMGPROXY_ALLOWED_PROCESSING_OPTIONS)")
+        }
+        if let healthCheckPath, healthCheckPath == "/" || !healthCheckPath.hasPrefix("/") || healthCheckPath.contains(where: { $0.isWhitespace || $0 == "*" || $0 == "?" }) {
+            throw ServerConfigError("the health check path '\(healthCheckPath)' is not a plain path such as /healthz (--health-check-path, WEBIMAGE_HEALTH_CHECK_PATH, IMGPROXY_HEALTH_CHECK_PATH)")
+        }
+        if let maxAnimationFrameResolution, maxAnimationFrameResolution < 1 {
+            throw ServerConfigError("max animation frame resolution must be positive (--max-animation-frame-resolution, WEBIMAGE_MAX_ANIMATION_FRAME_RESOLUTION)")
+        }
         guard (0.5...0.9999).contains(autoQualityTarget) else {
             throw ServerConfigError("auto quality target \(autoQualityTarget) is not an SSIM in 0.5…0.9999 (--auto-quality-target, WEBIMAGE_AUTO_QUALITY_TARGET)")
         }
@@ -305,6 +349,20 @@ public struct ServerConfig: Sendable {
         configuration.endpoint = s3Endpoint
         configuration.usesPathStyle = s3EndpointUsePathStyle
         return configuration
+    }
+
+    /// The processing options every URL starts from: the server-wide ``keepCopyright``,
+    /// ``stripColorProfile``, ``autoRotate``, ``enforceThumbnail`` and
+    /// ``skipProcessingFormats``, set only where they differ from a URL's own default, so
+    /// that the cache keys of URLs that do not depend on them stay the same.
+    public var processingDefaults: ProcessingOptions {
+        var options = ProcessingOptions()
+        if keepCopyright { options.keepCopyright = true }
+        if !stripColorProfile { options.stripColorProfile = false }
+        if !autoRotate { options.autoRotate = false }
+        if enforceThumbnail { options.enforceThumbnail = true }
+        options.skipProcessing.formUnion(skipProcessingFormats)
+        return options
     }
 
     /// The key of `enc/` sources, or `nil` when none is configured.

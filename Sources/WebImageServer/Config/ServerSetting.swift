@@ -16,6 +16,8 @@ public enum ServerSetting: String, CaseIterable, Sendable {
     case readRequestTimeout, keepAliveTimeout, maxClients, memoryBudget
     case useS3, s3Endpoint, s3Region, s3EndpointUsePathStyle, s3AllowedBucket, s3DeniedBucket
     case proxy, noProxy, trustProxyAddress, caFile, clientCert, clientKey
+    case secret, allowedProcessingOption, keepCopyright, stripColorProfile, autoRotate, enforceThumbnail
+    case skipProcessingFormats, maxAnimationFrameResolution, healthCheckPath
 
     /// The command-line flag, without the leading dashes.
     public var flag: String {
@@ -41,13 +43,15 @@ public enum ServerSetting: String, CaseIterable, Sendable {
         case .trustedSignature: "WEBIMAGE_TRUSTED_SIGNATURES"
         case .s3AllowedBucket: "WEBIMAGE_S3_ALLOWED_BUCKETS"
         case .s3DeniedBucket: "WEBIMAGE_S3_DENIED_BUCKETS"
+        case .allowedProcessingOption: "WEBIMAGE_ALLOWED_PROCESSING_OPTIONS"
         default: "WEBIMAGE_" + flag.uppercased().replacing("-", with: "_")
         }
     }
 
     /// Whether the setting holds a list: repeated flags, or a comma-separated variable.
     public var isList: Bool {
-        [.key, .salt, .allowedSource, .preset, .formatQuality, .trustedSignature, .s3AllowedBucket, .s3DeniedBucket].contains(self)
+        [.key, .salt, .allowedSource, .preset, .formatQuality, .trustedSignature, .s3AllowedBucket, .s3DeniedBucket, .allowedProcessingOption]
+            .contains(self)
     }
 
     /// Reads every `WEBIMAGE_*` variable of `environment` into `config`.
@@ -167,6 +171,38 @@ public enum ServerSetting: String, CaseIterable, Sendable {
         case .caFile: config.caFile = value.isEmpty ? nil : value
         case .clientCert: config.clientCertificateFile = value.isEmpty ? nil : value
         case .clientKey: config.clientKeyFile = value.isEmpty ? nil : value
+        case .secret: config.secret = value.isEmpty ? nil : value
+        case .healthCheckPath: config.healthCheckPath = value.isEmpty ? nil : value
+        case .allowedProcessingOption: config.allowedProcessingOptions = values
+        case .keepCopyright: config.keepCopyright = try boolean(value)
+        case .stripColorProfile: config.stripColorProfile = try boolean(value)
+        case .autoRotate: config.autoRotate = try boolean(value)
+        case .enforceThumbnail: config.enforceThumbnail = try boolean(value)
+        case .skipProcessingFormats: config.skipProcessingFormats = value.trimmingCharacters(in: .whitespaces).isEmpty ? [] : try formats(value)
+        case .maxAnimationFrameResolution:
+            // Megapixels, as imgproxy's IMGPROXY_MAX_ANIMATION_FRAME_RESOLUTION; 0 is no limit.
+            guard let megapixels = Double(value.trimmingCharacters(in: .whitespaces)), megapixels >= 0, megapixels < 1_000_000 else {
+                throw invalid(value, "a number of megapixels, e.g. 10, or 0 for no limit")
+            }
+            config.maxAnimationFrameResolution = megapixels == 0 ? nil : Int(megapixels * 1_000_000)
+        }
+    }
+
+    /// A boolean environment variable read as the settings read booleans; `nil` when unset or empty.
+    public static func boolean(named name: String, in environment: [String: String]) throws(ServerConfigError) -> Bool? {
+        guard let value = environment[name], !value.trimmingCharacters(in: .whitespaces).isEmpty else { return nil }
+        guard let boolean = parsedBoolean(value) else {
+            throw ServerConfigError("\(name): '\(value)' is not a boolean (true/false, t/f, 1/0, yes/no)")
+        }
+        return boolean
+    }
+
+    /// `true`/`false`, `t`/`f`, `1`/`0`, `yes`/`no`, `on`/`off` in any case; `nil` for anything else.
+    static func parsedBoolean(_ value: String) -> Bool? {
+        switch value.lowercased().trimmingCharacters(in: .whitespaces) {
+        case "1", "t", "true", "yes", "on": true
+        case "0", "f", "false", "no", "off": false
+        default: nil
         }
     }
 
@@ -174,7 +210,7 @@ public enum ServerSetting: String, CaseIterable, Sendable {
         ServerConfigError("--\(flag) / \(environmentName): '\(value)' is not \(expected)")
     }
 
-    /// A comma-separated list of writable format names.
+    /// A comma-separated list of format names.
     private func formats(_ value: String) throws(ServerConfigError) -> [ImageFormat] {
         var formats: [ImageFormat] = []
         for name in value.split(separator: ",") {
@@ -192,11 +228,8 @@ public enum ServerSetting: String, CaseIterable, Sendable {
     }
 
     private func boolean(_ value: String) throws(ServerConfigError) -> Bool {
-        switch value.lowercased().trimmingCharacters(in: .whitespaces) {
-        case "1", "t", "true", "yes", "on": return true
-        case "0", "f", "false", "no", "off": return false
-        default: throw invalid(value, "a boolean (true/false, t/f, 1/0, yes/no)")
-        }
+        guard let boolean = Self.parsedBoolean(value) else { throw invalid(value, "a boolean (true/false, t/f, 1/0, yes/no)") }
+        return boolean
     }
 
     /// Bytes, with an optional K, M or G suffix (powers of 1024).

@@ -164,7 +164,7 @@ struct OptionApplier: Sendable {
                 try apply(part, to: &options, presetChain: chain + [name])
             } catch {
                 // Say which preset holds the bad option: the URL itself looks fine.
-                throw ProxyError(status: Int(error.status.code), message: "in preset '\(name.prefix(64))': \(error.message)")
+                throw error.withMessage("in preset '\(name.prefix(64))': \(error.message)")
             }
         }
     }

@@ -33,6 +33,11 @@ public struct ProxyURLParser: Sendable {
     /// imgproxy's only-presets mode: the segment after the signature is a `:`-separated
     /// list of preset names (`/sig/thumb:sharp/plain/…`), and no other options are read.
     public let onlyPresets: Bool
+    /// The options every URL starts from (the server's defaults), before the `default` preset.
+    public let defaultOptions: ProcessingOptions
+    /// The only option names a URL may use, as written (`w` and `width` are different
+    /// names); presets may use any. Empty: every option.
+    public let allowedOptions: Set<String>
 
     /// The longest path accepted, in bytes.
     public static let maxPathLength = 16_384
@@ -47,11 +52,15 @@ public struct ProxyURLParser: Sendable {
     ///   - trustedSignatures: signature segments accepted without a check.
     ///   - sourceCipher: the key of `enc/` sources, if any.
     ///   - onlyPresets: read the options segment as preset names only.
+    ///   - defaultOptions: the options every URL starts from, before the `default` preset.
+    ///   - allowedOptions: the only option names a URL may use (presets may use any); empty: all.
     public init(
         keys: [SigningKey], signatureSize: Int = 32, presets: [String: String] = [:], maxDimension: Int = 8192,
         allowSecurityOptions: Bool = false, trustedSignatures: Set<String> = [], sourceCipher: SourceURLCipher? = nil,
-        onlyPresets: Bool = false
+        onlyPresets: Bool = false, defaultOptions: ProcessingOptions = ProcessingOptions(), allowedOptions: Set<String> = []
     ) {
+        self.defaultOptions = defaultOptions
+        self.allowedOptions = allowedOptions
         self.keys = keys
         self.signatureSize = min(max(signatureSize, 1), 32)
         self.presets = presets
@@ -85,13 +94,15 @@ public struct ProxyURLParser: Sendable {
             throw .badRequest("the path contains a control character at byte \(position); percent-encode it")
         }
         let afterSlash = path.dropFirst()
-        let signatureEnd = afterSlash.firstIndex(of: "/") ?? afterSlash.endIndex
+        guard let signatureEnd = afterSlash.firstIndex(of: "/") else {
+            throw .badRequest("missing source: the path has no '/' after its first segment; write /<signature>/<options…>/<source>")
+        }
         let signature = afterSlash[..<signatureEnd]
         let restored = "/" + ProxyPathNormalization.redenormalized(afterSlash[signatureEnd...].dropFirst())
         let signedPath = Substring(restored)
         try URLSignature(keys: keys, size: signatureSize, trusted: trustedSignatures).verify(signature: signature, path: signedPath)
 
-        var options = ProcessingOptions()
+        var options = defaultOptions
         if presets["default"] != nil {
             try applier.applyPreset("default", to: &options)
         }
@@ -105,6 +116,7 @@ public struct ProxyURLParser: Sendable {
             // (base64 never contains ':'). Empty segments between options are skipped.
             while index < segments.endIndex, segments[index].isEmpty || segments[index].containsByte(":") {
                 if !segments[index].isEmpty {
+                    try checkAllowed(segments[index])
                     try applier.apply(segments[index], to: &options)
                 }
                 index += 1
@@ -120,6 +132,18 @@ public struct ProxyURLParser: Sendable {
             throw ProxyError(status: 404, message: "URL expired: its expires option (\(expires)) is in the past; ask for a freshly signed URL")
         }
         return ProxyRequest(source: source.url, options: options, extensionFormat: source.extension)
+    }
+
+    /// Refuses an option outside ``allowedOptions`` (403; imgproxy's 404), by its name as written.
+    private func checkAllowed(_ segment: Substring) throws(ProxyError) {
+        guard !allowedOptions.isEmpty else { return }
+        let name = segment.prefix { $0 != ":" }
+        guard allowedOptions.contains(String(name)) else {
+            throw ProxyError(
+                status: 403, message: "processing option '\(name.prefix(64))' is not allowed on this server; it allows \(allowedOptions.sorted().joined(separator: ", "))",
+                imgproxyStatus: 404
+            )
+        }
     }
 
     /// Only-presets mode: `segment` names presets separated by `:`, applied in order.

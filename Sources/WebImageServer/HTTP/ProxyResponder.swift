@@ -30,10 +30,19 @@ struct ProxyResponder: Sendable {
     let tracesRequests: Bool
     /// The header fields of the images answered, made once for each.
     let headersCache = ImageHeadersCache()
+    /// Whose status codes errors are answered with.
+    let profile: ServerProfile
+    /// `Bearer <secret>`, the `Authorization` every image request must carry; `nil`: none asked for.
+    let authorization: [UInt8]?
 
     typealias Field = ProxyResponses.Field
 
-    init(pipeline: ProxyPipeline, metrics: ServerMetrics, ttl: Int, requestTimeout: Duration, useETag: Bool = true, tracesRequests: Bool = false) {
+    init(
+        pipeline: ProxyPipeline, metrics: ServerMetrics, ttl: Int, requestTimeout: Duration, useETag: Bool = true, tracesRequests: Bool = false,
+        profile: ServerProfile = .webimage, secret: String? = nil
+    ) {
+        self.profile = profile
+        self.authorization = secret.map { Array("Bearer \($0)".utf8) }
         self.useETag = useETag
         self.pipeline = pipeline
         self.metrics = metrics
@@ -61,12 +70,27 @@ struct ProxyResponder: Sendable {
     /// - Throws: ``ProxyError`` when the path is malformed or refused, or the image cannot be made.
     func image(_ request: Request, context: some RequestContext) async throws(ProxyError) -> Response {
         do {
+            if let authorization { try Self.check(request.headers[.authorization], against: authorization) }
             let (response, cache) = try await image(for: request)
             record(status: response.status, cache: cache, bytes: response.headers[.contentLength], context: context)
             return response
         } catch {
-            record(status: error.status, cache: nil, bytes: "0", context: context)
-            throw error
+            let answered = error.answered(under: profile)
+            record(status: answered.status, cache: nil, bytes: "0", context: context)
+            throw answered
+        }
+    }
+
+    /// Refuses a request whose `Authorization` is not `expected` (403), comparing in time
+    /// that does not depend on where the two differ.
+    static func check(_ given: String?, against expected: [UInt8]) throws(ProxyError) {
+        let given = Array((given ?? "").utf8)
+        var difference = UInt8(given.count == expected.count ? 0 : 1)
+        for index in expected.indices {
+            difference |= expected[index] ^ (index < given.count ? given[index] : 0)
+        }
+        guard difference == 0 else {
+            throw ProxyError(status: 403, message: "forbidden: this server asks for Authorization: Bearer <secret>, and the request's is missing or wrong")
         }
     }
 
@@ -105,15 +129,20 @@ struct ProxyResponder: Sendable {
             group.addTask { await body() }
             group.addTask {
                 try? await Task.sleep(for: timeout)
-                return Task.isCancelled ? nil : .failure(ProxyError(status: 504, message: "request timed out after \(timeout)"))
+                return Task.isCancelled ? nil : .failure(Self.timedOut(after: timeout))
             }
             var outcome: Result<ProxyPipeline.Outcome, ProxyError>?
             while outcome == nil, let next = await group.next() {
                 outcome = next
             }
             group.cancelAll()
-            return outcome ?? .failure(ProxyError(status: 504, message: "request timed out after \(timeout)"))
+            return outcome ?? .failure(Self.timedOut(after: timeout))
         }
+    }
+
+    /// A request past the request timeout: 504, imgproxy's 503.
+    static func timedOut(after timeout: Duration) -> ProxyError {
+        ProxyError(status: 504, message: "request timed out after \(timeout)", imgproxyStatus: 503)
     }
 
     private func response(for outcome: ProxyPipeline.Outcome, request: Request) -> Response {

@@ -6,6 +6,8 @@ struct ProxyRoutes: Sendable {
     let responder: ProxyResponder
     /// The playground served at `/`; `nil` when it is off.
     let playground: PlaygroundPage?
+    /// Another path answered like `/health`, if any.
+    var healthCheckPath: String?
 
     /// The answer to `/` and `/favicon.ico` without the playground.
     static let notFound = ProxyError(status: 404, message: "not found: ask for /<signature>/<options>/<source>")
@@ -28,6 +30,7 @@ struct ProxyRoutes: Sendable {
             }
         }
         route("/health") { _, _ in responder.health() }
+        if let healthCheckPath, healthCheckPath != "/health" { route(healthCheckPath) { _, _ in responder.health() } }
         route("/metrics") { _, _ in responder.metricsPage() }
         if let playground {
             route("/") { request, _ in ProxyResponses.playground(playground.page, request: request) }

@@ -9,9 +9,9 @@ import WebImage
 // Not ported, with the reason:
 // - TestParseBase64URLWithFilename, TestParseBase64URLWithBase, TestParseBase64URLWithReplacement,
 //   TestParsePlainURLWithBase, TestParsePlainURLWithReplacement, TestParsePlainURLEscapedWithBase,
-//   TestParseWithArgumentsSeparator, TestParseAllowedOptions: settings the proxy does not have
+//   TestParseWithArgumentsSeparator: settings the proxy does not have
 //   (IMGPROXY_BASE64_URL_INCLUDES_FILENAME, IMGPROXY_BASE_URL, IMGPROXY_URL_REPLACEMENTS,
-//   IMGPROXY_ARGUMENTS_SEPARATOR, IMGPROXY_ALLOWED_PROCESSING_OPTIONS).
+//   IMGPROXY_ARGUMENTS_SEPARATOR).
 // - TestParsePathWebpDetection, …Enforce, …Avif…, …Jxl…, TestParsePathClientHints,
 //   TestParsePathClientHintsRedefine: the proxy negotiates formats from Accept after parsing
 //   (FormatNegotiation, tested in AcceptParsingTests) and reads no client hints.
@@ -146,5 +146,26 @@ struct ImgproxyProcessingOptionsCasesTests {
         #expect(try Self.parse("/exp:32503669200/plain/\(Self.origin)").options.expires == 32_503_669_200)
         let expired = parseError("/unsafe/exp:1609448400/plain/\(Self.origin)")
         #expect(expired?.status == 404 && expired?.message.contains("expired") == true)
+    }
+
+    @Test(
+        "imgproxy TestParseAllowedOptions: only the IMGPROXY_ALLOWED_PROCESSING_OPTIONS names, as written; presets may use any",
+        arguments: [("w:100/h:200", true), ("w:100/h:200/blur:10", false), ("w:100/h:200/pr:test1", true), ("w:100/h:200/pr:test1/blur:10", false)]
+    )
+    func allowedProcessingOptions(options: String, allowed: Bool) throws {
+        var config = ServerConfig()
+        try ImgproxyEnvironment.apply(["IMGPROXY_ALLOWED_PROCESSING_OPTIONS": "w, h, pr"], to: &config)
+        #expect(config.allowedProcessingOptions == ["w", "h", "pr"])
+        let parser = ProxyURLParser(keys: [], presets: ["test1": "blur:0.2"], allowedOptions: Set(config.allowedProcessingOptions))
+        let source = Data("http://images.dev/lorem/ipsum.jpg?param=value".utf8).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        let error = parseError("/insecure/\(options)/\(source).png", parser: parser)
+        if allowed {
+            #expect(error == nil)
+        } else {
+            #expect(error?.status.code == 403)
+            #expect(error?.answered(under: .imgproxy).status.code == 404)
+            #expect(error?.message.contains("'blur' is not allowed") == true)
+        }
     }
 }

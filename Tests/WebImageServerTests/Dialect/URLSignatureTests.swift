@@ -41,13 +41,16 @@ struct URLSignatureTests {
             "/" + Self.docsPath.dropFirst(),
             "//rs:fill:300:400:0/plain/http://example.com/a.jpg",
             "/!!!\(Self.docsPath)",
-            "/\(Self.docsSignature)",
         ]
         for path in cases {
             let error = parseError(path, parser: parser)
             #expect(error?.status == 403, "\(path)")
             #expect(error?.message.contains("signature") == true, "\(path)")
         }
+        // A signature and nothing after it is a malformed path (imgproxy: an invalid path, 404).
+        let onlySignature = parseError("/\(Self.docsSignature)", parser: parser)
+        #expect(onlySignature?.status == 400)
+        #expect(onlySignature?.answered(under: .imgproxy).status == 404)
     }
 
     @Test("S2 the signature is checked before the options: a bad option behind a bad signature is 403")

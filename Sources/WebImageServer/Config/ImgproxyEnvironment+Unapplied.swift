@@ -1,0 +1,141 @@
+extension ImgproxyEnvironment {
+    /// An `IMGPROXY_*` variable of imgproxy that WebImage does not apply, and why.
+    public struct Unapplied: Sendable, Hashable {
+        /// Why the variable is not applied, and what to use instead where there is something.
+        public let reason: String
+        /// Whether setting it stops start-up: a server that ran without it would not do what
+        /// the deployment asks of it, or would lose a protection. A boolean set to false
+        /// (its default) never stops start-up.
+        public let stopsStartup: Bool
+    }
+
+    /// Every variable imgproxy's code reads that ``apply(_:to:)`` does not apply, by name,
+    /// with the reason. Together with ``appliedNames`` it covers all of imgproxy's variables.
+    public static let unapplied: [String: Unapplied] = {
+        var table: [String: Unapplied] = [:]
+        func ignored(_ reason: String, _ names: String...) {
+            for name in names { table[name] = Unapplied(reason: reason, stopsStartup: false) }
+        }
+        func refused(_ reason: String, _ names: String...) {
+            for name in names { table[name] = Unapplied(reason: reason, stopsStartup: true) }
+        }
+
+        // Server
+        ignored("WebImage listens on TCP only", "IMGPROXY_NETWORK")
+        ignored("SO_REUSEPORT is not set: run one process per port, or several behind a load balancer (deploy/)", "IMGPROXY_SO_REUSEPORT")
+        ignored("a stop waits for every request in flight, bounded by the request timeout", "IMGPROXY_GRACEFUL_STOP_TIMEOUT")
+        ignored("the response is written within the request timeout (--request-timeout)", "IMGPROXY_WRITE_RESPONSE_TIMEOUT")
+        ignored("CORS headers are not sent; add them in the reverse proxy in front", "IMGPROXY_ALLOW_ORIGIN")
+        ignored("no Link: rel=canonical header is sent", "IMGPROXY_SET_CANONICAL_HEADER")
+        ignored("errors are always answered as plain text with the message", "IMGPROXY_DEVELOPMENT_ERRORS_MODE")
+        ignored("no debug headers are sent; /info/… gives an image's details", "IMGPROXY_ENABLE_DEBUG_HEADERS")
+        ignored("WebImage has no deprecated settings", "IMGPROXY_FAIL_ON_DEPRECATION")
+        ignored("a Go runtime setting; WebImage sets its allocator at start-up", "IMGPROXY_FREE_MEMORY_INTERVAL", "IMGPROXY_LOG_MEM_STATS")
+        ignored("libvips' debugging aids are not exposed", "IMGPROXY_VIPS_CACHE_TRACE", "IMGPROXY_VIPS_LEAK_CHECK")
+        ignored("a Go profiler; use perf on the process", "IMGPROXY_PPROF_BIND")
+        refused(
+            "WebImage reads its settings from the environment only: pass them as variables",
+            "IMGPROXY_ENV_LOCAL_FILE_PATH", "IMGPROXY_ENV_AWS_SECRET_ID", "IMGPROXY_ENV_AWS_SECRET_REGION",
+            "IMGPROXY_ENV_AWS_SECRET_VERSION_ID", "IMGPROXY_ENV_AWS_SECRET_VERSION_STAGE", "IMGPROXY_ENV_AWS_SSM_PARAMETERS_PATH",
+            "IMGPROXY_ENV_AWS_SSM_PARAMETERS_REGION", "IMGPROXY_ENV_GCP_KEY", "IMGPROXY_ENV_GCP_SECRET_ID",
+            "IMGPROXY_ENV_GCP_SECRET_PROJECT_ID", "IMGPROXY_ENV_GCP_SECRET_VERSION_ID"
+        )
+
+        // URL dialect
+        refused(
+            "WebImage does not read this URL form: URLs written for it would not be understood",
+            "IMGPROXY_PATH_PREFIX", "IMGPROXY_BASE_URL", "IMGPROXY_URL_REPLACEMENTS", "IMGPROXY_ARGUMENTS_SEPARATOR",
+            "IMGPROXY_BASE64_URL_INCLUDES_FILENAME"
+        )
+
+        // Formats and compression
+        refused("WebImage does not write JPEG XL", "IMGPROXY_AUTO_JXL", "IMGPROXY_ENFORCE_JXL")
+        ignored("WebImage does not write JPEG XL", "IMGPROXY_JXL_EFFORT")
+        ignored("high dynamic range is not kept: images are written with 8 bits a channel", "IMGPROXY_PRESERVE_HDR")
+        ignored(
+            "WebImage writes with libvips' defaults for this encoder setting",
+            "IMGPROXY_JPEG_PROGRESSIVE", "IMGPROXY_PNG_INTERLACED", "IMGPROXY_PNG_QUANTIZE", "IMGPROXY_PNG_QUANTIZATION_COLORS",
+            "IMGPROXY_WEBP_EFFORT", "IMGPROXY_WEBP_PRESET", "IMGPROXY_AVIF_SPEED"
+        )
+        ignored("shrink-on-load is always used where it gives the same result", "IMGPROXY_DISABLE_SHRINK_ON_LOAD")
+        ignored("images are resized in their own colour space", "IMGPROXY_USE_LINEAR_COLORSPACE")
+        ignored("SVG sources are always rasterised: WebImage does not write SVG", "IMGPROXY_ALWAYS_RASTERIZE_SVG")
+        ignored(
+            "an SVG served unprocessed (skip_processing, raw) keeps its scripts, which the Content-Security-Policy: sandbox header of every image stops from running",
+            "IMGPROXY_SANITIZE_SVG"
+        )
+        ignored("libvips' own safety limits of the SVG, PNG and TIFF loaders stay on", "IMGPROXY_SVG_UNLIMITED", "IMGPROXY_PNG_UNLIMITED", "IMGPROXY_TIFF_UNLIMITED")
+
+        // Responses and caching headers
+        refused(
+            "WebImage has no fallback image: a source that fails is answered with its error",
+            "IMGPROXY_FALLBACK_IMAGE_DATA", "IMGPROXY_FALLBACK_IMAGE_PATH", "IMGPROXY_FALLBACK_IMAGE_URL"
+        )
+        ignored("WebImage has no fallback image", "IMGPROXY_FALLBACK_IMAGE_HTTP_CODE", "IMGPROXY_FALLBACK_IMAGE_TTL")
+        ignored("Cache-Control is always from the TTL (--ttl)", "IMGPROXY_CACHE_CONTROL_PASSTHROUGH")
+        ignored(
+            "ETag and Last-Modified are WebImage's own, made when the variant is made (--use-etag)",
+            "IMGPROXY_USE_LAST_MODIFIED", "IMGPROXY_ETAG_BUSTER", "IMGPROXY_LAST_MODIFIED_BUSTER"
+        )
+        ignored("client hints (DPR, Width) are not read: the URL's dpr and width apply", "IMGPROXY_ENABLE_CLIENT_HINTS")
+
+        // Sources
+        refused(
+            "WebImage loads http(s), local:// and s3:// sources only",
+            "IMGPROXY_USE_ABS", "IMGPROXY_USE_GCS", "IMGPROXY_USE_SWIFT"
+        )
+        ignored(
+            "WebImage loads http(s), local:// and s3:// sources only",
+            "IMGPROXY_ABS_NAME", "IMGPROXY_ABS_KEY", "IMGPROXY_ABS_ENDPOINT", "IMGPROXY_ABS_ALLOWED_BUCKETS", "IMGPROXY_ABS_DENIED_BUCKETS",
+            "IMGPROXY_GCS_KEY", "IMGPROXY_GCS_ENDPOINT", "IMGPROXY_GCS_ALLOWED_BUCKETS", "IMGPROXY_GCS_DENIED_BUCKETS",
+            "IMGPROXY_SWIFT_USERNAME", "IMGPROXY_SWIFT_API_KEY", "IMGPROXY_SWIFT_AUTH_URL", "IMGPROXY_SWIFT_AUTH_VERSION",
+            "IMGPROXY_SWIFT_DOMAIN", "IMGPROXY_SWIFT_TENANT", "IMGPROXY_SWIFT_CONNECT_TIMEOUT_SECONDS", "IMGPROXY_SWIFT_TIMEOUT_SECONDS",
+            "IMGPROXY_SWIFT_ALLOWED_BUCKETS", "IMGPROXY_SWIFT_DENIED_BUCKETS"
+        )
+        refused(
+            "S3 requests are signed with the AWS_* credentials as given; roles, access points and client-side decryption are not supported",
+            "IMGPROXY_S3_ASSUME_ROLE_ARN", "IMGPROXY_S3_ASSUME_ROLE_EXTERNAL_ID", "IMGPROXY_S3_ACCESS_POINTS", "IMGPROXY_S3_USE_DECRYPTION_CLIENT"
+        )
+        ignored("a source's query string is part of its URL; s3:// versions follow a ?", "IMGPROXY_SOURCE_URL_QUERY_SEPARATOR")
+        refused("WebImage always verifies sources' certificates; trust a private authority with --ca-file", "IMGPROXY_IGNORE_SSL_VERIFICATION")
+        ignored("source connections are pooled by AsyncHTTPClient with its own idle timeout", "IMGPROXY_CLIENT_KEEP_ALIVE_TIMEOUT")
+        ignored(
+            "cookies are never passed to sources",
+            "IMGPROXY_COOKIE_PASSTHROUGH", "IMGPROXY_COOKIE_PASSTHROUGH_ALL", "IMGPROXY_COOKIE_BASE_URL"
+        )
+
+        // Metrics, tracing, error reports, logging
+        ignored("metrics are at /metrics on the proxy's own port, named webimage_*", "IMGPROXY_PROMETHEUS_BIND", "IMGPROXY_PROMETHEUS_NAMESPACE")
+        ignored(
+            "OpenTelemetry is set up by the standard OTEL_* variables (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_TRACES_EXPORTER, OTEL_METRICS_EXPORTER), over OTLP/HTTP",
+            "IMGPROXY_OPEN_TELEMETRY_ENABLE", "IMGPROXY_OPEN_TELEMETRY_ENABLE_METRICS", "IMGPROXY_OPEN_TELEMETRY_ENABLE_LOGS",
+            "IMGPROXY_OPEN_TELEMETRY_SERVER_CERT", "IMGPROXY_OPEN_TELEMETRY_CLIENT_CERT", "IMGPROXY_OPEN_TELEMETRY_CLIENT_KEY",
+            "IMGPROXY_OPEN_TELEMETRY_PROPAGATE_EXTERNAL", "IMGPROXY_OPEN_TELEMETRY_TRACE_ID_GENERATOR", "IMGPROXY_OPEN_TELEMETRY_LOGGER_NAME"
+        )
+        ignored(
+            "this monitoring service is not supported: use /metrics or OpenTelemetry",
+            "IMGPROXY_NEW_RELIC_KEY", "IMGPROXY_NEW_RELIC_APP_NAME", "IMGPROXY_NEW_RELIC_LABELS", "IMGPROXY_NEW_RELIC_PROPAGATE_EXTERNAL",
+            "IMGPROXY_DATADOG_ENABLE", "IMGPROXY_DATADOG_ENABLE_ADDITIONAL_METRICS", "IMGPROXY_DATADOG_PROPAGATE_EXTERNAL",
+            "IMGPROXY_CLOUD_WATCH_SERVICE_NAME", "IMGPROXY_CLOUD_WATCH_NAMESPACE", "IMGPROXY_CLOUD_WATCH_REGION"
+        )
+        ignored(
+            "error reporting services are not supported: errors are in the log and counted in /metrics",
+            "IMGPROXY_SENTRY_DSN", "IMGPROXY_SENTRY_ENVIRONMENT", "IMGPROXY_SENTRY_RELEASE",
+            "IMGPROXY_AIRBRAKE_PROJECT_ID", "IMGPROXY_AIRBRAKE_PROJECT_KEY", "IMGPROXY_AIRBRAKE_ENVIRONMENT",
+            "IMGPROXY_BUGSNAG_KEY", "IMGPROXY_BUGSNAG_STAGE", "IMGPROXY_HONEYBADGER_KEY", "IMGPROXY_HONEYBADGER_ENV",
+            "IMGPROXY_REPORT_DOWNLOADING_ERRORS", "IMGPROXY_REPORT_IO_ERRORS"
+        )
+        ignored("the log is swift-log's text format on standard error", "IMGPROXY_LOG_FORMAT")
+        ignored(
+            "the log goes to standard error; send it on with the service manager (journald, Docker)",
+            "IMGPROXY_SYSLOG_ENABLE", "IMGPROXY_SYSLOG_NETWORK", "IMGPROXY_SYSLOG_ADDRESS", "IMGPROXY_SYSLOG_TAG", "IMGPROXY_SYSLOG_LEVEL"
+        )
+        return table
+    }()
+
+    /// Whether `value` of a variable that ``Unapplied/stopsStartup`` asks for what imgproxy
+    /// does by default, so that ignoring it changes nothing: a boolean set to false.
+    static func isDefaultFalse(_ value: String) -> Bool {
+        ServerSetting.parsedBoolean(value) == false
+    }
+}
