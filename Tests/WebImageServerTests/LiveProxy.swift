@@ -140,15 +140,15 @@ struct LiveClient: Sendable {
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 
-    func get(_ path: String) async throws -> LiveProxy.Reply {
-        let request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
+    func get(_ path: String, headers: [(String, String)] = []) async throws -> LiveProxy.Reply {
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
         // A bound for a hung proxy only: under the thread sanitizer on 2 cores, answers take minutes.
         let response = try await client.execute(request, timeout: .seconds(300))
         var body = try await response.body.collect(upTo: 64 << 20)
         let data = Data(body.readBytes(length: body.readableBytes) ?? [])
         return LiveProxy.Reply(status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) }, body: data)
     }
-
 }
 
 /// A proxy path for `source`: `/<signature>/<options>/<base64url source>[.ext]`, signed

@@ -18,13 +18,17 @@ final class ServeProcess: Sendable {
     /// Starts `webimage serve` on a free loopback port with loopback sources allowed, the cache in
     /// `cacheDirectory` (a fresh one by default) and `arguments`, with `environment` added to
     /// this process's, and waits until it listens.
-    init(_ arguments: [String] = [], cacheDirectory: String? = nil, environment: [String: String] = [:]) throws {
+    /// With `withDefaultArguments` false, `webimage serve` gets `arguments` alone, so that
+    /// `environment` must say where to listen (on 127.0.0.1) and where to cache.
+    init(_ arguments: [String] = [], cacheDirectory: String? = nil, environment: [String: String] = [:], withDefaultArguments: Bool = true) throws {
         let cacheDirectory = cacheDirectory
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("webimage-serve-\(UUID().uuidString)").path
         self.cacheDirectory = cacheDirectory
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try BuiltExecutables.path(of: "webimage"))
-        process.arguments = ["serve", "--bind", "127.0.0.1", "--port", "0", "--allow-loopback", "--cache-dir", cacheDirectory, "--log-level", "error"] + arguments
+        process.arguments = withDefaultArguments
+            ? ["serve", "--bind", "127.0.0.1", "--port", "0", "--allow-loopback", "--cache-dir", cacheDirectory, "--log-level", "error"] + arguments
+            : ["serve"] + arguments
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }

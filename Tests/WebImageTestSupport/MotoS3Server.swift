@@ -52,7 +52,7 @@ package final class MotoS3Server: Sendable {
         }
         var lastFailure = ""
         for _ in 0..<5 {
-            let port = try Self.freePort()
+            let port = try freeLoopbackPort()
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             // moto runs while the test process lives, and no longer (moto_server does not
@@ -111,23 +111,6 @@ package final class MotoS3Server: Sendable {
             throw ImageError.invalidResponse("moto bucket set-up printed \(output)")
         }
         return versions
-    }
-
-    /// A port nothing listens on at this moment.
-    private static func freePort() throws -> Int {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw ImageError.network("socket: errno \(errno)") }
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
-        }
-        guard bound else { throw ImageError.network("bind: errno \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     /// Runs ``setUpScript`` with moto's Python and `arguments`; its standard output.

@@ -42,7 +42,7 @@ package final class TinyproxyProcess: Sendable {
         // A free port is picked, closed and handed to tinyproxy: another process may take it
         // in between, so a start that does not come up is tried again on another port.
         for _ in 0..<5 {
-            let port = try freePort()
+            let port = try freeLoopbackPort()
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tinyproxy-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let logFile = directory.appendingPathComponent("tinyproxy.log")
@@ -137,27 +137,6 @@ package final class TinyproxyProcess: Sendable {
             try? await Task.sleep(for: .milliseconds(25))
         }
         return false
-    }
-
-    /// A port on 127.0.0.1 that was free a moment ago, below the kernel's ephemeral range
-    /// (32768 and up): a port another test's listener just gave back is never handed out here,
-    /// so a test that checks a closed port stays closed finds no tinyproxy on it.
-    private static func freePort() throws -> Int {
-        for _ in 0..<200 {
-            let port = Int.random(in: 20_000..<32_000)
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            guard fd >= 0 else { throw TinyproxyError("socket() failed: errno \(errno)") }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            close(fd)
-            if bound == 0 { return port }
-        }
-        throw TinyproxyError("no free port in 20000-31999 on 127.0.0.1")
     }
 }
 

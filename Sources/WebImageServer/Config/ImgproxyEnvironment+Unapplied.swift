@@ -72,7 +72,7 @@ extension ImgproxyEnvironment {
             "IMGPROXY_FALLBACK_IMAGE_DATA", "IMGPROXY_FALLBACK_IMAGE_PATH", "IMGPROXY_FALLBACK_IMAGE_URL"
         )
         ignored("WebImage has no fallback image", "IMGPROXY_FALLBACK_IMAGE_HTTP_CODE", "IMGPROXY_FALLBACK_IMAGE_TTL")
-        ignored("Cache-Control is always from the TTL (--ttl)", "IMGPROXY_CACHE_CONTROL_PASSTHROUGH")
+        ignored("Cache-Control comes from the TTL (--ttl) and the URL's expires, never from the source", "IMGPROXY_CACHE_CONTROL_PASSTHROUGH")
         ignored(
             "ETag and Last-Modified are WebImage's own, made when the variant is made (--use-etag)",
             "IMGPROXY_USE_LAST_MODIFIED", "IMGPROXY_ETAG_BUSTER", "IMGPROXY_LAST_MODIFIED_BUSTER"

@@ -182,7 +182,7 @@ public struct ServerConfig: Sendable {
     /// without a scheme, `http://`. `nil`: AWS itself.
     public var s3Endpoint: String?
     /// The region S3 requests are signed for; `nil`: `AWS_REGION`, else `AWS_DEFAULT_REGION`
-    /// of ``s3Environment``, else `us-east-1`.
+    /// of ``s3Environment``, else `us-east-1` (imgproxy's `us-west-1` under its profile).
     public var s3Region: String?
     /// With ``s3Endpoint``: buckets in the path (`<endpoint>/<bucket>/<key>`, default) or as
     /// a subdomain of the endpoint's host (false).
@@ -345,7 +345,12 @@ public struct ServerConfig: Sendable {
     public func s3Configuration() -> S3Configuration? {
         guard useS3 else { return nil }
         var configuration = S3Configuration.fromEnvironment(s3Environment)
-        if let s3Region, !s3Region.isEmpty { configuration.region = s3Region }
+        let regionFromEnvironment = ["AWS_REGION", "AWS_DEFAULT_REGION"].contains { !(s3Environment[$0] ?? "").isEmpty }
+        if let s3Region, !s3Region.isEmpty {
+            configuration.region = s3Region
+        } else if profile == .imgproxy, !regionFromEnvironment {
+            configuration.region = ServerProfile.imgproxyS3Region
+        }
         configuration.endpoint = s3Endpoint
         configuration.usesPathStyle = s3EndpointUsePathStyle
         return configuration

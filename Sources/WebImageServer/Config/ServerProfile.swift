@@ -9,7 +9,8 @@ import WebImage
 /// - ``imgproxy``: imgproxy's defaults and status codes, so that a deployment configured
 ///   for imgproxy behaves as it did: listening on every interface, private addresses
 ///   allowed, no format negotiation, one frame of an animation, no result bound,
-///   `keep_copyright` on, WebP quality 79 and AVIF 63, 5 s downloads and 10 s requests, and
+///   `keep_copyright` on, WebP quality 79 and AVIF 63, 5 s downloads and 10 s requests, S3
+///   requests signed for `us-west-1` when no region is given, and
 ///   the statuses of ``ProxyError/imgproxyStatus``.
 ///
 /// `webimage serve` uses ``imgproxy`` when any `IMGPROXY_*` variable is set or
@@ -50,6 +51,10 @@ public enum ServerProfile: String, Sendable, Hashable, CaseIterable {
         config.requestTimeout = .seconds(10)
         return config
     }
+
+    /// The region imgproxy signs S3 requests for when neither `IMGPROXY_S3_REGION` nor the
+    /// AWS variables name one.
+    public static let imgproxyS3Region = "us-west-1"
 
     /// imgproxy's "no limit" on a result's sides: libvips' own bound on an image's side.
     public static let unboundedResultDimension = 10_000_000

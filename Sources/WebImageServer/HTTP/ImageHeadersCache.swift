@@ -10,8 +10,8 @@ import WebImageLocking
 final class ImageHeadersCache: Sendable {
     /// The fields of a `200` (with `Content-Length`) and of a `304` (without it).
     struct Headers: Sendable {
-        let ok: HTTPFields
-        let notModified: HTTPFields
+        var ok: HTTPFields
+        var notModified: HTTPFields
     }
 
     private struct Key: Hashable {

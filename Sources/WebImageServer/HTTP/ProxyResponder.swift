@@ -8,7 +8,7 @@ import Tracing
 /// `/health` and `/metrics`.
 ///
 /// An image response carries `Content-Type`, `Content-Length`, `Cache-Control: public,
-/// max-age=<ttl>`, a strong `ETag` (unless turned off), `Last-Modified`, `Vary: Accept` when the format was
+/// max-age=<ttl>` (no longer than the URL's `expires` leaves, and `no-cache` at 0), a strong `ETag` (unless turned off), `Last-Modified`, `Vary: Accept` when the format was
 /// or could have been negotiated, `Content-Disposition` (`inline`, or `attachment` with
 /// `return_attachment`) with a file name, a
 /// sandboxing `Content-Security-Policy` and `X-Content-Type-Options: nosniff`; a matching
@@ -22,8 +22,10 @@ struct ProxyResponder: Sendable {
     let pipeline: ProxyPipeline
     let metrics: ServerMetrics
     let requestTimeout: Duration
-    /// `public, max-age=<ttl>`, made once rather than per response.
+    /// `public, max-age=<ttl>` (`no-cache` for a TTL of 0), made once rather than per response.
     let cacheControl: String
+    /// The TTL in seconds: the longest `max-age` answered.
+    let ttl: Int
     /// Whether images carry an `ETag` and `If-None-Match` is answered.
     let useETag: Bool
     /// Whether requests have spans (Hummingbird's `TracingMiddleware` is installed).
@@ -47,7 +49,8 @@ struct ProxyResponder: Sendable {
         self.pipeline = pipeline
         self.metrics = metrics
         self.requestTimeout = requestTimeout
-        self.cacheControl = "public, max-age=\(ttl)"
+        self.ttl = ttl
+        self.cacheControl = Self.cacheControl(maxAge: ttl)
         self.tracesRequests = tracesRequests
     }
 
@@ -103,7 +106,7 @@ struct ProxyResponder: Sendable {
         } else {
             outcome = try await withTimeout { [pipeline] in await pipeline.serve(resolved) }.get()
         }
-        return (response(for: outcome, request: request), outcome.cache)
+        return (response(for: outcome, request: request, expires: resolved.request.options.expires), outcome.cache)
     }
 
     /// Where the answer came from, on the request's span and in the `debug` log (`bytes` is
@@ -145,9 +148,22 @@ struct ProxyResponder: Sendable {
         ProxyError(status: 504, message: "request timed out after \(timeout)", imgproxyStatus: 503)
     }
 
-    private func response(for outcome: ProxyPipeline.Outcome, request: Request) -> Response {
+    /// `public, max-age=<seconds>`, or `no-cache` for 0, as imgproxy answers.
+    static func cacheControl(maxAge: Int) -> String {
+        maxAge > 0 ? "public, max-age=\(maxAge)" : "no-cache"
+    }
+
+    /// - Parameter expires: the URL's `expires` time (Unix seconds): `max-age` never outlives it.
+    private func response(for outcome: ProxyPipeline.Outcome, request: Request, expires: Int?) -> Response {
         let variant = outcome.variant
-        let headers = headersCache.headers(for: outcome) { makeHeaders(for: outcome) }
+        var headers = headersCache.headers(for: outcome) { makeHeaders(for: outcome) }
+        if let expires {
+            // Rare, and different every second: the cached fields get their Cache-Control replaced.
+            let left = max(0, expires - Int(Date().timeIntervalSince1970))
+            let value = Self.cacheControl(maxAge: min(ttl, left))
+            headers.ok[.cacheControl] = value
+            headers.notModified[.cacheControl] = value
+        }
         if useETag, let ifNoneMatch = request.headers[.ifNoneMatch], Self.matches(ifNoneMatch, etag: variant.etag) {
             return Response(status: .notModified, headers: headers.notModified)
         }

@@ -42,6 +42,14 @@ struct ImgproxyProfileTests {
         #expect(imgproxy.readRequestTimeout == .seconds(10) && imgproxy.keepAliveTimeout == .seconds(10) && imgproxy.maxClients == 2048)
         #expect(imgproxy.ttl == 31_536_000 && imgproxy.signatureSize == 32 && imgproxy.maxRedirects == 10)
         try imgproxy.validate()
+        var s3 = imgproxy
+        s3.useS3 = true
+        #expect(s3.s3Configuration()?.region == "us-west-1")
+        s3.s3Environment = ["AWS_REGION": "eu-west-1"]
+        #expect(s3.s3Configuration()?.region == "eu-west-1")
+        var ownS3 = ServerConfig()
+        ownS3.useS3 = true
+        #expect(ownS3.s3Configuration()?.region == "us-east-1")
 
         let own = ServerProfile.webimage.defaults
         #expect(own.profile == .webimage && own.host == "127.0.0.1" && !own.allowPrivate && own.autoWebP && own.autoAVIF)

@@ -6,6 +6,28 @@ import WebImageTestSupport
 
 @Suite("Proxy responses")
 struct ProxyResponseTests {
+    /// imgproxy's response writer: `exp` caps `max-age` (`SetExpires`), and no positive
+    /// max-age gives `no-cache`.
+    @Test("a URL's expires caps max-age, counted from now; a TTL of 0 is no-cache")
+    func maxAgeFromExpiresAndTTL() async throws {
+        try await LiveProxy.with(configure: { $0.ttl = 3600 }) { (origin, proxy) async throws in
+            origin.register("/photo.jpg", .image(ProxyImages.jpeg))
+            let soon = Int(Date().timeIntervalSince1970) + 120
+            let capped = try await proxy.get(proxyPath("exp:\(soon)", source: origin.url("/photo.jpg")))
+            #expect(capped.status == 200)
+            let maxAge = try #require(capped.header("cache-control").flatMap { Int($0.split(separator: "=").last ?? "") })
+            #expect((100...120).contains(maxAge), "max-age \(maxAge)")
+            // The same variant without exp keeps the TTL; an expiry past the TTL leaves it.
+            #expect(try await proxy.get(proxyPath("", source: origin.url("/photo.jpg"))).header("cache-control") == "public, max-age=3600")
+            let late = Int(Date().timeIntervalSince1970) + 100_000
+            #expect(try await proxy.get(proxyPath("exp:\(late)", source: origin.url("/photo.jpg"))).header("cache-control") == "public, max-age=3600")
+        }
+        try await LiveProxy.with(configure: { $0.ttl = 0 }) { (origin, proxy) async throws in
+            origin.register("/photo.jpg", .image(ProxyImages.jpeg))
+            #expect(try await proxy.get(proxyPath("", source: origin.url("/photo.jpg"))).header("cache-control") == "no-cache")
+        }
+    }
+
     // SPEC S6
     @Test("S6 caching headers: Cache-Control with the TTL, strong ETag, Last-Modified; 304 on If-None-Match")
     func cachingHeaders() async throws {

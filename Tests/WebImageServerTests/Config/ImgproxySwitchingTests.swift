@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+@testable import WebImage
+@testable import WebImageServer
+import WebImageTestSupport
+
+/// A deployment switching from imgproxy: `webimage serve` started with no flags and only
+/// `IMGPROXY_*` (and `AWS_*`) variables, as imgproxy's documentation writes them, answers
+/// as that documentation says.
+@Suite("Switching from imgproxy with its variables only")
+struct ImgproxySwitchingTests {
+    @Test("bind, signing, presets, an s3:// source, status codes and caching headers as imgproxy's documentation says")
+    func switching() async throws {
+        let s3 = try await MotoS3Server.shared()
+        let bucketName = "switch-\(UUID().uuidString.prefix(8).lowercased())"
+        _ = try s3.makeBucket(bucketName, objects: [("photos/q.png", ProxyImages.png)])
+        let origin = try await TestOrigin.start()
+        origin.register("/photo.jpg", .image(ProxyImages.jpeg))
+        origin.register("/private.jpg", .status(403))
+        let port = try freeLoopbackPort()
+        let cacheHome = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-switch-\(UUID().uuidString)").path
+        // The key and salt of imgproxy's signing documentation (docs/usage/signing_url).
+        let key = try SigningKey(hexKey: "736563726574", hexSalt: "68656C6C6F")
+        let serve = try ServeProcess([], cacheDirectory: cacheHome + "/webimage", environment: [
+            "IMGPROXY_BIND": "127.0.0.1:\(port)",
+            "IMGPROXY_KEY": "736563726574", "IMGPROXY_SALT": "68656C6C6F",
+            "IMGPROXY_PRESETS": "default=resizing_type:fill/enlarge:1,sharp=sharpen:0.7,thumb=rs:fit:40:40",
+            "IMGPROXY_TTL": "3600",
+            "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true",
+            "IMGPROXY_ALLOWED_SOURCES": "http://127.0.0.1:\(origin.port)/,s3://\(bucketName)/",
+            "IMGPROXY_USE_S3": "true", "IMGPROXY_S3_ENDPOINT": s3.endpoint,
+            "AWS_ACCESS_KEY_ID": s3.credentials.accessKeyID, "AWS_SECRET_ACCESS_KEY": s3.credentials.secretAccessKey,
+            "AWS_REGION": "us-east-1",
+            "IMGPROXY_LOG_LEVEL": "error",
+            "XDG_CACHE_HOME": cacheHome,
+        ], withDefaultArguments: false)
+        defer {
+            serve.stop()
+            try? FileManager.default.removeItem(atPath: cacheHome)
+        }
+        // IMGPROXY_BIND is where it listens.
+        #expect(serve.port == port)
+        let client = serve.client
+
+        // A signed URL with a preset: served, Cache-Control from IMGPROXY_TTL, no negotiation
+        // (imgproxy's default), so a client that accepts WebP still gets the source's JPEG.
+        let thumb = try await client.get(
+            proxyPath("preset:thumb", source: origin.url("/photo.jpg"), key: key), headers: [("Accept", "image/webp,image/*")]
+        )
+        #expect(thumb.status == 200, "\(thumb.text.prefix(300))")
+        #expect(thumb.header("content-type") == "image/jpeg")
+        #expect(thumb.header("cache-control") == "public, max-age=3600")
+        #expect(thumb.header("vary") == nil)
+        #expect(try ProxyImages.size(of: thumb.body) == PixelSize(width: 40, height: 30))
+        #expect(thumb.header("etag") != nil && thumb.header("last-modified") != nil)
+
+        // An s3:// source.
+        let object = try await client.get(proxyPath("rs:fit:20:20", source: URL(string: "s3://\(bucketName)/photos/q.png")!, extension: "png", key: key))
+        #expect(object.status == 200, "\(object.text.prefix(300))")
+
+        // imgproxy's status codes: a bad signature 403; a malformed URL, an unknown option or
+        // a source outside the allowed ones 404; a source's own 403 passed on.
+        #expect(try await client.get(proxyPath("preset:thumb", source: origin.url("/photo.jpg"))).status == 403)
+        #expect(try await client.get(proxyPath("nonsense:1", source: origin.url("/photo.jpg"), key: key)).status == 404)
+        #expect(try await client.get("/" + ProxyURLParser.signature(for: "/x", key: key)).status == 404)
+        #expect(try await client.get(proxyPath("", source: URL(string: "http://127.0.0.2:1/elsewhere.jpg")!, key: key)).status == 404)
+        #expect(try await client.get(proxyPath("", source: origin.url("/private.jpg"), key: key)).status == 403)
+        try await origin.shutdown()
+    }
+}
