@@ -104,6 +104,10 @@ public final class ProxyServer: Sendable {
         var loaders: [any ImageLoader] = []
         if let localFiles { loaders.append(localFiles) }
         if let s3 = config.s3Configuration() { loaders.append(S3ImageLoader(configuration: s3, downloader: downloader)) }
+        // The fallback image is a source of the manager's like any other, so its variants
+        // are made and cached like theirs; it is held in memory under a URL of its own.
+        fallbackImage = ConfiguredImage.configured(.fallback, in: config)
+        if fallbackImage != nil { loaders.append(fallbackLoader) }
         let loader: any ImageLoader = loaders.isEmpty ? downloader : ImageLoaders(loaders + [downloader])
         manager = ImageManager(
             cache: variantCache, loader: loader,
@@ -126,23 +130,49 @@ public final class ProxyServer: Sendable {
             parser: parser, sourceGuard: sourceGuard, negotiation: negotiation, manager: manager,
             metrics: metrics, defaultQuality: config.defaultQuality, formatQuality: config.formatQuality,
             stripMetadata: config.stripMetadata, defaultAutoQuality: config.defaultAutoQuality,
-            autoQualityTarget: config.autoQualityTarget
+            autoQualityTarget: config.autoQualityTarget,
+            fallback: fallbackImage.map { _ in
+                ProxyPipeline.Fallback(url: Self.fallbackURL, statusCode: config.fallbackImageHTTPCode, ttl: config.fallbackImageTTL)
+            }
         )
-        watermarkSource = WatermarkSource.configured(config)
+        watermarkSource = ConfiguredImage.configured(.watermark, in: config)
         if let watermarkSource, watermarkSource.isLocal {
             let data = try watermarkSource.localBytes()
-            pipeline.setWatermark(try WatermarkSource.watermark(from: data, baseOpacity: config.watermarkOpacity, coder: VipsCoder.shared))
+            pipeline.setWatermark(try ProxyWatermark.decoded(from: data, baseOpacity: config.watermarkOpacity, coder: VipsCoder.shared))
+        }
+        if let fallbackImage, fallbackImage.isLocal {
+            try setFallbackImage(fallbackImage.localBytes())
         }
     }
 
     /// Where the watermark image comes from; a URL is downloaded before the server listens.
-    let watermarkSource: WatermarkSource?
+    let watermarkSource: ConfiguredImage?
+    /// Where the fallback image comes from; a URL is downloaded before the server listens.
+    let fallbackImage: ConfiguredImage?
+    /// Holds the fallback image's bytes for the manager.
+    let fallbackLoader = StaticImageLoader(scheme: "webimage-fallback")
+    /// The URL the fallback image is loaded from.
+    static let fallbackURL = URL(string: "webimage-fallback:///image")!
 
-    /// Downloads the watermark image when it comes from a URL.
-    func loadRemoteWatermark() async throws(ServerConfigError) {
-        guard let watermarkSource, !watermarkSource.isLocal else { return }
-        let data = try await watermarkSource.bytes(downloader: downloader)
-        pipeline.setWatermark(try WatermarkSource.watermark(from: data, baseOpacity: config.watermarkOpacity, coder: VipsCoder.shared))
+    /// Downloads the watermark and fallback images when they come from URLs.
+    func loadRemoteImages() async throws(ServerConfigError) {
+        if let watermarkSource, !watermarkSource.isLocal {
+            let data = try await watermarkSource.bytes(downloader: downloader)
+            pipeline.setWatermark(try ProxyWatermark.decoded(from: data, baseOpacity: config.watermarkOpacity, coder: VipsCoder.shared))
+        }
+        if let fallbackImage, !fallbackImage.isLocal {
+            try setFallbackImage(await fallbackImage.bytes(downloader: downloader))
+        }
+    }
+
+    /// Checks that `data` is an image and holds it as the fallback image.
+    private func setFallbackImage(_ data: Data) throws(ServerConfigError) {
+        do {
+            _ = try VipsCoder.shared.inspect(data)
+        } catch {
+            throw ServerConfigError("the fallback image is not a usable image: \(error) (\(ConfiguredImage.Purpose.fallback.settings))")
+        }
+        fallbackLoader.setData(data, for: Self.fallbackURL)
     }
 
     /// The Hummingbird application; `onRunning` gets the port it listens on.
@@ -192,11 +222,11 @@ public final class ProxyServer: Sendable {
         try await run(group)
     }
 
-    /// Loads a watermark from its URL, runs `group` (which holds this server's
+    /// Loads the watermark and fallback images from their URLs, runs `group` (which holds this server's
     /// application), then releases the downloader.
     func run(_ group: ServiceGroup) async throws {
         do {
-            try await loadRemoteWatermark()
+            try await loadRemoteImages()
             try await group.run()
         } catch {
             await downloader.shutdown()

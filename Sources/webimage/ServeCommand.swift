@@ -16,7 +16,7 @@ struct ServeCommand: AsyncParsableCommand {
             flags win over WEBIMAGE_*, which win over IMGPROXY_*. When any IMGPROXY_* variable is set \
             (or --imgproxy-defaults is given), every default and status code is imgproxy's; the start-up \
             log says which. IMGPROXY_* variables WebImage does not apply are listed with the reason in one \
-            warning at start-up, and one it cannot run without (a fallback image, gs:// sources…) stops it. \
+            warning at start-up, and one it cannot run without (gs:// sources, a path prefix…) stops it. \
             SIGTERM or SIGINT stops accepting connections, lets requests in flight finish, and exits 0. \
             Traces go by OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_TRACES_EXPORTER=otlp is set, \
             metrics as well when OTEL_EXPORTER_OTLP_METRICS_ENDPOINT or OTEL_METRICS_EXPORTER=otlp is set. \
@@ -97,6 +97,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Source formats served unprocessed, comma-separated, e.g. gif,svg (default none).") var skipProcessingFormats: String?
     @Option(help: "Most megapixels of one frame of an animated source; 0: no such limit (default 0).") var maxAnimationFrameResolution: String?
     @Option(help: "Another path answered like /health, e.g. /healthz (default none).") var healthCheckPath: String?
+    @Option(help: "Fallback image as base64, served in place of a source that cannot be downloaded (default none).") var fallbackImageData: String?
+    @Option(help: "Fallback image file.") var fallbackImagePath: String?
+    @Option(name: .customLong("fallback-image-url"), help: "Fallback image URL, downloaded at start-up.") var fallbackImageURL: String?
+    @Option(name: .customLong("fallback-image-http-code"), help: "Status of a fallback image; 0: the error's (default 200).") var fallbackImageHTTPCode: String?
+    @Option(name: .customLong("fallback-image-ttl"), help: "Cache-Control max-age of a fallback image in seconds (default: the TTL).") var fallbackImageTTL: String?
 
     func run() async throws {
         // Before any work starts: a request's task then continues on its connection's thread.
@@ -180,7 +185,8 @@ struct ServeCommand: AsyncParsableCommand {
             (.secret, secret), (.keepCopyright, keepCopyright.map(String.init)), (.stripColorProfile, stripColorProfile.map(String.init)),
             (.autoRotate, autoRotate.map(String.init)), (.enforceThumbnail, enforceThumbnail.map(String.init)),
             (.skipProcessingFormats, skipProcessingFormats), (.maxAnimationFrameResolution, maxAnimationFrameResolution),
-            (.healthCheckPath, healthCheckPath),
+            (.healthCheckPath, healthCheckPath), (.fallbackImageData, fallbackImageData), (.fallbackImagePath, fallbackImagePath),
+            (.fallbackImageURL, fallbackImageURL), (.fallbackImageHTTPCode, fallbackImageHTTPCode), (.fallbackImageTTL, fallbackImageTTL),
         ]
         for (setting, value) in single {
             if let value { try setting.apply([value], to: &config) }

@@ -67,11 +67,6 @@ extension ImgproxyEnvironment {
         ignored("libvips' own safety limits of the SVG, PNG and TIFF loaders stay on", "IMGPROXY_SVG_UNLIMITED", "IMGPROXY_PNG_UNLIMITED", "IMGPROXY_TIFF_UNLIMITED")
 
         // Responses and caching headers
-        refused(
-            "WebImage has no fallback image: a source that fails is answered with its error",
-            "IMGPROXY_FALLBACK_IMAGE_DATA", "IMGPROXY_FALLBACK_IMAGE_PATH", "IMGPROXY_FALLBACK_IMAGE_URL"
-        )
-        ignored("WebImage has no fallback image", "IMGPROXY_FALLBACK_IMAGE_HTTP_CODE", "IMGPROXY_FALLBACK_IMAGE_TTL")
         ignored("Cache-Control comes from the TTL (--ttl) and the URL's expires, never from the source", "IMGPROXY_CACHE_CONTROL_PASSTHROUGH")
         ignored(
             "ETag and Last-Modified are WebImage's own, made when the variant is made (--use-etag)",

@@ -167,6 +167,11 @@ public enum ImgproxyEnvironment {
         same("IMGPROXY_SKIP_PROCESSING_FORMATS", .skipProcessingFormats)
         same("IMGPROXY_MAX_ANIMATION_FRAME_RESOLUTION", .maxAnimationFrameResolution)
         same("IMGPROXY_HEALTH_CHECK_PATH", .healthCheckPath)
+        same("IMGPROXY_FALLBACK_IMAGE_DATA", .fallbackImageData)
+        same("IMGPROXY_FALLBACK_IMAGE_PATH", .fallbackImagePath)
+        same("IMGPROXY_FALLBACK_IMAGE_URL", .fallbackImageURL)
+        same("IMGPROXY_FALLBACK_IMAGE_HTTP_CODE", .fallbackImageHTTPCode)
+        same("IMGPROXY_FALLBACK_IMAGE_TTL", .fallbackImageTTL)
         // Read by `webimage serve` for its logger (logLevel(_:)).
         custom("IMGPROXY_LOG_LEVEL") { _, _, _ in }
         return table

@@ -156,6 +156,19 @@ public struct ServerConfig: Sendable {
     /// checked frame by frame against it instead of against ``maxSourceResolution``. `nil`:
     /// no such limit.
     public var maxAnimationFrameResolution: Int?
+    /// The fallback image, as base64, served in place of a source that cannot be downloaded
+    /// (unreachable, an error status, too large, timed out), processed as the URL asks.
+    public var fallbackImageData: String?
+    /// The fallback image read from a file.
+    public var fallbackImagePath: String?
+    /// The fallback image downloaded at start-up.
+    public var fallbackImageURL: String?
+    /// The status a fallback image is answered with; 0: the status of the error it stands
+    /// in for. Default 200, as imgproxy's `IMGPROXY_FALLBACK_IMAGE_HTTP_CODE`.
+    public var fallbackImageHTTPCode = 200
+    /// `Cache-Control: max-age` of a fallback image, in seconds, when shorter than the TTL;
+    /// `nil`: the TTL.
+    public var fallbackImageTTL: Int?
     /// Signature segments accepted without an HMAC check, as imgproxy's
     /// `IMGPROXY_TRUSTED_SIGNATURES`: for URLs signed elsewhere that must keep working.
     public var trustedSignatures: [String] = []
@@ -287,12 +300,19 @@ public struct ServerConfig: Sendable {
         guard (0...1).contains(watermarkOpacity) else {
             throw ServerConfigError("watermark opacity \(watermarkOpacity) is not in 0…1 (--watermark-opacity, WEBIMAGE_WATERMARK_OPACITY)")
         }
-        if let watermarkData, WatermarkSource.decodeBase64(watermarkData) == nil {
+        if let watermarkData, ConfiguredImage.decodeBase64(watermarkData) == nil {
             throw ServerConfigError("the watermark data is not base64 (--watermark-data, WEBIMAGE_WATERMARK_DATA)")
         }
-        if let watermarkURL {
-            guard let url = URL(string: watermarkURL), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
-                throw ServerConfigError("the watermark URL '\(watermarkURL)' is not an http(s) URL (--watermark-url, WEBIMAGE_WATERMARK_URL)")
+        if let fallbackImageData, ConfiguredImage.decodeBase64(fallbackImageData) == nil {
+            throw ServerConfigError("the fallback image data is not base64 (--fallback-image-data, WEBIMAGE_FALLBACK_IMAGE_DATA)")
+        }
+        if fallbackImageHTTPCode != 0, !(100...599).contains(fallbackImageHTTPCode) {
+            throw ServerConfigError("fallback image status \(fallbackImageHTTPCode) is not 0 or an HTTP status 100…599 (--fallback-image-http-code, WEBIMAGE_FALLBACK_IMAGE_HTTP_CODE)")
+        }
+        for (text, settings) in [(watermarkURL, "--watermark-url, WEBIMAGE_WATERMARK_URL"), (fallbackImageURL, "--fallback-image-url, WEBIMAGE_FALLBACK_IMAGE_URL")] {
+            guard let text else { continue }
+            guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
+                throw ServerConfigError("the URL '\(text)' is not an http(s) URL (\(settings))")
             }
         }
         let parser = ProxyURLParser(

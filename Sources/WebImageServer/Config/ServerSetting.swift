@@ -18,6 +18,7 @@ public enum ServerSetting: String, CaseIterable, Sendable {
     case proxy, noProxy, trustProxyAddress, caFile, clientCert, clientKey
     case secret, allowedProcessingOption, keepCopyright, stripColorProfile, autoRotate, enforceThumbnail
     case skipProcessingFormats, maxAnimationFrameResolution, healthCheckPath
+    case fallbackImageData, fallbackImagePath, fallbackImageURL, fallbackImageHTTPCode, fallbackImageTTL
 
     /// The command-line flag, without the leading dashes.
     public var flag: String {
@@ -29,6 +30,9 @@ public enum ServerSetting: String, CaseIterable, Sendable {
         case .useETag: "use-etag"
         case .sourceURLEncryptionKey: "source-url-encryption-key"
         case .watermarkURL: "watermark-url"
+        case .fallbackImageURL: "fallback-image-url"
+        case .fallbackImageHTTPCode: "fallback-image-http-code"
+        case .fallbackImageTTL: "fallback-image-ttl"
         default: rawValue.replacing(/([A-Z])/) { "-" + $0.output.1.lowercased() }
         }
     }
@@ -173,6 +177,13 @@ public enum ServerSetting: String, CaseIterable, Sendable {
         case .clientKey: config.clientKeyFile = value.isEmpty ? nil : value
         case .secret: config.secret = value.isEmpty ? nil : value
         case .healthCheckPath: config.healthCheckPath = value.isEmpty ? nil : value
+        case .fallbackImageData: config.fallbackImageData = value.isEmpty ? nil : value
+        case .fallbackImagePath: config.fallbackImagePath = value.isEmpty ? nil : value
+        case .fallbackImageURL: config.fallbackImageURL = value.isEmpty ? nil : value
+        case .fallbackImageHTTPCode: config.fallbackImageHTTPCode = try integer(value)
+        case .fallbackImageTTL:
+            let seconds = try integer(value)
+            config.fallbackImageTTL = seconds > 0 ? seconds : nil
         case .allowedProcessingOption: config.allowedProcessingOptions = values
         case .keepCopyright: config.keepCopyright = try boolean(value)
         case .stripColorProfile: config.stripColorProfile = try boolean(value)

@@ -157,10 +157,18 @@ struct ProxyResponder: Sendable {
     private func response(for outcome: ProxyPipeline.Outcome, request: Request, expires: Int?) -> Response {
         let variant = outcome.variant
         var headers = headersCache.headers(for: outcome) { makeHeaders(for: outcome) }
+        var maxAge: Int?
         if let expires {
             // Rare, and different every second: the cached fields get their Cache-Control replaced.
-            let left = max(0, expires - Int(Date().timeIntervalSince1970))
-            let value = Self.cacheControl(maxAge: min(ttl, left))
+            maxAge = min(ttl, max(0, expires - Int(Date().timeIntervalSince1970)))
+        }
+        var status = HTTPResponse.Status.ok
+        if let replaced = outcome.replacedError, let fallback = pipeline.fallback {
+            status = fallback.statusCode > 0 ? HTTPResponse.Status(code: fallback.statusCode) : replaced.answered(under: profile).status
+            if let fallbackTTL = fallback.ttl { maxAge = min(maxAge ?? ttl, fallbackTTL) }
+        }
+        if let maxAge {
+            let value = Self.cacheControl(maxAge: maxAge)
             headers.ok[.cacheControl] = value
             headers.notModified[.cacheControl] = value
         }
@@ -168,7 +176,7 @@ struct ProxyResponder: Sendable {
             return Response(status: .notModified, headers: headers.notModified)
         }
         let body = request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: variant.bytes)
-        return Response(status: .ok, headers: headers.ok, body: body)
+        return Response(status: status, headers: headers.ok, body: body)
     }
 
     private func makeHeaders(for outcome: ProxyPipeline.Outcome) -> ImageHeadersCache.Headers {

@@ -20,6 +20,20 @@ final class ProxyPipeline: Sendable {
         var disposition: ContentDisposition
         /// What is answered: an image, details or a ThumbHash.
         var kind: ProxyResponseKind
+        /// The error the fallback image stands in for, when it is answered in place of the
+        /// source; `nil` for the source's own image.
+        var replacedError: ProxyError?
+    }
+
+    /// The fallback image: answered, processed as the URL asks, in place of a source that
+    /// cannot be downloaded.
+    struct Fallback: Sendable {
+        /// The URL the manager loads it from.
+        var url: URL
+        /// The status it is answered with; 0: the status of the error it stands in for.
+        var statusCode: Int
+        /// Its `max-age` when shorter than the TTL; `nil`: the TTL.
+        var ttl: Int?
     }
 
     /// The variant a path asks for under one format choice, and its cache key.
@@ -44,6 +58,8 @@ final class ProxyPipeline: Sendable {
     let defaultAutoQuality: Bool
     /// The SSIM target of auto quality when the URL gives none.
     let autoQualityTarget: Double
+    /// The fallback image, if the server has one.
+    let fallback: Fallback?
     /// Paths already resolved, so that a repeated path skips parsing and checking.
     private let resolvedPaths = ResolvedPaths()
     /// The server's watermark image, once loaded (before the server listens).
@@ -57,8 +73,9 @@ final class ProxyPipeline: Sendable {
     init(
         parser: ProxyURLParser, sourceGuard: SourceGuard, negotiation: FormatNegotiation, manager: ImageManager,
         metrics: ServerMetrics, defaultQuality: Int, formatQuality: [ImageFormat: Int] = [:], stripMetadata: Bool = true,
-        defaultAutoQuality: Bool = false, autoQualityTarget: Double = AutoQuality.defaultTarget
+        defaultAutoQuality: Bool = false, autoQualityTarget: Double = AutoQuality.defaultTarget, fallback: Fallback? = nil
     ) {
+        self.fallback = fallback
         self.defaultAutoQuality = defaultAutoQuality
         self.autoQualityTarget = autoQualityTarget
         self.formatQuality = formatQuality
@@ -203,6 +220,7 @@ final class ProxyPipeline: Sendable {
     /// (``ImageOptions/continueInBackground``) rather than thrown away.
     func serve(_ resolved: Resolved) async -> Result<Outcome, ProxyError> {
         let result: VariantResult
+        var replacedError: ProxyError?
         do throws(ImageError) {
             // retryFailed: every request reports the source's real status, never a stale block.
             result = try await manager.loadVariant(
@@ -210,7 +228,17 @@ final class ProxyPipeline: Sendable {
                 context: context(for: resolved.request.options.limits)
             )
         } catch {
-            return .failure(ProxyError(error))
+            guard let fallback, resolved.kind == .image, Self.isDownloadFailure(error) else { return .failure(ProxyError(error)) }
+            var request = resolved.variant.request
+            request.url = fallback.url
+            do throws(ImageError) {
+                result = try await manager.loadVariant(
+                    request, options: [.continueInBackground], context: context(for: resolved.request.options.limits)
+                )
+            } catch {
+                return .failure(ProxyError(error))
+            }
+            replacedError = ProxyError(error)
         }
         let cache: CacheOutcome
         switch result.cacheType {
@@ -226,7 +254,18 @@ final class ProxyPipeline: Sendable {
         }
         return .success(Outcome(
             variant: result.variant, cache: cache, variesWithAccept: resolved.variesWithAccept, disposition: resolved.disposition,
-            kind: resolved.kind
+            kind: resolved.kind, replacedError: replacedError
         ))
+    }
+
+    /// Whether `error` means the source's bytes could not be had (the cases the fallback
+    /// image stands in for), rather than bytes that are not a usable image.
+    static func isDownloadFailure(_ error: ImageError) -> Bool {
+        switch error {
+        case .invalidStatusCode, .network, .timedOut, .invalidResponse, .bodyTooLarge, .notFound, .accessDenied, .forbiddenSource, .blockedURL:
+            true
+        default:
+            false
+        }
     }
 }
