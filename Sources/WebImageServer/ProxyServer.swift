@@ -124,7 +124,9 @@ public final class ProxyServer: Sendable {
             keys: try config.signingKeys(), signatureSize: config.signatureSize, presets: config.presets,
             maxDimension: config.maxResultDimension, allowSecurityOptions: config.allowSecurityOptions,
             trustedSignatures: Set(config.trustedSignatures), sourceCipher: try config.sourceCipher(), onlyPresets: config.onlyPresets,
-            defaultOptions: config.processingDefaults, allowedOptions: Set(config.allowedProcessingOptions)
+            defaultOptions: config.processingDefaults, allowedOptions: Set(config.allowedProcessingOptions),
+            argumentsSeparator: config.separatorScalar, sourceRewrite: config.sourceRewrite,
+            base64URLIncludesFilename: config.base64URLIncludesFilename
         )
         pipeline = ProxyPipeline(
             parser: parser, sourceGuard: sourceGuard, negotiation: negotiation, manager: manager,
@@ -186,10 +188,11 @@ public final class ProxyServer: Sendable {
         router.add(middleware: AllowedMethodsMiddleware())
         let responder = ProxyResponder(
             pipeline: pipeline, metrics: metrics, ttl: config.ttl, requestTimeout: config.requestTimeout, useETag: config.useETag,
-            tracesRequests: tracesRequests, profile: config.profile, secret: config.secret
+            tracesRequests: tracesRequests, profile: config.profile, secret: config.secret, pathPrefix: config.pathPrefix ?? ""
         )
         ProxyRoutes(
-            responder: responder, playground: config.playground ? PlaygroundPage(config: config) : nil, healthCheckPath: config.healthCheckPath
+            responder: responder, playground: config.playground ? PlaygroundPage(config: config) : nil, healthCheckPath: config.healthCheckPath,
+            pathPrefix: config.pathPrefix ?? ""
         ).add(to: router)
         // Hummingbird sets a request ID on a copy of this logger per request: defer its rendering.
         let handler = logger.handler

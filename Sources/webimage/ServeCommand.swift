@@ -16,7 +16,7 @@ struct ServeCommand: AsyncParsableCommand {
             flags win over WEBIMAGE_*, which win over IMGPROXY_*. When any IMGPROXY_* variable is set \
             (or --imgproxy-defaults is given), every default and status code is imgproxy's; the start-up \
             log says which. IMGPROXY_* variables WebImage does not apply are listed with the reason in one \
-            warning at start-up, and one it cannot run without (gs:// sources, a path prefix…) stops it. \
+            warning at start-up, and one it cannot run without (gs:// sources, settings from a secrets manager…) stops it. \
             SIGTERM or SIGINT stops accepting connections, lets requests in flight finish, and exits 0. \
             Traces go by OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_TRACES_EXPORTER=otlp is set, \
             metrics as well when OTEL_EXPORTER_OTLP_METRICS_ENDPOINT or OTEL_METRICS_EXPORTER=otlp is set. \
@@ -101,6 +101,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Fallback image file.") var fallbackImagePath: String?
     @Option(name: .customLong("fallback-image-url"), help: "Fallback image URL, downloaded at start-up.") var fallbackImageURL: String?
     @Option(name: .customLong("fallback-image-http-code"), help: "Status of a fallback image; 0: the error's (default 200).") var fallbackImageHTTPCode: String?
+    @Option(help: "Prefix of every path, e.g. /images (default none).") var pathPrefix: String?
+    @Option(help: "Separator of an option's name and arguments, one character (default :).") var argumentsSeparator: String?
+    @Option(name: .customLong("base-url"), help: "Put in front of source URLs that do not start with it (default none).") var baseURL: String?
+    @Option(help: "Source URL rewrites, pattern=replacement;… with * for a path segment's characters and $1 for what it matched.") var urlReplacements: String?
+    @Flag(name: .customLong("base64-url-includes-filename"), inversion: .prefixedNo, help: "A base64 source in several segments ends with a file name segment (default off).") var base64URLIncludesFilename: Bool?
     @Option(name: .customLong("fallback-image-ttl"), help: "Cache-Control max-age of a fallback image in seconds (default: the TTL).") var fallbackImageTTL: String?
 
     func run() async throws {
@@ -187,6 +192,8 @@ struct ServeCommand: AsyncParsableCommand {
             (.skipProcessingFormats, skipProcessingFormats), (.maxAnimationFrameResolution, maxAnimationFrameResolution),
             (.healthCheckPath, healthCheckPath), (.fallbackImageData, fallbackImageData), (.fallbackImagePath, fallbackImagePath),
             (.fallbackImageURL, fallbackImageURL), (.fallbackImageHTTPCode, fallbackImageHTTPCode), (.fallbackImageTTL, fallbackImageTTL),
+            (.pathPrefix, pathPrefix), (.argumentsSeparator, argumentsSeparator), (.baseURL, baseURL), (.urlReplacements, urlReplacements),
+            (.base64URLIncludesFilename, base64URLIncludesFilename.map(String.init)),
         ]
         for (setting, value) in single {
             if let value { try setting.apply([value], to: &config) }

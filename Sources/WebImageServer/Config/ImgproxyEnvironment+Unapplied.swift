@@ -41,13 +41,6 @@ extension ImgproxyEnvironment {
             "IMGPROXY_ENV_GCP_SECRET_PROJECT_ID", "IMGPROXY_ENV_GCP_SECRET_VERSION_ID"
         )
 
-        // URL dialect
-        refused(
-            "WebImage does not read this URL form: URLs written for it would not be understood",
-            "IMGPROXY_PATH_PREFIX", "IMGPROXY_BASE_URL", "IMGPROXY_URL_REPLACEMENTS", "IMGPROXY_ARGUMENTS_SEPARATOR",
-            "IMGPROXY_BASE64_URL_INCLUDES_FILENAME"
-        )
-
         // Formats and compression
         refused("WebImage does not write JPEG XL", "IMGPROXY_AUTO_JXL", "IMGPROXY_ENFORCE_JXL")
         ignored("WebImage does not write JPEG XL", "IMGPROXY_JXL_EFFORT")

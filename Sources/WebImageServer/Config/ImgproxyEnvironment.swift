@@ -172,6 +172,11 @@ public enum ImgproxyEnvironment {
         same("IMGPROXY_FALLBACK_IMAGE_URL", .fallbackImageURL)
         same("IMGPROXY_FALLBACK_IMAGE_HTTP_CODE", .fallbackImageHTTPCode)
         same("IMGPROXY_FALLBACK_IMAGE_TTL", .fallbackImageTTL)
+        same("IMGPROXY_PATH_PREFIX", .pathPrefix)
+        same("IMGPROXY_ARGUMENTS_SEPARATOR", .argumentsSeparator)
+        same("IMGPROXY_BASE_URL", .baseURL)
+        same("IMGPROXY_URL_REPLACEMENTS", .urlReplacements)
+        same("IMGPROXY_BASE64_URL_INCLUDES_FILENAME", .base64URLIncludesFilename)
         // Read by `webimage serve` for its logger (logLevel(_:)).
         custom("IMGPROXY_LOG_LEVEL") { _, _, _ in }
         return table

@@ -131,6 +131,21 @@ public struct ServerConfig: Sendable {
     /// imgproxy's `IMGPROXY_SECRET`: for a proxy only a CDN or an application may reach.
     /// A request without it answers 403. `nil`: no token is asked for.
     public var secret: String?
+    /// A prefix every path of the server starts with (imgproxy's `IMGPROXY_PATH_PREFIX`), e.g.
+    /// `/images`: `/images/<signature>/…`, `/images/health`. A path without it answers 404.
+    public var pathPrefix: String?
+    /// What separates an option's name and arguments in URLs and presets (imgproxy's
+    /// `IMGPROXY_ARGUMENTS_SEPARATOR`): one ASCII character. Default `:`.
+    public var argumentsSeparator = ":"
+    /// Put in front of source URLs that do not start with it (imgproxy's `IMGPROXY_BASE_URL`),
+    /// so that URLs may name sources relative to it.
+    public var baseURL: String?
+    /// Rewrites of source URLs' starts, applied in order before the base URL (imgproxy's
+    /// `IMGPROXY_URL_REPLACEMENTS`).
+    public var urlReplacements: [SourceURLRewrite.Replacement] = []
+    /// Whether a base64 source split over several segments ends with a file name segment
+    /// that is not part of it (imgproxy's `IMGPROXY_BASE64_URL_INCLUDES_FILENAME`). Default off.
+    public var base64URLIncludesFilename = false
     /// A path answered like `/health`, besides it (imgproxy's `IMGPROXY_HEALTH_CHECK_PATH`).
     public var healthCheckPath: String?
     /// The only processing options URLs may use, by the name written in the URL (`w`, `h`,
@@ -275,6 +290,13 @@ public struct ServerConfig: Sendable {
         if let healthCheckPath, healthCheckPath == "/" || !healthCheckPath.hasPrefix("/") || healthCheckPath.contains(where: { $0.isWhitespace || $0 == "*" || $0 == "?" }) {
             throw ServerConfigError("the health check path '\(healthCheckPath)' is not a plain path such as /healthz (--health-check-path, WEBIMAGE_HEALTH_CHECK_PATH, IMGPROXY_HEALTH_CHECK_PATH)")
         }
+        if let pathPrefix, !pathPrefix.isEmpty, !pathPrefix.hasPrefix("/") || pathPrefix.hasSuffix("/") || pathPrefix.contains(where: { $0.isWhitespace || $0 == "*" || $0 == "?" }) {
+            throw ServerConfigError("the path prefix '\(pathPrefix)' is not a path such as /images, without a '/' at the end (--path-prefix, WEBIMAGE_PATH_PREFIX, IMGPROXY_PATH_PREFIX)")
+        }
+        guard argumentsSeparator.unicodeScalars.count == 1, let separator = argumentsSeparator.unicodeScalars.first, separator.isASCII,
+              separator.properties.isWhitespace == false, !"/%.@=".unicodeScalars.contains(separator) else {
+            throw ServerConfigError("the arguments separator '\(argumentsSeparator)' must be one ASCII character other than / % . @ = or a blank, e.g. : or , (--arguments-separator, WEBIMAGE_ARGUMENTS_SEPARATOR, IMGPROXY_ARGUMENTS_SEPARATOR)")
+        }
         if let maxAnimationFrameResolution, maxAnimationFrameResolution < 1 {
             throw ServerConfigError("max animation frame resolution must be positive (--max-animation-frame-resolution, WEBIMAGE_MAX_ANIMATION_FRAME_RESOLUTION)")
         }
@@ -317,7 +339,7 @@ public struct ServerConfig: Sendable {
         }
         let parser = ProxyURLParser(
             keys: [], signatureSize: signatureSize, presets: presets, maxDimension: maxResultDimension,
-            allowSecurityOptions: allowSecurityOptions
+            allowSecurityOptions: allowSecurityOptions, argumentsSeparator: separatorScalar
         )
         do {
             try parser.validatePresets()
@@ -374,6 +396,16 @@ public struct ServerConfig: Sendable {
         configuration.endpoint = s3Endpoint
         configuration.usesPathStyle = s3EndpointUsePathStyle
         return configuration
+    }
+
+    /// ``argumentsSeparator`` as the parser takes it (`:` when it is not one character).
+    public var separatorScalar: Unicode.Scalar {
+        argumentsSeparator.unicodeScalars.count == 1 ? argumentsSeparator.unicodeScalars.first! : ":"
+    }
+
+    /// How source URLs are rewritten: ``urlReplacements``, then ``baseURL``.
+    public var sourceRewrite: SourceURLRewrite {
+        SourceURLRewrite(replacements: urlReplacements, baseURL: baseURL)
     }
 
     /// The processing options every URL starts from: the server-wide ``keepCopyright``,

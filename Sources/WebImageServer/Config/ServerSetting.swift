@@ -19,6 +19,7 @@ public enum ServerSetting: String, CaseIterable, Sendable {
     case secret, allowedProcessingOption, keepCopyright, stripColorProfile, autoRotate, enforceThumbnail
     case skipProcessingFormats, maxAnimationFrameResolution, healthCheckPath
     case fallbackImageData, fallbackImagePath, fallbackImageURL, fallbackImageHTTPCode, fallbackImageTTL
+    case pathPrefix, argumentsSeparator, baseURL, urlReplacements, base64URLIncludesFilename
 
     /// The command-line flag, without the leading dashes.
     public var flag: String {
@@ -33,6 +34,8 @@ public enum ServerSetting: String, CaseIterable, Sendable {
         case .fallbackImageURL: "fallback-image-url"
         case .fallbackImageHTTPCode: "fallback-image-http-code"
         case .fallbackImageTTL: "fallback-image-ttl"
+        case .baseURL: "base-url"
+        case .base64URLIncludesFilename: "base64-url-includes-filename"
         default: rawValue.replacing(/([A-Z])/) { "-" + $0.output.1.lowercased() }
         }
     }
@@ -181,6 +184,11 @@ public enum ServerSetting: String, CaseIterable, Sendable {
         case .fallbackImagePath: config.fallbackImagePath = value.isEmpty ? nil : value
         case .fallbackImageURL: config.fallbackImageURL = value.isEmpty ? nil : value
         case .fallbackImageHTTPCode: config.fallbackImageHTTPCode = try integer(value)
+        case .pathPrefix: config.pathPrefix = value.isEmpty ? nil : value
+        case .argumentsSeparator: config.argumentsSeparator = value
+        case .baseURL: config.baseURL = value.isEmpty ? nil : value
+        case .urlReplacements: config.urlReplacements = value.isEmpty ? [] : try SourceURLRewrite.replacements(from: value)
+        case .base64URLIncludesFilename: config.base64URLIncludesFilename = try boolean(value)
         case .fallbackImageTTL:
             let seconds = try integer(value)
             config.fallbackImageTTL = seconds > 0 ? seconds : nil

@@ -8,6 +8,8 @@ struct OptionApplier: Sendable {
     let presets: [String: String]
     /// Whether the security options (`max_src_resolution`…) may be used; else they are 403.
     var allowSecurityOptions = false
+    /// What separates an option's name and arguments (imgproxy's `IMGPROXY_ARGUMENTS_SEPARATOR`).
+    var argumentsSeparator: Unicode.Scalar = ":"
 
     /// How deep presets may nest; a preset already being expanded is skipped, as imgproxy does.
     static let maxPresetDepth = 8
@@ -17,7 +19,7 @@ struct OptionApplier: Sendable {
     /// Applies one `name:args…` segment.
     /// - Parameter presetChain: the presets being expanded, outermost first.
     func apply(_ text: Substring, to options: inout ProcessingOptions, presetChain: [String] = []) throws(ProxyError) {
-        let segment = OptionSegment(text)
+        let segment = OptionSegment(text, separator: argumentsSeparator)
         guard let option = ProcessingOptionName.byName[segment.name] else {
             throw .badRequest("unknown option '\(segment.name.prefix(64))' in segment '\(text.prefix(100))'; see imgproxy's processing options (e.g. rs, w, h, g, q, f)")
         }

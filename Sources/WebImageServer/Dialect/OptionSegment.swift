@@ -8,9 +8,10 @@ struct OptionSegment {
     /// The arguments after the name, possibly empty strings.
     let arguments: [Substring]
 
-    init(_ text: Substring) {
+    /// Splits `text` at `separator` (`:`, or the server's arguments separator).
+    init(_ text: Substring, separator: Unicode.Scalar = ":") {
         self.text = text
-        var parts = text.fields(separatedBy: ":")
+        var parts = text.fields(separatedBy: separator)
         self.name = parts.removeFirst()
         self.arguments = parts
     }

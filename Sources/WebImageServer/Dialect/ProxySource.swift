@@ -9,18 +9,26 @@ enum ProxySource {
     static let usage = "a URL-safe base64 source (optionally split by '/', then .<ext>), plain/<percent-encoded URL>[@<ext>] or enc/<encrypted source>[.<ext>]"
 
     /// Decodes `segments` (everything after the options) into a URL and an optional extension.
-    /// - Parameter cipher: the key of `enc/` sources; `nil`: they are refused.
-    static func decode(_ segments: ArraySlice<Substring>, cipher: SourceURLCipher? = nil) throws(ProxyError) -> (url: URL, extension: ImageFormat?) {
+    /// - Parameters:
+    ///   - cipher: the key of `enc/` sources; `nil`: they are refused.
+    ///   - rewrite: applied to a plain or base64 source's URL once decoded.
+    ///   - base64IncludesFilename: a base64 source in several segments ends with a file name
+    ///     segment, which is dropped.
+    static func decode(
+        _ segments: ArraySlice<Substring>, cipher: SourceURLCipher? = nil, rewrite: SourceURLRewrite = SourceURLRewrite(),
+        base64IncludesFilename: Bool = false
+    ) throws(ProxyError) -> (url: URL, extension: ImageFormat?) {
         guard let first = segments.first, segments.contains(where: { !$0.isEmpty }) else {
             throw .badRequest("missing source URL after the processing options; give \(usage)")
         }
         if first == "plain" {
-            return try plain(segments.dropFirst().joined(separator: "/"))
+            return try plain(segments.dropFirst().joined(separator: "/"), rewrite: rewrite)
         }
         if first == "enc" {
             return try encrypted(segments.dropFirst().joined(), cipher: cipher)
         }
-        return try base64(segments.joined())
+        let parts = base64IncludesFilename && segments.count > 1 ? segments.dropLast() : segments
+        return try base64(parts.joined(), rewrite: rewrite)
     }
 
     private static func encrypted(_ text: String, cipher: SourceURLCipher?) throws(ProxyError) -> (url: URL, extension: ImageFormat?) {
@@ -45,7 +53,7 @@ enum ProxySource {
         return (try url(decrypted, shown: "enc/" + encoded), format)
     }
 
-    private static func plain(_ text: String) throws(ProxyError) -> (url: URL, extension: ImageFormat?) {
+    private static func plain(_ text: String, rewrite: SourceURLRewrite) throws(ProxyError) -> (url: URL, extension: ImageFormat?) {
         var encoded = Substring(text)
         var format: ImageFormat?
         // `@` inside the URL must be escaped as %40, so the last `@` starts the extension,
@@ -57,10 +65,10 @@ enum ProxySource {
         guard let decoded = PercentDecoding.decode(encoded) else {
             throw .badRequest("plain source '\(encoded.prefix(100))' has a malformed percent escape; escape '%' as %25")
         }
-        return (try url(decoded, shown: encoded), format)
+        return (try url(decoded, shown: encoded, rewrite: rewrite), format)
     }
 
-    private static func base64(_ text: String) throws(ProxyError) -> (url: URL, extension: ImageFormat?) {
+    private static func base64(_ text: String, rewrite: SourceURLRewrite) throws(ProxyError) -> (url: URL, extension: ImageFormat?) {
         var encoded = Substring(text)
         var format: ImageFormat?
         if let dot = encoded.lastIndex(of: ".") {
@@ -73,14 +81,15 @@ enum ProxySource {
         guard let decoded = String(validating: bytes, as: UTF8.self) else {
             throw .badRequest("source '\(encoded.prefix(100))' decodes to bytes that are not UTF-8 text; base64-encode the URL's UTF-8 text")
         }
-        return (try url(decoded, shown: encoded), format)
+        return (try url(decoded, shown: encoded, rewrite: rewrite), format)
     }
 
-    /// Checks the decoded text and makes a URL of it; `shown` is what the client sent.
-    private static func url(_ decoded: String, shown: Substring) throws(ProxyError) -> URL {
+    /// Checks the decoded text and makes a URL of it, rewritten by `rewrite`; `shown` is what the client sent.
+    private static func url(_ decoded: String, shown: Substring, rewrite: SourceURLRewrite = SourceURLRewrite()) throws(ProxyError) -> URL {
         guard !decoded.isEmpty else {
             throw .badRequest("missing source URL: the source decodes to an empty string; give \(usage)")
         }
+        let decoded = rewrite.isEmpty ? decoded : rewrite.apply(to: decoded)
         // General category Cc (control) is exactly U+0000–U+001F and U+007F–U+009F.
         if decoded.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
             throw .badRequest("source '\(shown.prefix(100))' contains control characters; remove them from the source URL")

@@ -38,6 +38,14 @@ public struct ProxyURLParser: Sendable {
     /// The only option names a URL may use, as written (`w` and `width` are different
     /// names); presets may use any. Empty: every option.
     public let allowedOptions: Set<String>
+    /// What separates an option's name and its arguments, and preset names in only-presets
+    /// mode (imgproxy's `IMGPROXY_ARGUMENTS_SEPARATOR`). Default `:`.
+    public let argumentsSeparator: Unicode.Scalar
+    /// How decoded source URLs are rewritten (imgproxy's `IMGPROXY_URL_REPLACEMENTS` and `IMGPROXY_BASE_URL`).
+    public let sourceRewrite: SourceURLRewrite
+    /// Whether a base64 source split over several segments ends with a file name segment,
+    /// which is not part of it (imgproxy's `IMGPROXY_BASE64_URL_INCLUDES_FILENAME`).
+    public let base64URLIncludesFilename: Bool
 
     /// The longest path accepted, in bytes.
     public static let maxPathLength = 16_384
@@ -54,11 +62,18 @@ public struct ProxyURLParser: Sendable {
     ///   - onlyPresets: read the options segment as preset names only.
     ///   - defaultOptions: the options every URL starts from, before the `default` preset.
     ///   - allowedOptions: the only option names a URL may use (presets may use any); empty: all.
+    ///   - argumentsSeparator: what separates an option's name and arguments.
+    ///   - sourceRewrite: how decoded source URLs are rewritten.
+    ///   - base64URLIncludesFilename: whether a split base64 source ends with a file name segment.
     public init(
         keys: [SigningKey], signatureSize: Int = 32, presets: [String: String] = [:], maxDimension: Int = 8192,
         allowSecurityOptions: Bool = false, trustedSignatures: Set<String> = [], sourceCipher: SourceURLCipher? = nil,
-        onlyPresets: Bool = false, defaultOptions: ProcessingOptions = ProcessingOptions(), allowedOptions: Set<String> = []
+        onlyPresets: Bool = false, defaultOptions: ProcessingOptions = ProcessingOptions(), allowedOptions: Set<String> = [],
+        argumentsSeparator: Unicode.Scalar = ":", sourceRewrite: SourceURLRewrite = SourceURLRewrite(), base64URLIncludesFilename: Bool = false
     ) {
+        self.argumentsSeparator = argumentsSeparator
+        self.sourceRewrite = sourceRewrite
+        self.base64URLIncludesFilename = base64URLIncludesFilename
         self.defaultOptions = defaultOptions
         self.allowedOptions = allowedOptions
         self.keys = keys
@@ -72,7 +87,7 @@ public struct ProxyURLParser: Sendable {
     }
 
     private var applier: OptionApplier {
-        OptionApplier(maxDimension: maxDimension, presets: presets, allowSecurityOptions: allowSecurityOptions)
+        OptionApplier(maxDimension: maxDimension, presets: presets, allowSecurityOptions: allowSecurityOptions, argumentsSeparator: argumentsSeparator)
     }
 
     /// Parses a request path.
@@ -114,7 +129,7 @@ public struct ProxyURLParser: Sendable {
         } else {
             // Options are the segments with a ':'; the first without one starts the source
             // (base64 never contains ':'). Empty segments between options are skipped.
-            while index < segments.endIndex, segments[index].isEmpty || segments[index].containsByte(":") {
+            while index < segments.endIndex, segments[index].isEmpty || segments[index].containsByte(argumentsSeparator) {
                 if !segments[index].isEmpty {
                     try checkAllowed(segments[index])
                     try applier.apply(segments[index], to: &options)
@@ -123,7 +138,9 @@ public struct ProxyURLParser: Sendable {
             }
         }
         try checkScaledSize(options)
-        let source = try ProxySource.decode(segments[index...], cipher: sourceCipher)
+        let source = try ProxySource.decode(
+            segments[index...], cipher: sourceCipher, rewrite: sourceRewrite, base64IncludesFilename: base64URLIncludesFilename
+        )
         if let format = source.extension {
             options.format = format
             (options.bestFormat, options.thumbHash) = (false, false)
@@ -137,7 +154,7 @@ public struct ProxyURLParser: Sendable {
     /// Refuses an option outside ``allowedOptions`` (403; imgproxy's 404), by its name as written.
     private func checkAllowed(_ segment: Substring) throws(ProxyError) {
         guard !allowedOptions.isEmpty else { return }
-        let name = segment.prefix { $0 != ":" }
+        let name = segment.fields(separatedBy: argumentsSeparator).first ?? segment
         guard allowedOptions.contains(String(name)) else {
             throw ProxyError(
                 status: 403, message: "processing option '\(name.prefix(64))' is not allowed on this server; it allows \(allowedOptions.sorted().joined(separator: ", "))",
@@ -151,7 +168,7 @@ public struct ProxyURLParser: Sendable {
         guard let segment, !segment.isEmpty else {
             throw .badRequest("only presets are accepted: write /<signature>/<preset>[:<preset>…]/<source>")
         }
-        for name in segment.split(separator: ":", omittingEmptySubsequences: false) {
+        for name in segment.fields(separatedBy: argumentsSeparator) {
             guard !name.isEmpty else {
                 throw .badRequest("empty preset name in segment '\(segment.prefix(100))'; only presets are accepted: write <preset>[:<preset>…]")
             }

@@ -34,6 +34,8 @@ struct ProxyResponder: Sendable {
     let headersCache = ImageHeadersCache()
     /// Whose status codes errors are answered with.
     let profile: ServerProfile
+    /// The prefix proxy paths start with (`""`: none), taken off before parsing.
+    let pathPrefix: String
     /// `Bearer <secret>`, the `Authorization` every image request must carry; `nil`: none asked for.
     let authorization: [UInt8]?
 
@@ -41,8 +43,9 @@ struct ProxyResponder: Sendable {
 
     init(
         pipeline: ProxyPipeline, metrics: ServerMetrics, ttl: Int, requestTimeout: Duration, useETag: Bool = true, tracesRequests: Bool = false,
-        profile: ServerProfile = .webimage, secret: String? = nil
+        profile: ServerProfile = .webimage, secret: String? = nil, pathPrefix: String = ""
     ) {
+        self.pathPrefix = pathPrefix
         self.profile = profile
         self.authorization = secret.map { Array("Bearer \($0)".utf8) }
         self.useETag = useETag
@@ -98,7 +101,12 @@ struct ProxyResponder: Sendable {
     }
 
     private func image(for request: Request) async throws(ProxyError) -> (Response, CacheOutcome) {
-        let resolved = try pipeline.resolve(path: request.uri.path, accept: request.headers[.accept]).get()
+        var path = request.uri.path
+        if !pathPrefix.isEmpty {
+            guard path.hasPrefix(pathPrefix + "/") else { throw ProxyRoutes.notFound }
+            path.removeFirst(pathPrefix.count)
+        }
+        let resolved = try pipeline.resolve(path: path, accept: request.headers[.accept]).get()
         // A memory hit is answered at once: no task, no timer (the timeout is for work).
         let outcome: ProxyPipeline.Outcome
         if let hit = pipeline.memoryHit(resolved) {

@@ -8,6 +8,8 @@ struct ProxyRoutes: Sendable {
     let playground: PlaygroundPage?
     /// Another path answered like `/health`, if any.
     var healthCheckPath: String?
+    /// The prefix every path starts with (`""`: none); the proxy paths are under it too.
+    var pathPrefix = ""
 
     /// The answer to `/` and `/favicon.ico` without the playground.
     static let notFound = ProxyError(status: 404, message: "not found: ask for /<signature>/<options>/<source>")
@@ -18,13 +20,14 @@ struct ProxyRoutes: Sendable {
         let image: @Sendable (Request, Context) async throws -> Response = { request, context in
             try await responder.image(request, context: context)
         }
-        func route(_ path: String, _ handler: @escaping @Sendable (Request, Context) async throws -> Response) {
+        func route(_ unprefixed: String, _ handler: @escaping @Sendable (Request, Context) async throws -> Response) {
+            let path = unprefixed == "/" && !pathPrefix.isEmpty ? pathPrefix : pathPrefix + unprefixed
             router.get(RouterPath(stringLiteral: path), use: handler)
             router.head(RouterPath(stringLiteral: path), use: handler)
             // A proxy path may start with any segment, and the router does not fall back from
             // a fixed segment that matched to the catch-all when the rest does not match: the
             // paths under a fixed one are proxy paths too.
-            if path != "/" {
+            if unprefixed != "/" {
                 router.get(RouterPath(stringLiteral: path + "/**"), use: image)
                 router.head(RouterPath(stringLiteral: path + "/**"), use: image)
             }
@@ -40,6 +43,11 @@ struct ProxyRoutes: Sendable {
             route("/") { _, _ in throw Self.notFound }
         }
         route("/favicon.ico") { _, _ in throw Self.notFound }
+        if !pathPrefix.isEmpty {
+            // The prefix is a fixed segment too: the proxy paths under it need their own route.
+            router.get(RouterPath(stringLiteral: pathPrefix + "/**"), use: image)
+            router.head(RouterPath(stringLiteral: pathPrefix + "/**"), use: image)
+        }
         router.get("**", use: image)
         router.head("**", use: image)
     }

@@ -199,7 +199,7 @@ struct ImgproxyProfileTests {
 
     @Test("a variable WebImage cannot run without stops start-up, naming it; a false boolean does not")
     func refusedVariables() throws {
-        for (name, value) in [("IMGPROXY_USE_GCS", "true"), ("IMGPROXY_PATH_PREFIX", "/img"), ("IMGPROXY_IGNORE_SSL_VERIFICATION", "1")] {
+        for (name, value) in [("IMGPROXY_USE_GCS", "true"), ("IMGPROXY_USE_SWIFT", "true"), ("IMGPROXY_IGNORE_SSL_VERIFICATION", "1")] {
             var config = ServerConfig()
             #expect { try ImgproxyEnvironment.apply([name: value], to: &config) } throws: { error in
                 (error as? ServerConfigError)?.message.hasPrefix("\(name) is set, but") == true

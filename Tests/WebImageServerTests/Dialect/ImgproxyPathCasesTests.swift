@@ -6,8 +6,6 @@ import WebImage
 // imgproxy handlers/path_test.go: how the path after the signature is restored before the
 // signature is checked against it (`%3A` in the options, `https:/host` in a plain source),
 // and which paths are refused.
-//
-// Not ported: TestParsePath/PathWithPrefix (IMGPROXY_PATH_PREFIX is not a setting of the proxy).
 @Suite("imgproxy path_test.go")
 struct ImgproxyPathCasesTests {
     static let key = SigningKey(key: Array("path-key".utf8), salt: Array("path-salt".utf8))
@@ -99,5 +97,24 @@ struct ImgproxyPathCasesTests {
     @Test("imgproxy TestRedenormalizePathHTTPProtocol", arguments: redenormalize)
     func redenormalizePath(_ example: (name: String, input: String, expected: String)) {
         #expect(ProxyPathNormalization.redenormalized(Substring(example.input)) == example.expected, "\(example.name)")
+    }
+
+    /// The prefix is taken off by the server before the path is parsed, so this case runs
+    /// against a live proxy. Its source is outside the allowed ones: a 404 that says so
+    /// shows the signature passed, without fetching anything.
+    @Test("imgproxy TestParsePath/PathWithPrefix")
+    func pathWithPrefix() async throws {
+        try await LiveProxy.with(configure: {
+            $0.pathPrefix = "/imgproxy"
+            $0.keys = ["736563726574"]
+            $0.salts = ["68656c6c6f"]
+            $0.allowedSources = ["http://allowed.invalid/"]
+        }) { (_, proxy) async throws in
+            let path = "/rs:fill:300:200/plain/http://example.com/image.jpg"
+            let key = try SigningKey(hexKey: "736563726574", hexSalt: "68656c6c6f")
+            let signed = try await proxy.get("/imgproxy/" + ProxyURLParser.signature(for: path, key: key) + path)
+            #expect(signed.status == 404 && signed.text.contains("allowed source"), "\(signed.text)")
+            #expect(try await proxy.get("/imgproxy/dummy_signature" + path).status == 403)
+        }
     }
 }

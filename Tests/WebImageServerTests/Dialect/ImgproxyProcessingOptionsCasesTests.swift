@@ -7,11 +7,6 @@ import WebImage
 // ParsePath takes the path after the signature; here it follows the `unsafe` segment.
 //
 // Not ported, with the reason:
-// - TestParseBase64URLWithFilename, TestParseBase64URLWithBase, TestParseBase64URLWithReplacement,
-//   TestParsePlainURLWithBase, TestParsePlainURLWithReplacement, TestParsePlainURLEscapedWithBase,
-//   TestParseWithArgumentsSeparator: settings the proxy does not have
-//   (IMGPROXY_BASE64_URL_INCLUDES_FILENAME, IMGPROXY_BASE_URL, IMGPROXY_URL_REPLACEMENTS,
-//   IMGPROXY_ARGUMENTS_SEPARATOR).
 // - TestParsePathWebpDetection, …Enforce, …Avif…, …Jxl…, TestParsePathClientHints,
 //   TestParsePathClientHintsRedefine: the proxy negotiates formats from Accept after parsing
 //   (FormatNegotiation, tested in AcceptParsingTests) and reads no client hints.
@@ -167,5 +162,55 @@ struct ImgproxyProcessingOptionsCasesTests {
             #expect(error?.answered(under: .imgproxy).status.code == 404)
             #expect(error?.message.contains("'blur' is not allowed") == true)
         }
+    }
+
+    static func base64(_ text: String) -> String {
+        Data(text.utf8).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+
+    /// imgproxy's replacements of these tests: `^test://([^/]*)/` → `test2://images.dev/${1}/dolor/`, `^test2://` → `http://`.
+    static let replacements = try! SourceURLRewrite.replacements(from: "test://*/=test2://images.dev/${1}/dolor/;test2://=http://")
+
+    @Test("imgproxy TestParseBase64URLWithFilename")
+    func base64WithFilename() throws {
+        let parser = ProxyURLParser(keys: [], base64URLIncludesFilename: true)
+        let request = try Self.parse("/size:100:100/\(Self.base64(Self.originWithQuery)).png/puppy.jpg", parser: parser)
+        #expect(request.source.absoluteString == Self.originWithQuery)
+        #expect(request.options.format == .png)
+    }
+
+    @Test("imgproxy TestParseBase64URLWithBase, TestParsePlainURLWithBase, TestParsePlainURLEscapedWithBase")
+    func withBase() throws {
+        let parser = ProxyURLParser(keys: [], sourceRewrite: SourceURLRewrite(baseURL: "http://images.dev/"))
+        let base64 = try Self.parse("/size:100:100/\(Self.base64("lorem/ipsum.jpg?param=value")).png", parser: parser)
+        #expect(base64.source.absoluteString == "http://images.dev/lorem/ipsum.jpg?param=value")
+        #expect(base64.options.format == .png)
+        let plain = try Self.parse("/size:100:100/plain/lorem/ipsum.jpg@png", parser: parser)
+        #expect(plain.source.absoluteString == "http://images.dev/lorem/ipsum.jpg")
+        #expect(plain.options.format == .png)
+        let escaped = try Self.parse("/size:100:100/plain/lorem%2Fipsum.jpg%3Fparam%3Dvalue@png", parser: parser)
+        #expect(escaped.source.absoluteString == "http://images.dev/lorem/ipsum.jpg?param=value")
+        // A URL that already starts with the base keeps it once.
+        #expect(try Self.parse("/plain/http://images.dev/a.jpg", parser: parser).source.absoluteString == "http://images.dev/a.jpg")
+    }
+
+    @Test("imgproxy TestParseBase64URLWithReplacement, TestParsePlainURLWithReplacement")
+    func withReplacement() throws {
+        let parser = ProxyURLParser(keys: [], sourceRewrite: SourceURLRewrite(replacements: Self.replacements))
+        let base64 = try Self.parse("/size:100:100/\(Self.base64("test://lorem/ipsum.jpg?param=value")).png", parser: parser)
+        #expect(base64.source.absoluteString == "http://images.dev/lorem/dolor/ipsum.jpg?param=value")
+        #expect(base64.options.format == .png)
+        let plain = try Self.parse("/size:100:100/plain/test://lorem/ipsum.jpg@png", parser: parser)
+        #expect(plain.source.absoluteString == "http://images.dev/lorem/dolor/ipsum.jpg")
+    }
+
+    @Test("imgproxy TestParseWithArgumentsSeparator")
+    func argumentsSeparator() throws {
+        let parser = ProxyURLParser(keys: [], presets: ["big": "size,300,300"], argumentsSeparator: ",")
+        let request = try Self.parse("/size,100,100,1/plain/http://images.dev/lorem/ipsum.jpg", parser: parser)
+        #expect(request.options.width == 100 && request.options.height == 100 && request.options.enlarge)
+        // Presets are written with the same separator.
+        #expect(try Self.parse("/preset,big/plain/http://images.dev/lorem/ipsum.jpg", parser: parser).options.width == 300)
     }
 }

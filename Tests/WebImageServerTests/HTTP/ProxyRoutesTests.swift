@@ -71,4 +71,20 @@ struct ProxyRoutesTests {
             #expect(try await proxy.get("/health").text == "ok\n")
         }
     }
+
+    @Test("IMGPROXY_PATH_PREFIX: every path is under the prefix, health and metrics too; a path without it is 404")
+    func pathPrefix() async throws {
+        try await LiveProxy.with(configure: { $0.pathPrefix = "/images" }) { (origin, proxy) async throws in
+            origin.register("/photo.jpg", .image(ProxyImages.jpeg))
+            let path = proxyPath("rs:fit:40:40", source: origin.url("/photo.jpg"))
+            let served = try await proxy.get("/images" + path)
+            #expect(served.status == 200, "\(served.text.prefix(200))")
+            #expect(try await proxy.get("/images/info" + path).status == 200)
+            #expect(try await proxy.get("/images/health").text == "ok\n")
+            #expect(try await proxy.get("/images/metrics").status == 200)
+            #expect(try await proxy.get(path).status == 404)
+            #expect(try await proxy.get("/health").status == 404)
+            #expect(try await proxy.get("/imagesx" + path).status == 404)
+        }
+    }
 }
