@@ -1,5 +1,4 @@
 import Foundation
-import WebImageLocking
 
 /// An ``ImageCoder`` that hands each call to one of an ordered list of coders: SDWebImage's
 /// `SDImageCodersManager`.
@@ -30,35 +29,31 @@ public final class ImageCodersManager: ImageCoder {
     /// its own manager.
     public static let shared = ImageCodersManager()
 
-    private let state: InlineLocked<[any ImageCoder]>
+    private let registry: PriorityRegistry<any ImageCoder>
 
     /// Creates a manager holding `coders`, in order of addition: the last has the highest
     /// priority. By default it holds ``VipsCoder/shared``.
     public init(coders: [any ImageCoder] = [VipsCoder.shared]) {
-        state = InlineLocked(coders)
+        registry = PriorityRegistry(coders)
     }
 
     /// The coders, in order of addition: the last one is tried first. Setting it replaces
     /// the whole list.
     public var coders: [any ImageCoder] {
-        get { state.withLock { $0 } }
-        set { state.withLock { $0 = newValue } }
+        get { registry.entries }
+        set { registry.replace(with: newValue) }
     }
 
     /// Adds `coder` with the highest priority: it is asked before every coder already held.
     public func addCoder(_ coder: any ImageCoder) {
-        state.withLock { $0.append(coder) }
+        registry.add(coder)
     }
 
     /// Removes `coder`, compared by identity (every occurrence of that very object).
     /// Value-type coders such as ``VipsCoder`` and ``QOICoder`` have no identity: remove
     /// them with ``removeCoders(ofType:)`` or ``removeCoders(where:)``.
     public func removeCoder(_ coder: some ImageCoder & AnyObject) {
-        state.withLock { coders in
-            coders.removeAll { candidate in
-                type(of: candidate) is AnyClass && (candidate as AnyObject) === coder
-            }
-        }
+        registry.remove(identicalTo: coder)
     }
 
     /// Removes every coder of type `type` and returns how many were removed.
@@ -72,11 +67,7 @@ public final class ImageCodersManager: ImageCoder {
     /// manager.
     @discardableResult
     public func removeCoders(where shouldRemove: (any ImageCoder) -> Bool) -> Int {
-        state.withLock { coders in
-            let before = coders.count
-            coders.removeAll(where: shouldRemove)
-            return before - coders.count
-        }
+        registry.removeAll(where: shouldRemove)
     }
 
     // MARK: ImageCoder
@@ -124,7 +115,7 @@ public final class ImageCodersManager: ImageCoder {
     /// Encodes with the highest-priority coder that can write `options.format`.
     public func encode(_ image: Image, options: ImageEncodeOptions) throws(ImageError) -> Data {
         let snapshot = coders
-        guard let coder = snapshot.last(where: { $0.canEncode(options.format) }) else {
+        guard let coder = PriorityRegistry<any ImageCoder>.first(in: snapshot, where: { $0.canEncode(options.format) }) else {
             throw Self.noEncoder(for: options.format, among: snapshot)
         }
         return try coder.encode(image, options: options)
@@ -133,7 +124,7 @@ public final class ImageCodersManager: ImageCoder {
     // MARK: Routing
 
     private func decoder(for data: Data, in snapshot: [any ImageCoder]) -> (any ImageCoder)? {
-        snapshot.last { $0.canDecode(data) }
+        PriorityRegistry<any ImageCoder>.first(in: snapshot) { $0.canDecode(data) }
     }
 
     /// The error for data no coder claims: the reason ``VipsCoder`` would give when it

@@ -1,5 +1,4 @@
 import Foundation
-import WebImageLocking
 
 /// An ``ImageLoader`` that hands each URL to one of a list of loaders that can change at
 /// run time: SDWebImage's `SDImageLoadersManager`, as ``ImageCodersManager`` is for coders.
@@ -25,36 +24,32 @@ public final class ImageLoadersManager: ImageLoader {
     /// user of `shared`; a component that wants its own set of loaders makes its own manager.
     public static let shared = ImageLoadersManager()
 
-    private let state: InlineLocked<[any ImageLoader]>
+    private let registry: PriorityRegistry<any ImageLoader>
 
     /// Creates a manager holding `loaders`, in order of addition: the last has the highest
     /// priority. By default it holds ``ImageDownloader/shared``, a ``FileLoader`` and a
     /// ``DataURLLoader``.
     public init(loaders: [any ImageLoader] = [ImageDownloader.shared, FileLoader(), DataURLLoader()]) {
-        state = InlineLocked(loaders)
+        registry = PriorityRegistry(loaders)
     }
 
     /// The loaders, in order of addition: the last one is asked first. Setting it replaces
     /// the whole list.
     public var loaders: [any ImageLoader] {
-        get { state.withLock { $0 } }
-        set { state.withLock { $0 = newValue } }
+        get { registry.entries }
+        set { registry.replace(with: newValue) }
     }
 
     /// Adds `loader` with the highest priority: it is asked before every loader already held.
     public func addLoader(_ loader: any ImageLoader) {
-        state.withLock { $0.append(loader) }
+        registry.add(loader)
     }
 
     /// Removes `loader`, compared by identity (every occurrence of that very object).
     /// Value-type loaders such as ``FileLoader`` have no identity: remove them with
     /// ``removeLoaders(ofType:)`` or ``removeLoaders(where:)``.
     public func removeLoader(_ loader: some ImageLoader & AnyObject) {
-        state.withLock { loaders in
-            loaders.removeAll { candidate in
-                type(of: candidate) is AnyClass && (candidate as AnyObject) === loader
-            }
-        }
+        registry.remove(identicalTo: loader)
     }
 
     /// Removes every loader of type `type` and returns how many were removed.
@@ -68,11 +63,7 @@ public final class ImageLoadersManager: ImageLoader {
     /// manager.
     @discardableResult
     public func removeLoaders(where shouldRemove: (any ImageLoader) -> Bool) -> Int {
-        state.withLock { loaders in
-            let before = loaders.count
-            loaders.removeAll(where: shouldRemove)
-            return before - loaders.count
-        }
+        registry.removeAll(where: shouldRemove)
     }
 
     // MARK: ImageLoader
@@ -96,6 +87,6 @@ public final class ImageLoadersManager: ImageLoader {
     }
 
     private func loader(for url: URL) -> (any ImageLoader)? {
-        loaders.last { $0.canLoad(url) }
+        registry.first { $0.canLoad(url) }
     }
 }
