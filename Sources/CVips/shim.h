@@ -11,6 +11,14 @@
 
 // MARK: Process set-up
 
+/// Blocks (or allows) the operations libvips marks untrusted: loaders of formats whose
+/// parsers are not hardened against hostile input (ImageMagick, PDF, JPEG XL). The JPEG XL
+/// saver stays allowed either way: it writes pixels WebImage made, and reads no input.
+static inline void wi_vips_block_untrusted(int blocked) {
+    vips_block_untrusted_set(blocked ? TRUE : FALSE);
+    vips_operation_block_set("VipsForeignSaveJxl", FALSE);
+}
+
 /// Initialises libvips once for a server: no operation cache, one worker thread per
 /// image, untrusted loaders (magick, pdf, ...) blocked. Whether orc vector code runs is
 /// set by the caller (Vips.swift). Returns 0 on success.
@@ -24,13 +32,12 @@ static inline int wi_vips_init(void) {
     vips_cache_set_max_mem(0);
     vips_cache_set_max_files(0);
     vips_concurrency_set(1);
-    vips_block_untrusted_set(TRUE);
+    wi_vips_block_untrusted(1);
     return 0;
 }
 
 /// Whether libvips runs its orc vector code.
 static inline int wi_vector_enabled(void) { return vips_vector_isenabled() ? 1 : 0; }
-static inline void wi_vips_block_untrusted(int blocked) { vips_block_untrusted_set(blocked ? TRUE : FALSE); }
 
 // MARK: Loading
 
@@ -244,6 +251,10 @@ static inline int wi_avifsave(VipsImage *in, void **buf, size_t *len, int qualit
     return vips_heifsave_buffer(in, buf, len, "Q", quality, "lossless", lossless ? TRUE : FALSE,
                                 "compression", VIPS_FOREIGN_HEIF_COMPRESSION_AV1, "effort", effort,
                                 "strip", strip ? TRUE : FALSE, NULL);
+}
+static inline int wi_jxlsave(VipsImage *in, void **buf, size_t *len, int quality, int lossless, int effort, int strip) {
+    return vips_jxlsave_buffer(in, buf, len, "Q", quality, "lossless", lossless ? TRUE : FALSE, "effort", effort,
+                               "strip", strip ? TRUE : FALSE, NULL);
 }
 static inline int wi_gifsave(VipsImage *in, void **buf, size_t *len, int effort, int bitdepth) {
     return vips_gifsave_buffer(in, buf, len, "effort", effort, "bitdepth", bitdepth, NULL);

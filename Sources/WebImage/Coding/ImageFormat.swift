@@ -57,7 +57,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
     /// (ask a coder's ``ImageCoder/canEncode(_:)`` when the coder is not ``VipsCoder``).
     public var isWritable: Bool {
         switch self {
-        case .jpeg, .png, .webp, .avif, .heic, .gif, .tiff: true
+        case .jpeg, .png, .webp, .avif, .heic, .gif, .tiff, .jxl: true
         default: false
         }
     }

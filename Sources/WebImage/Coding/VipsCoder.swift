@@ -22,8 +22,8 @@ public struct VipsCoder: ImageCoder {
 
     private static let untrustedAllowed = Locked(false)
 
-    /// Formats libvips reads only through loaders it marks untrusted (ImageMagick, PDF).
-    static let untrustedLoaders: [ImageFormat: String] = [.pdf: "pdfload", .bmp: "magickload", .ico: "magickload"]
+    /// Formats libvips reads only through loaders it marks untrusted (ImageMagick, PDF, JPEG XL).
+    static let untrustedLoaders: [ImageFormat: String] = [.pdf: "pdfload", .bmp: "magickload", .ico: "magickload", .jxl: "jxlload"]
 
     /// Formats libvips has no loader or saver for, with the WebImage coder that handles them.
     static let otherCoders: [ImageFormat: String] = [.qoi: "QOICoder"]

@@ -62,6 +62,8 @@ enum VipsEncode {
         case .heic: status = wi_heicsave(image.pointer, &buffer, &length, q, strip)
         case .gif: status = wi_gifsave(image.pointer, &buffer, &length, 7, 8)
         case .tiff: status = wi_tiffsave(image.pointer, &buffer, &length, strip)
+        // Effort 4 of 1…9: imgproxy's default, about as fast as AVIF at its effort here.
+        case .jxl: status = wi_jxlsave(image.pointer, &buffer, &length, q, lossless, 4, strip)
         default:
             throw .encodingFailed("\(options.format.rawValue) cannot be written")
         }

@@ -42,8 +42,8 @@ extension ImgproxyEnvironment {
         )
 
         // Formats and compression
-        refused("WebImage does not write JPEG XL", "IMGPROXY_AUTO_JXL", "IMGPROXY_ENFORCE_JXL")
-        ignored("WebImage does not write JPEG XL", "IMGPROXY_JXL_EFFORT")
+        refused("JPEG XL is written when a URL asks for it (f:jxl, .jxl), never chosen from Accept", "IMGPROXY_AUTO_JXL", "IMGPROXY_ENFORCE_JXL")
+        ignored("JPEG XL is written at effort 4, imgproxy's default", "IMGPROXY_JXL_EFFORT")
         ignored("high dynamic range is not kept: images are written with 8 bits a channel", "IMGPROXY_PRESERVE_HDR")
         ignored(
             "WebImage writes with libvips' defaults for this encoder setting",

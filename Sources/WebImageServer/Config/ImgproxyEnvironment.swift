@@ -102,10 +102,10 @@ public enum ImgproxyEnvironment {
         same("IMGPROXY_TTL", .ttl)
         same("IMGPROXY_QUALITY", .quality)
         custom("IMGPROXY_FORMAT_QUALITY") { value, _, config throws(ServerConfigError) in
-            // Formats WebImage does not write (jxl, bmp, ico, svg) have no quality to set.
+            // Formats WebImage does not write (bmp, ico, svg) have no quality to set.
             let items = list(value).filter { item in
                 let format = item.split(separator: "=").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
-                return !["jxl", "bmp", "ico", "svg"].contains(format)
+                return !["bmp", "ico", "svg"].contains(format)
             }
             try ImgproxyEnvironment.setting(.formatQuality, items, named: "IMGPROXY_FORMAT_QUALITY", &config)
         }

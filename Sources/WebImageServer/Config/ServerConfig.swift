@@ -307,13 +307,13 @@ public struct ServerConfig: Sendable {
             throw ServerConfigError("best formats must name at least one format (--best-formats, WEBIMAGE_BEST_FORMATS)")
         }
         for format in bestFormats where !format.isWritable {
-            throw ServerConfigError("best format '\(format.rawValue)' cannot be written; use jpeg, png, gif, webp, avif, heic or tiff")
+            throw ServerConfigError("best format '\(format.rawValue)' cannot be written; use jpeg, png, gif, webp, avif, heic, tiff or jxl")
         }
         guard !preferredFormats.isEmpty else {
             throw ServerConfigError("preferred formats must name at least one format (--preferred-formats, WEBIMAGE_PREFERRED_FORMATS)")
         }
         for format in preferredFormats where !format.isWritable {
-            throw ServerConfigError("preferred format '\(format.rawValue)' cannot be written; use jpeg, png, gif, webp, avif, heic or tiff")
+            throw ServerConfigError("preferred format '\(format.rawValue)' cannot be written; use jpeg, png, gif, webp, avif, heic, tiff or jxl")
         }
         guard cacheMaxDiskSize >= 0, cacheMaxMemory >= 0 else {
             throw ServerConfigError("cache limits must be 0 or more bytes (--cache-max-disk, --cache-max-memory)")

@@ -137,7 +137,7 @@ public enum ServerSetting: String, CaseIterable, Sendable {
             for item in values {
                 let parts = item.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
                 guard parts.count == 2, let format = ImageFormat(name: parts[0]), let quality = Int(parts[1]) else {
-                    throw invalid(item, "format=quality, e.g. webp=70 (formats jpeg, png, gif, webp, avif, heic, tiff)")
+                    throw invalid(item, "format=quality, e.g. webp=70 (formats jpeg, png, gif, webp, avif, heic, tiff, jxl)")
                 }
                 qualities[format] = quality
             }
@@ -234,7 +234,7 @@ public enum ServerSetting: String, CaseIterable, Sendable {
         var formats: [ImageFormat] = []
         for name in value.split(separator: ",") {
             guard let format = ImageFormat(name: name.trimmingCharacters(in: .whitespaces)) else {
-                throw invalid(value, "a comma-separated list of jpeg, png, gif, webp, avif, heic, tiff")
+                throw invalid(value, "a comma-separated list of jpeg, png, gif, webp, avif, heic, tiff, jxl")
             }
             formats.append(format)
         }

@@ -122,7 +122,7 @@ extension ProxySource {
 
 /// The output format named by a URL's extension.
 private enum AnyExtension {
-    static let usage = "jpg, png, webp, avif, gif, tiff or heic"
+    static let usage = "jpg, png, webp, avif, gif, tiff, heic or jxl"
 
     static func format(_ text: Substring) throws(ProxyError) -> ImageFormat? {
         guard !text.isEmpty else {

@@ -39,7 +39,7 @@ struct ImgproxyCompatibilityTests {
         #expect(config.maxSourceBytes == ServerConfig().maxSourceBytes)  // imgproxy's 0 (no limit) keeps ours
         #expect(config.maxAnimationFrames == 7 && config.maxResultDimension == 4000 && config.workers == 3)
         #expect(config.ttl == 60 && config.defaultQuality == 70)
-        #expect(config.formatQuality == [.webp: 60, .avif: 50])
+        #expect(config.formatQuality == [.webp: 60, .avif: 50, .jxl: 77])
         #expect(!config.autoWebP && config.enforceAVIF)
         #expect(config.allowedSources == ["https://a.example.com/", "https://*.b.example/img/"])
         #expect(config.allowPrivate && !config.allowLoopback)

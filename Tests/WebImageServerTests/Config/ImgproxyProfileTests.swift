@@ -37,7 +37,7 @@ struct ImgproxyProfileTests {
         #expect(imgproxy.maxAnimationFrames == 1 && imgproxy.maxSourceResolution == 50_000_000)
         #expect(imgproxy.maxResultDimension == ServerProfile.unboundedResultDimension)
         #expect(imgproxy.keepCopyright && imgproxy.stripMetadata && imgproxy.stripColorProfile && imgproxy.autoRotate && !imgproxy.enforceThumbnail)
-        #expect(imgproxy.formatQuality == [.webp: 79, .avif: 63] && imgproxy.defaultQuality == 80)
+        #expect(imgproxy.formatQuality == [.webp: 79, .avif: 63, .jxl: 77] && imgproxy.defaultQuality == 80)
         #expect(imgproxy.downloadTimeout == .seconds(5) && imgproxy.requestTimeout == .seconds(10))
         #expect(imgproxy.readRequestTimeout == .seconds(10) && imgproxy.keepAliveTimeout == .seconds(10) && imgproxy.maxClients == 2048)
         #expect(imgproxy.ttl == 31_536_000 && imgproxy.signatureSize == 32 && imgproxy.maxRedirects == 10)

@@ -6,6 +6,21 @@ import WebImageTestSupport
 
 @Suite("Proxy responses")
 struct ProxyResponseTests {
+    @Test("JPEG XL is written when the URL asks for it, by option or extension, never chosen from Accept")
+    func jpegXL() async throws {
+        try await LiveProxy.with(configure: { $0.formatQuality = [.jxl: 60] }) { (origin, proxy) async throws in
+            origin.register("/photo.jpg", .image(ProxyImages.jpeg))
+            for path in [proxyPath("f:jxl/rs:fit:64:64", source: origin.url("/photo.jpg")), proxyPath("rs:fit:64:64", source: origin.url("/photo.jpg"), extension: "jxl")] {
+                let reply = try await proxy.get(path)
+                #expect(reply.status == 200, "\(reply.text.prefix(200))")
+                #expect(reply.header("content-type") == "image/jxl")
+                #expect(ImageFormat(data: reply.body) == .jxl)
+            }
+            let negotiated = try await proxy.get(proxyPath("rs:fit:64:64", source: origin.url("/photo.jpg")), headers: [("Accept", "image/jxl,*/*")])
+            #expect(negotiated.header("content-type") == "image/jpeg")
+        }
+    }
+
     /// imgproxy's response writer: `exp` caps `max-age` (`SetExpires`), and no positive
     /// max-age gives `no-cache`.
     @Test("a URL's expires caps max-age, counted from now; a TTL of 0 is no-cache")
