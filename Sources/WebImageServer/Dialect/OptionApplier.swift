@@ -133,6 +133,13 @@ struct OptionApplier: Sendable {
         case .raw:
             try segment.requireCount(1...1, usage: usage)
             options.raw = try segment.boolean(0, "raw", usage: usage)
+        case .preserveHDR:
+            try segment.requireCount(1...1, usage: usage)
+            if try segment.boolean(0, "preserve HDR", usage: usage) {
+                // libvips 8.14 decodes HDR sources to 16 bits, but WebImage's pipeline and
+                // encoders work in 8 bits a channel: asking to keep HDR cannot be honoured.
+                throw segment.error("high dynamic range cannot be kept: WebImage writes 8 bits a channel", usage: usage)
+            }
         case .backgroundAlpha, .stripColorProfile, .keepCopyright, .enforceThumbnail, .formatQuality, .skipProcessing,
              .filename, .returnAttachment:
             try applyOutputOption(option, segment, to: &options, usage: usage)

@@ -11,6 +11,8 @@ enum ProcessingOptionName: CaseIterable {
     case minWidth, minHeight, zoom, extendAspectRatio, autoRotate, flip
     // What /info reports.
     case gps
+    /// imgproxy's `preserve_hdr`: accepted off; on, refused, since results are 8-bit.
+    case preserveHDR
 
     /// Full name first, then aliases, as imgproxy spells them.
     var names: [String] {
@@ -37,6 +39,7 @@ enum ProcessingOptionName: CaseIterable {
         case .cacheBuster: ["cachebuster", "cb"]
         case .expires: ["expires", "exp"]
         case .raw: ["raw"]
+        case .preserveHDR: ["preserve_hdr", "ph"]
         case .preset: ["preset", "pr"]
         case .backgroundAlpha: ["background_alpha", "bga"]
         case .stripColorProfile: ["strip_color_profile", "scp"]
@@ -89,6 +92,7 @@ enum ProcessingOptionName: CaseIterable {
         case .cacheBuster: "cachebuster:<any text> (alias cb)"
         case .expires: "expires:<unix time> (alias exp)"
         case .raw: "raw:<1|0>"
+        case .preserveHDR: "preserve_hdr:0 (alias ph; 1 is refused: results are 8 bits a channel)"
         case .preset: "preset:<name>[:<name>…] (alias pr)"
         case .backgroundAlpha: "background_alpha:<0…1> (alias bga)"
         case .stripColorProfile: "strip_color_profile:<1|0> (alias scp)"

@@ -10,7 +10,8 @@ import WebImage
 // - TestParsePathWebpDetection, …Enforce, …Avif…, …Jxl…, TestParsePathClientHints,
 //   TestParsePathClientHintsRedefine: the proxy negotiates formats from Accept after parsing
 //   (FormatNegotiation, tested in AcceptParsingTests) and reads no client hints.
-// - TestParsePathPreserveHDR: `preserve_hdr` is not an option of the proxy (no HDR pipeline).
+// - TestParsePathPreserveHDR: `preserve_hdr:1` is refused with a 400 that says why (results
+//   are 8 bits a channel); `preserveHDR` below checks that, and that `preserve_hdr:0` is accepted.
 @Suite("imgproxy processing_options_test.go")
 struct ImgproxyProcessingOptionsCasesTests {
     static let parser = ProxyURLParser(keys: [])
@@ -212,5 +213,12 @@ struct ImgproxyProcessingOptionsCasesTests {
         #expect(request.options.width == 100 && request.options.height == 100 && request.options.enlarge)
         // Presets are written with the same separator.
         #expect(try Self.parse("/preset,big/plain/http://images.dev/lorem/ipsum.jpg", parser: parser).options.width == 300)
+    }
+
+    @Test("preserve_hdr: off is accepted, on is refused saying why")
+    func preserveHDR() throws {
+        #expect(try Self.parse("/ph:0/plain/\(Self.origin)").options == Self.parse("/plain/\(Self.origin)").options)
+        let refused = parseError("/unsafe/preserve_hdr:1/plain/\(Self.origin)")
+        #expect(refused?.status == 400 && refused?.message.contains("8 bits") == true)
     }
 }
