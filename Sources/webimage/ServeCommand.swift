@@ -81,6 +81,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("s3-allowed-bucket"), help: "The only bucket s3:// sources may name (repeatable; default: any).") var s3AllowedBuckets: [String] = []
     @Option(name: .customLong("s3-denied-bucket"), help: "A bucket s3:// sources may not name (repeatable).") var s3DeniedBuckets: [String] = []
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default info).") var logLevel: String?
+    @Option(help: "Log lines as pretty text, structured (logfmt), json or gcp (default pretty).") var logFormat: String?
     @Option(help: "HTTP proxy for sources, e.g. http://user:pass@proxy:3128 (default: HTTP_PROXY / HTTPS_PROXY; empty: none).") var proxy: String?
     @Option(help: "Source hosts fetched without the proxy, comma-separated as curl's NO_PROXY (default: NO_PROXY).") var noProxy: String?
     @Flag(inversion: .prefixedNo, help: "Exempt the proxy's own address from the source-address checks, for a proxy you run on a loopback or private address (default off).") var trustProxyAddress: Bool?
@@ -134,7 +135,11 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError(error.message)
         }
-        var logger = Logger(label: "webimage.serve")
+        let formatName = logFormat ?? environment["WEBIMAGE_LOG_FORMAT"] ?? ImgproxyEnvironment.logFormat(environment) ?? "pretty"
+        guard let format = LogFormat(name: formatName) else {
+            throw ValidationError("--log-format / WEBIMAGE_LOG_FORMAT / IMGPROXY_LOG_FORMAT: '\(formatName)' is not a log format (pretty, structured, json, gcp)")
+        }
+        var logger = format == .pretty ? Logger(label: "webimage.serve") : Logger(label: "webimage.serve") { format.handler(label: $0) }
         let level = logLevel ?? environment["WEBIMAGE_LOG_LEVEL"] ?? ImgproxyEnvironment.logLevel(environment) ?? "info"
         guard let parsed = Logger.Level(rawValue: level.lowercased()) else {
             throw ValidationError("--log-level / WEBIMAGE_LOG_LEVEL / IMGPROXY_LOG_LEVEL: '\(level)' is not a log level (trace, debug, info, notice, warning, error, critical)")

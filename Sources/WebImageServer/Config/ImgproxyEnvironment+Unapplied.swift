@@ -113,7 +113,6 @@ extension ImgproxyEnvironment {
             "IMGPROXY_BUGSNAG_KEY", "IMGPROXY_BUGSNAG_STAGE", "IMGPROXY_HONEYBADGER_KEY", "IMGPROXY_HONEYBADGER_ENV",
             "IMGPROXY_REPORT_DOWNLOADING_ERRORS", "IMGPROXY_REPORT_IO_ERRORS"
         )
-        ignored("the log is swift-log's text format on standard error", "IMGPROXY_LOG_FORMAT")
         ignored(
             "the log goes to standard error; send it on with the service manager (journald, Docker)",
             "IMGPROXY_SYSLOG_ENABLE", "IMGPROXY_SYSLOG_NETWORK", "IMGPROXY_SYSLOG_ADDRESS", "IMGPROXY_SYSLOG_TAG", "IMGPROXY_SYSLOG_LEVEL"

@@ -63,6 +63,13 @@ public enum ImgproxyEnvironment {
         return value == "warn" ? "warning" : value
     }
 
+    /// The log format `IMGPROXY_LOG_FORMAT` names (`pretty`, `structured`, `json`, `gcp`),
+    /// or `nil` when it is not set.
+    public static func logFormat(_ environment: [String: String]) -> String? {
+        guard let value = environment["IMGPROXY_LOG_FORMAT"]?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        return value
+    }
+
     /// How one variable is read.
     private struct Variable: Sendable {
         let apply: @Sendable (String, [String: String], inout ServerConfig) throws(ServerConfigError) -> Void
@@ -177,8 +184,9 @@ public enum ImgproxyEnvironment {
         same("IMGPROXY_BASE_URL", .baseURL)
         same("IMGPROXY_URL_REPLACEMENTS", .urlReplacements)
         same("IMGPROXY_BASE64_URL_INCLUDES_FILENAME", .base64URLIncludesFilename)
-        // Read by `webimage serve` for its logger (logLevel(_:)).
+        // Read by `webimage serve` for its logger (logLevel(_:), logFormat(_:)).
         custom("IMGPROXY_LOG_LEVEL") { _, _, _ in }
+        custom("IMGPROXY_LOG_FORMAT") { _, _, _ in }
         return table
     }()
 
