@@ -103,6 +103,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("fallback-image-url"), help: "Fallback image URL, downloaded at start-up.") var fallbackImageURL: String?
     @Option(name: .customLong("fallback-image-http-code"), help: "Status of a fallback image; 0: the error's (default 200).") var fallbackImageHTTPCode: String?
     @Option(help: "Prefix of every path, e.g. /images (default none).") var pathPrefix: String?
+    @Option(help: "Put in every ETag, so that changing it changes them all (default none).") var etagBuster: String?
+    @Flag(inversion: .prefixedNo, help: "Send Last-Modified and answer If-Modified-Since (default on).") var useLastModified: Bool?
+    @Option(help: "RFC 3339 time: an earlier Last-Modified is sent as it (default none).") var lastModifiedBuster: String?
     @Option(help: "Separator of an option's name and arguments, one character (default :).") var argumentsSeparator: String?
     @Option(name: .customLong("base-url"), help: "Put in front of source URLs that do not start with it (default none).") var baseURL: String?
     @Option(help: "Source URL rewrites, pattern=replacement;… with * for a path segment's characters and $1 for what it matched.") var urlReplacements: String?
@@ -198,7 +201,8 @@ struct ServeCommand: AsyncParsableCommand {
             (.healthCheckPath, healthCheckPath), (.fallbackImageData, fallbackImageData), (.fallbackImagePath, fallbackImagePath),
             (.fallbackImageURL, fallbackImageURL), (.fallbackImageHTTPCode, fallbackImageHTTPCode), (.fallbackImageTTL, fallbackImageTTL),
             (.pathPrefix, pathPrefix), (.argumentsSeparator, argumentsSeparator), (.baseURL, baseURL), (.urlReplacements, urlReplacements),
-            (.base64URLIncludesFilename, base64URLIncludesFilename.map(String.init)),
+            (.base64URLIncludesFilename, base64URLIncludesFilename.map(String.init)), (.etagBuster, etagBuster),
+            (.useLastModified, useLastModified.map(String.init)), (.lastModifiedBuster, lastModifiedBuster),
         ]
         for (setting, value) in single {
             if let value { try setting.apply([value], to: &config) }

@@ -61,10 +61,6 @@ extension ImgproxyEnvironment {
 
         // Responses and caching headers
         ignored("Cache-Control comes from the TTL (--ttl) and the URL's expires, never from the source", "IMGPROXY_CACHE_CONTROL_PASSTHROUGH")
-        ignored(
-            "ETag and Last-Modified are WebImage's own, made when the variant is made (--use-etag)",
-            "IMGPROXY_USE_LAST_MODIFIED", "IMGPROXY_ETAG_BUSTER", "IMGPROXY_LAST_MODIFIED_BUSTER"
-        )
         ignored("client hints (DPR, Width) are not read: the URL's dpr and width apply", "IMGPROXY_ENABLE_CLIENT_HINTS")
 
         // Sources

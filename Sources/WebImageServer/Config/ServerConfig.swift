@@ -91,6 +91,15 @@ public struct ServerConfig: Sendable {
     public var enforceAVIF = false
     /// Send an `ETag` with every image and answer a matching `If-None-Match` with 304. Default on.
     public var useETag = true
+    /// Put in every `ETag` (`"<buster>/<tag>"`), so that changing it changes every ETag and
+    /// clients and CDNs fetch again (imgproxy's `IMGPROXY_ETAG_BUSTER`). `nil`: none.
+    public var etagBuster: String?
+    /// Send `Last-Modified` (the time the variant was made) and answer a matching
+    /// `If-Modified-Since` with 304 (imgproxy's `IMGPROXY_USE_LAST_MODIFIED`). Default on.
+    public var useLastModified = true
+    /// A `Last-Modified` earlier than this is sent as this, and an `If-Modified-Since`
+    /// before it is not matched (imgproxy's `IMGPROXY_LAST_MODIFIED_BUSTER`). `nil`: none.
+    public var lastModifiedBuster: Date?
     /// Leave metadata (EXIF, XMP, IPTC) out of served images unless the URL says otherwise. Default on.
     public var stripMetadata = true
     /// The `User-Agent` sent to sources; `nil`: WebImage's own.
@@ -280,6 +289,9 @@ public struct ServerConfig: Sendable {
         }
         guard keepAliveTimeout >= .zero else {
             throw ServerConfigError("the keep-alive timeout must be 0 (keep-alive off) or more (--keep-alive-timeout, WEBIMAGE_KEEP_ALIVE_TIMEOUT)")
+        }
+        if let etagBuster, etagBuster.contains(where: { $0 == "\"" || $0.isWhitespace || !$0.isASCII }) {
+            throw ServerConfigError("the ETag buster '\(etagBuster)' may hold no quote, blank or non-ASCII character (--etag-buster, WEBIMAGE_ETAG_BUSTER, IMGPROXY_ETAG_BUSTER)")
         }
         if let secret, secret.isEmpty || secret.contains(where: { $0.isWhitespace || $0.isNewline }) {
             throw ServerConfigError("the secret must be a token without blanks (--secret, WEBIMAGE_SECRET, IMGPROXY_SECRET)")

@@ -20,6 +20,7 @@ public enum ServerSetting: String, CaseIterable, Sendable {
     case skipProcessingFormats, maxAnimationFrameResolution, healthCheckPath
     case fallbackImageData, fallbackImagePath, fallbackImageURL, fallbackImageHTTPCode, fallbackImageTTL
     case pathPrefix, argumentsSeparator, baseURL, urlReplacements, base64URLIncludesFilename
+    case etagBuster, useLastModified, lastModifiedBuster
 
     /// The command-line flag, without the leading dashes.
     public var flag: String {
@@ -189,6 +190,18 @@ public enum ServerSetting: String, CaseIterable, Sendable {
         case .baseURL: config.baseURL = value.isEmpty ? nil : value
         case .urlReplacements: config.urlReplacements = value.isEmpty ? [] : try SourceURLRewrite.replacements(from: value)
         case .base64URLIncludesFilename: config.base64URLIncludesFilename = try boolean(value)
+        case .etagBuster: config.etagBuster = value.isEmpty ? nil : value
+        case .useLastModified: config.useLastModified = try boolean(value)
+        case .lastModifiedBuster:
+            // RFC 3339, as imgproxy reads IMGPROXY_LAST_MODIFIED_BUSTER.
+            guard !value.isEmpty else {
+                config.lastModifiedBuster = nil
+                return
+            }
+            guard let date = try? Date(value.trimmingCharacters(in: .whitespaces), strategy: .iso8601) else {
+                throw invalid(value, "an RFC 3339 time, e.g. 2026-01-31T12:00:00Z")
+            }
+            config.lastModifiedBuster = date
         case .fallbackImageTTL:
             let seconds = try integer(value)
             config.fallbackImageTTL = seconds > 0 ? seconds : nil

@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import Tracing
+import WebImage
 
 /// What the proxy's routes answer (``ProxyRoutes``): images for proxy paths,
 /// `/health` and `/metrics`.
@@ -36,6 +37,12 @@ struct ProxyResponder: Sendable {
     let profile: ServerProfile
     /// The prefix proxy paths start with (`""`: none), taken off before parsing.
     let pathPrefix: String
+    /// Put in every ETag (`"<buster>/<tag>"`); `nil`: none.
+    let etagBuster: String?
+    /// Whether images carry `Last-Modified` and `If-Modified-Since` is answered.
+    let useLastModified: Bool
+    /// The earliest `Last-Modified` answered; `nil`: none.
+    let lastModifiedBuster: Date?
     /// `Bearer <secret>`, the `Authorization` every image request must carry; `nil`: none asked for.
     let authorization: [UInt8]?
 
@@ -43,8 +50,12 @@ struct ProxyResponder: Sendable {
 
     init(
         pipeline: ProxyPipeline, metrics: ServerMetrics, ttl: Int, requestTimeout: Duration, useETag: Bool = true, tracesRequests: Bool = false,
-        profile: ServerProfile = .webimage, secret: String? = nil, pathPrefix: String = ""
+        profile: ServerProfile = .webimage, secret: String? = nil, pathPrefix: String = "",
+        etagBuster: String? = nil, useLastModified: Bool = true, lastModifiedBuster: Date? = nil
     ) {
+        self.etagBuster = etagBuster
+        self.useLastModified = useLastModified
+        self.lastModifiedBuster = lastModifiedBuster
         self.pathPrefix = pathPrefix
         self.profile = profile
         self.authorization = secret.map { Array("Bearer \($0)".utf8) }
@@ -180,7 +191,13 @@ struct ProxyResponder: Sendable {
             headers.ok[.cacheControl] = value
             headers.notModified[.cacheControl] = value
         }
-        if useETag, let ifNoneMatch = request.headers[.ifNoneMatch], Self.matches(ifNoneMatch, etag: variant.etag) {
+        if let ifNoneMatch = request.headers[.ifNoneMatch] {
+            // If-None-Match decides alone when it is there (RFC 9110 13.1.3).
+            if useETag, Self.matches(ifNoneMatch, etag: servedETag(variant.etag)) {
+                return Response(status: .notModified, headers: headers.notModified)
+            }
+        } else if useLastModified, let since = request.headers[.ifModifiedSince].flatMap(HTTPDate.date(from:)),
+                  lastModified(of: variant) <= since {
             return Response(status: .notModified, headers: headers.notModified)
         }
         let body = request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: variant.bytes)
@@ -194,8 +211,8 @@ struct ProxyResponder: Sendable {
         var headers = ProxyResponses.securityHeaders
         headers.append(Field(name: .contentType, value: outcome.kind.contentType ?? variant.format.mimeType))
         headers.append(Field(name: .cacheControl, value: cacheControl))
-        if useETag { headers.append(Field(name: .eTag, value: variant.etag)) }
-        headers.append(Field(name: .lastModified, value: HTTPDate.string(from: variant.createdAt)))
+        if useETag { headers.append(Field(name: .eTag, value: servedETag(variant.etag))) }
+        if useLastModified { headers.append(Field(name: .lastModified, value: HTTPDate.string(from: lastModified(of: variant)))) }
         if outcome.variesWithAccept { headers.append(Field(name: .vary, value: "Accept")) }
         if outcome.kind == .image {
             headers.append(Field(name: .contentDisposition, value: outcome.disposition.value(for: variant.format)))
@@ -208,6 +225,19 @@ struct ProxyResponder: Sendable {
         var ok = headers
         ok.append(Field(name: .contentLength, value: String(variant.count)))
         return ImageHeadersCache.Headers(ok: ok, notModified: headers)
+    }
+
+    /// The ETag answered for a variant's `etag`: with the buster in it when there is one.
+    func servedETag(_ etag: String) -> String {
+        guard let etagBuster else { return etag }
+        return "\"" + etagBuster + "/" + etag.trimmingCharacters(in: CharacterSet(charactersIn: "\"")) + "\""
+    }
+
+    /// The `Last-Modified` of `variant`: when it was made, to the second, or the buster if later.
+    func lastModified(of variant: EncodedVariant) -> Date {
+        let made = Date(timeIntervalSince1970: variant.createdAt.timeIntervalSince1970.rounded(.down))
+        guard let lastModifiedBuster, lastModifiedBuster > made else { return made }
+        return lastModifiedBuster
     }
 
     /// `X-Quality`: the encoder quality auto quality chose.

@@ -28,4 +28,14 @@ struct HTTPDateTests {
             #expect(HTTPDate.string(from: date) == formatter.string(from: date))
         }
     }
+
+    @Test("IMF-fixdates parse back to their time; other forms are not read")
+    func parses() {
+        #expect(HTTPDate.date(from: "Sun, 06 Nov 1994 08:49:37 GMT") == Date(timeIntervalSince1970: 784_111_777))
+        let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+        #expect(HTTPDate.date(from: HTTPDate.string(from: now)) == now)
+        for text in ["Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994", "Sun, 06 Nov 1994 08:49:37 UTC", "", "Sun, 06 Foo 1994 08:49:37 GMT"] {
+            #expect(HTTPDate.date(from: text) == nil, "\(text)")
+        }
+    }
 }

@@ -6,6 +6,40 @@ import WebImageTestSupport
 
 @Suite("Proxy responses")
 struct ProxyResponseTests {
+    @Test("ETag buster, Last-Modified and If-Modified-Since as imgproxy's USE_LAST_MODIFIED and busters govern them")
+    func validators() async throws {
+        let buster = Date(timeIntervalSince1970: 4_102_444_800)  // 2100-01-01, later than any variant
+        try await LiveProxy.with(configure: { $0.etagBuster = "v2"; $0.lastModifiedBuster = buster }) { (origin, proxy) async throws in
+            origin.register("/photo.jpg", .image(ProxyImages.jpeg))
+            let path = proxyPath("rs:fit:30:30", source: origin.url("/photo.jpg"))
+            let reply = try await proxy.get(path)
+            let etag = try #require(reply.header("etag"))
+            #expect(etag.hasPrefix("\"v2/") && etag.hasSuffix("\""))
+            #expect(reply.header("last-modified") == "Fri, 01 Jan 2100 00:00:00 GMT")
+            #expect(try await proxy.get(path, headers: [("If-None-Match", etag)]).status == 304)
+            let unbusted = "\"" + etag.dropFirst(4)
+            #expect(try await proxy.get(path, headers: [("If-None-Match", String(unbusted))]).status == 200)
+            #expect(try await proxy.get(path, headers: [("If-Modified-Since", "Fri, 01 Jan 2100 00:00:00 GMT")]).status == 304)
+            #expect(try await proxy.get(path, headers: [("If-Modified-Since", "Thu, 31 Dec 2099 23:00:00 GMT")]).status == 200)
+            // If-None-Match decides alone when it is there.
+            #expect(try await proxy.get(path, headers: [("If-None-Match", "\"other\""), ("If-Modified-Since", "Fri, 01 Jan 2100 00:00:00 GMT")]).status == 200)
+        }
+        try await LiveProxy.with(configure: { $0.useLastModified = false }) { (origin, proxy) async throws in
+            origin.register("/photo.jpg", .image(ProxyImages.jpeg))
+            let path = proxyPath("rs:fit:30:30", source: origin.url("/photo.jpg"))
+            let reply = try await proxy.get(path)
+            #expect(reply.header("last-modified") == nil && reply.header("etag") != nil)
+            #expect(try await proxy.get(path, headers: [("If-Modified-Since", "Fri, 01 Jan 2100 00:00:00 GMT")]).status == 200)
+        }
+        var config = ServerConfig()
+        try ImgproxyEnvironment.apply([
+            "IMGPROXY_ETAG_BUSTER": "b1", "IMGPROXY_USE_LAST_MODIFIED": "false", "IMGPROXY_LAST_MODIFIED_BUSTER": "2026-01-31T12:00:00Z",
+        ], to: &config)
+        #expect(config.etagBuster == "b1" && !config.useLastModified)
+        #expect(config.lastModifiedBuster == Date(timeIntervalSince1970: 1_769_860_800))
+        #expect(throws: ServerConfigError.self) { try ImgproxyEnvironment.apply(["IMGPROXY_LAST_MODIFIED_BUSTER": "yesterday"], to: &config) }
+    }
+
     @Test("JPEG XL is written when the URL asks for it, by option or extension, never chosen from Accept")
     func jpegXL() async throws {
         try await LiveProxy.with(configure: { $0.formatQuality = [.jxl: 60] }) { (origin, proxy) async throws in
