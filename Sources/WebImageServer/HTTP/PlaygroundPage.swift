@@ -45,11 +45,14 @@ struct PlaygroundPage: Sendable {
     ///     `insecure` are refused and the page says so).
     ///   - onlyPresets: whether the server accepts only preset names as options.
     ///   - samples: `local:///` image names offered as sources.
-    init(signingRequired: Bool, onlyPresets: Bool, samples: [String]) {
+    ///   - pathPrefix: the server's path prefix, in front of every path the page uses.
+    init(signingRequired: Bool, onlyPresets: Bool, samples: [String], pathPrefix: String = "") {
         let template = String(decoding: PackageResources.playground_html, as: UTF8.self)
         page = Asset(
             contentType: "text/html; charset=utf-8",
-            body: ByteBuffer(string: Self.html(template: template, signingRequired: signingRequired, onlyPresets: onlyPresets, samples: samples))
+            body: ByteBuffer(string: Self.html(
+                template: template, signingRequired: signingRequired, onlyPresets: onlyPresets, samples: samples, pathPrefix: pathPrefix
+            ))
         )
     }
 
@@ -58,7 +61,7 @@ struct PlaygroundPage: Sendable {
     init(config: ServerConfig) {
         self.init(
             signingRequired: !config.keys.isEmpty, onlyPresets: config.onlyPresets,
-            samples: Self.samples(inDirectory: config.localFilesystemRoot)
+            samples: Self.samples(inDirectory: config.localFilesystemRoot), pathPrefix: config.pathPrefix ?? ""
         )
     }
 
@@ -92,7 +95,7 @@ struct PlaygroundPage: Sendable {
     }
 
     /// The page `template` with its `{{…}}` fields filled in.
-    static func html(template: String, signingRequired: Bool, onlyPresets: Bool, samples: [String]) -> String {
+    static func html(template: String, signingRequired: Bool, onlyPresets: Bool, samples: [String], pathPrefix: String = "") -> String {
         let sampleOptions = samples.map { name in
             let source = escaped("local:///" + name)
             return #"<option value="\#(source)">\#(source)</option>"#
@@ -106,6 +109,7 @@ struct PlaygroundPage: Sendable {
             "sample-list": hasSamples ? "" : " disabled",
             "sample-options": hasSamples ? sampleOptions : #"<option value="">no local file-system root</option>"#,
             "url-choice": hasSamples ? "" : " checked",
+            "path-prefix": escaped(pathPrefix),
         ]
         var page = template
         for (name, value) in fields {

@@ -54,6 +54,22 @@ struct PlaygroundTests {
         }
     }
 
+    @Test("under a path prefix, the page, its script and style and the paths it builds carry the prefix")
+    func underPathPrefix() async throws {
+        try await LiveProxy.with(configure: { $0.playground = true; $0.pathPrefix = "/images" }) { (_, proxy) async throws in
+            let page = try await proxy.get("/images")
+            #expect(page.status == 200)
+            #expect(page.text.contains(#"<script src="/images/playground.js" defer></script>"#))
+            #expect(page.text.contains(#"href="/images/playground.css""#))
+            #expect(page.text.contains(#"data-path-prefix="/images""#))
+            #expect(try await proxy.get("/images" + PlaygroundPage.scriptPath).status == 200)
+            #expect(try await proxy.get("/images" + PlaygroundPage.stylePath).status == 200)
+            #expect(try await proxy.get("/").status == 404)
+            let script = try await proxy.get("/images" + PlaygroundPage.scriptPath).text
+            #expect(script.contains(#"pathPrefix + "/insecure""#) && script.contains(#"pathPrefix + "/info/insecure""#))
+        }
+    }
+
     @Test("the page's script and style answer JavaScript and CSS")
     func assetsWhenOn() async throws {
         try await LiveProxy.with(configure: { $0.playground = true }) { (_, proxy) async throws in

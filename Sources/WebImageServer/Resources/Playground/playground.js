@@ -3,6 +3,8 @@
   const byId = (id) => document.getElementById(id);
   const form = byId("options");
   const signingRequired = document.body.dataset.signingRequired === "true";
+  // The server's path prefix (--path-prefix), in front of every path it serves.
+  const pathPrefix = document.body.dataset.pathPrefix || "";
   // What Chromium's <img> sends, so "auto" formats are negotiated as a page's images are.
   const imageAccept = "image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8";
   const debounceMilliseconds = 250;
@@ -130,7 +132,7 @@
     timer = null;
     byId("quality").disabled = byId("quality-auto").checked;
     const path = processingPath();
-    const url = "/insecure" + path;
+    const url = pathPrefix + "/insecure" + path;
     setText("built-url", new URL(url, location.href).href);
     byId("open-url").href = url;
     if (controller) controller.abort();
@@ -149,7 +151,7 @@
       else byId("info").textContent = `/info failed: ${error}`;
     };
     showImage(url, signal).catch(failed("image"));
-    showInfo("/info/insecure" + path, signal).catch(failed("info"));
+    showInfo(pathPrefix + "/info/insecure" + path, signal).catch(failed("info"));
   }
 
   function schedule() {
