@@ -189,7 +189,8 @@ public final class ProxyServer: Sendable {
         let responder = ProxyResponder(
             pipeline: pipeline, metrics: metrics, ttl: config.ttl, requestTimeout: config.requestTimeout, useETag: config.useETag,
             tracesRequests: tracesRequests, profile: config.profile, secret: config.secret, pathPrefix: config.pathPrefix ?? "",
-            etagBuster: config.etagBuster, useLastModified: config.useLastModified, lastModifiedBuster: config.lastModifiedBuster
+            etagBuster: config.etagBuster, useLastModified: config.useLastModified, lastModifiedBuster: config.lastModifiedBuster,
+            readsClientHints: config.enableClientHints
         )
         ProxyRoutes(
             responder: responder, playground: config.playground ? PlaygroundPage(config: config) : nil, healthCheckPath: config.healthCheckPath,

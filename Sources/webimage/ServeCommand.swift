@@ -104,6 +104,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("fallback-image-http-code"), help: "Status of a fallback image; 0: the error's (default 200).") var fallbackImageHTTPCode: String?
     @Option(help: "Prefix of every path, e.g. /images (default none).") var pathPrefix: String?
     @Option(help: "Put in every ETag, so that changing it changes them all (default none).") var etagBuster: String?
+    @Flag(inversion: .prefixedNo, help: "Read client hints (Sec-CH-DPR, DPR, Sec-CH-Width, Width) as a URL's starting dpr and width (default off).") var enableClientHints: Bool?
     @Flag(inversion: .prefixedNo, help: "Send Last-Modified and answer If-Modified-Since (default on).") var useLastModified: Bool?
     @Option(help: "RFC 3339 time: an earlier Last-Modified is sent as it (default none).") var lastModifiedBuster: String?
     @Option(help: "Separator of an option's name and arguments, one character (default :).") var argumentsSeparator: String?
@@ -203,6 +204,7 @@ struct ServeCommand: AsyncParsableCommand {
             (.pathPrefix, pathPrefix), (.argumentsSeparator, argumentsSeparator), (.baseURL, baseURL), (.urlReplacements, urlReplacements),
             (.base64URLIncludesFilename, base64URLIncludesFilename.map(String.init)), (.etagBuster, etagBuster),
             (.useLastModified, useLastModified.map(String.init)), (.lastModifiedBuster, lastModifiedBuster),
+            (.enableClientHints, enableClientHints.map(String.init)),
         ]
         for (setting, value) in single {
             if let value { try setting.apply([value], to: &config) }

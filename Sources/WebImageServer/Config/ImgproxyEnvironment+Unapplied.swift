@@ -61,7 +61,6 @@ extension ImgproxyEnvironment {
 
         // Responses and caching headers
         ignored("Cache-Control comes from the TTL (--ttl) and the URL's expires, never from the source", "IMGPROXY_CACHE_CONTROL_PASSTHROUGH")
-        ignored("client hints (DPR, Width) are not read: the URL's dpr and width apply", "IMGPROXY_ENABLE_CLIENT_HINTS")
 
         // Sources
         refused(

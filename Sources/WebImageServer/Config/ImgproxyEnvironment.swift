@@ -181,6 +181,7 @@ public enum ImgproxyEnvironment {
         same("IMGPROXY_FALLBACK_IMAGE_TTL", .fallbackImageTTL)
         same("IMGPROXY_PATH_PREFIX", .pathPrefix)
         same("IMGPROXY_ETAG_BUSTER", .etagBuster)
+        same("IMGPROXY_ENABLE_CLIENT_HINTS", .enableClientHints)
         same("IMGPROXY_USE_LAST_MODIFIED", .useLastModified)
         same("IMGPROXY_LAST_MODIFIED_BUSTER", .lastModifiedBuster)
         same("IMGPROXY_ARGUMENTS_SEPARATOR", .argumentsSeparator)

@@ -91,6 +91,10 @@ public struct ServerConfig: Sendable {
     public var enforceAVIF = false
     /// Send an `ETag` with every image and answer a matching `If-None-Match` with 304. Default on.
     public var useETag = true
+    /// Read client hints (`Sec-CH-DPR`/`DPR`, `Sec-CH-Width`/`Width`) as a URL's starting
+    /// `dpr` and width, and send `Vary` with them (imgproxy's `IMGPROXY_ENABLE_CLIENT_HINTS`).
+    /// Default off.
+    public var enableClientHints = false
     /// Put in every `ETag` (`"<buster>/<tag>"`), so that changing it changes every ETag and
     /// clients and CDNs fetch again (imgproxy's `IMGPROXY_ETAG_BUSTER`). `nil`: none.
     public var etagBuster: String?

@@ -20,7 +20,7 @@ public enum ServerSetting: String, CaseIterable, Sendable {
     case skipProcessingFormats, maxAnimationFrameResolution, healthCheckPath
     case fallbackImageData, fallbackImagePath, fallbackImageURL, fallbackImageHTTPCode, fallbackImageTTL
     case pathPrefix, argumentsSeparator, baseURL, urlReplacements, base64URLIncludesFilename
-    case etagBuster, useLastModified, lastModifiedBuster
+    case etagBuster, useLastModified, lastModifiedBuster, enableClientHints
 
     /// The command-line flag, without the leading dashes.
     public var flag: String {
@@ -191,6 +191,7 @@ public enum ServerSetting: String, CaseIterable, Sendable {
         case .urlReplacements: config.urlReplacements = value.isEmpty ? [] : try SourceURLRewrite.replacements(from: value)
         case .base64URLIncludesFilename: config.base64URLIncludesFilename = try boolean(value)
         case .etagBuster: config.etagBuster = value.isEmpty ? nil : value
+        case .enableClientHints: config.enableClientHints = try boolean(value)
         case .useLastModified: config.useLastModified = try boolean(value)
         case .lastModifiedBuster:
             // RFC 3339, as imgproxy reads IMGPROXY_LAST_MODIFIED_BUSTER.

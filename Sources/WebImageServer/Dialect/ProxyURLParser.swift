@@ -94,10 +94,12 @@ public struct ProxyURLParser: Sendable {
     /// - Parameters:
     ///   - path: the path as received, beginning with `/`.
     ///   - now: the time `expires` is compared with.
+    ///   - hints: the request's client hints, when the server reads them: the `dpr` and
+    ///     width the options start from.
     /// - Throws: ``ProxyError``: 400 for a malformed URL, 403 for a bad signature or a
     ///   security option the parser does not allow,
     ///   404 for an expired URL.
-    public func parse(path: String, now: Date = Date()) throws(ProxyError) -> ProxyRequest {
+    public func parse(path: String, now: Date = Date(), hints: ClientHints? = nil) throws(ProxyError) -> ProxyRequest {
         guard path.utf8.count <= Self.maxPathLength else {
             throw .badRequest("the path is \(path.utf8.count) bytes long; the limit is \(Self.maxPathLength): shorten the source URL or move options into a preset")
         }
@@ -117,7 +119,7 @@ public struct ProxyURLParser: Sendable {
         let signedPath = Substring(restored)
         try URLSignature(keys: keys, size: signatureSize, trusted: trustedSignatures).verify(signature: signature, path: signedPath)
 
-        var options = defaultOptions
+        var options = hints.map { $0.applied(to: defaultOptions) } ?? defaultOptions
         if presets["default"] != nil {
             try applier.applyPreset("default", to: &options)
         }

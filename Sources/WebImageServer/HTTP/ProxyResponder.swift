@@ -43,6 +43,8 @@ struct ProxyResponder: Sendable {
     let useLastModified: Bool
     /// The earliest `Last-Modified` answered; `nil`: none.
     let lastModifiedBuster: Date?
+    /// Whether client hints set a URL's starting `dpr` and width (and images vary with them).
+    let readsClientHints: Bool
     /// `Bearer <secret>`, the `Authorization` every image request must carry; `nil`: none asked for.
     let authorization: [UInt8]?
 
@@ -51,8 +53,9 @@ struct ProxyResponder: Sendable {
     init(
         pipeline: ProxyPipeline, metrics: ServerMetrics, ttl: Int, requestTimeout: Duration, useETag: Bool = true, tracesRequests: Bool = false,
         profile: ServerProfile = .webimage, secret: String? = nil, pathPrefix: String = "",
-        etagBuster: String? = nil, useLastModified: Bool = true, lastModifiedBuster: Date? = nil
+        etagBuster: String? = nil, useLastModified: Bool = true, lastModifiedBuster: Date? = nil, readsClientHints: Bool = false
     ) {
+        self.readsClientHints = readsClientHints
         self.etagBuster = etagBuster
         self.useLastModified = useLastModified
         self.lastModifiedBuster = lastModifiedBuster
@@ -117,7 +120,8 @@ struct ProxyResponder: Sendable {
             guard path.hasPrefix(pathPrefix + "/") else { throw ProxyRoutes.notFound }
             path.removeFirst(pathPrefix.count)
         }
-        let resolved = try pipeline.resolve(path: path, accept: request.headers[.accept]).get()
+        let hints = readsClientHints ? ClientHints { name in Field.Name(name).flatMap { request.headers[$0] } } : nil
+        let resolved = try pipeline.resolve(path: path, accept: request.headers[.accept], hints: hints).get()
         // A memory hit is answered at once: no task, no timer (the timeout is for work).
         let outcome: ProxyPipeline.Outcome
         if let hit = pipeline.memoryHit(resolved) {
@@ -213,7 +217,12 @@ struct ProxyResponder: Sendable {
         headers.append(Field(name: .cacheControl, value: cacheControl))
         if useETag { headers.append(Field(name: .eTag, value: servedETag(variant.etag))) }
         if useLastModified { headers.append(Field(name: .lastModified, value: HTTPDate.string(from: lastModified(of: variant)))) }
-        if outcome.variesWithAccept { headers.append(Field(name: .vary, value: "Accept")) }
+        switch (outcome.variesWithAccept, readsClientHints && outcome.kind == .image) {
+        case (true, true): headers.append(Field(name: .vary, value: "Accept, " + ClientHints.varyFields))
+        case (true, false): headers.append(Field(name: .vary, value: "Accept"))
+        case (false, true): headers.append(Field(name: .vary, value: ClientHints.varyFields))
+        case (false, false): break
+        }
         if outcome.kind == .image {
             headers.append(Field(name: .contentDisposition, value: outcome.disposition.value(for: variant.format)))
         }

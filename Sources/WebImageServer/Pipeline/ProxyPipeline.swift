@@ -118,16 +118,19 @@ final class ProxyPipeline: Sendable {
 
     /// Parses and checks `path` (still percent-encoded, without its query) and names the
     /// variant it asks for. Synchronous and cheap: no I/O.
-    func resolve(path: String, accept: String?) -> Result<Resolved, ProxyError> {
+    /// - Parameter hints: the request's client hints, when the server reads them.
+    func resolve(path: String, accept: String?, hints: ClientHints? = nil) -> Result<Resolved, ProxyError> {
         let entry: ResolvedPaths.Entry
-        if let known = resolvedPaths.entry(forPath: path) {
+        // The same path with other hints is another request.
+        let remembered = hints.map { path + $0.cacheKeySuffix } ?? path
+        if let known = resolvedPaths.entry(forPath: remembered) {
             entry = known
         } else {
             let request: ProxyRequest
             do {
                 // `/info/<signature>/<options>/<source>`: signed and parsed as the path after `/info`.
                 let isInfo = path.hasPrefix(ProxyResponseKind.infoPrefix)
-                request = try parser.parse(path: isInfo ? String(path.dropFirst(ProxyResponseKind.infoPrefix.count - 1)) : path)
+                request = try parser.parse(path: isInfo ? String(path.dropFirst(ProxyResponseKind.infoPrefix.count - 1)) : path, hints: hints)
             } catch {
                 return .failure(error)
             }
@@ -145,7 +148,7 @@ final class ProxyPipeline: Sendable {
                 variants[choice] = Variant(request: variantRequest, key: manager.variantKey(for: variantRequest))
             }
             entry = ResolvedPaths.Entry(request: request, variants: variants, disposition: ContentDisposition(for: request), kind: kind)
-            resolvedPaths.remember(entry, forPath: path)
+            resolvedPaths.remember(entry, forPath: remembered)
         }
         let choice = entry.kind == .image
             ? negotiation.choice(requested: entry.request.options.format, best: entry.request.options.bestFormat, accept: accept)

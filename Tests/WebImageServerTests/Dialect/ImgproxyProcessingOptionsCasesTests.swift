@@ -7,9 +7,8 @@ import WebImage
 // ParsePath takes the path after the signature; here it follows the `unsafe` segment.
 //
 // Not ported, with the reason:
-// - TestParsePathWebpDetection, …Enforce, …Avif…, …Jxl…, TestParsePathClientHints,
-//   TestParsePathClientHintsRedefine: the proxy negotiates formats from Accept after parsing
-//   (FormatNegotiation, tested in AcceptParsingTests) and reads no client hints.
+// - TestParsePathWebpDetection, …Enforce, …Avif…, …Jxl…: the proxy negotiates formats from
+//   Accept after parsing (FormatNegotiation, tested in AcceptParsingTests).
 // - TestParsePathPreserveHDR: `preserve_hdr:1` is refused with a 400 that says why (results
 //   are 8 bits a channel); `preserveHDR` below checks that, and that `preserve_hdr:0` is accepted.
 @Suite("imgproxy processing_options_test.go")
@@ -220,5 +219,20 @@ struct ImgproxyProcessingOptionsCasesTests {
         #expect(try Self.parse("/ph:0/plain/\(Self.origin)").options == Self.parse("/plain/\(Self.origin)").options)
         let refused = parseError("/unsafe/preserve_hdr:1/plain/\(Self.origin)")
         #expect(refused?.status == 400 && refused?.message.contains("8 bits") == true)
+    }
+
+    @Test(
+        "imgproxy TestParsePathClientHints",
+        arguments: [(ClientHints(), 0, 1.0), (ClientHints(width: 100), 100, 1.0), (ClientHints(dpr: 2), 0, 2.0), (ClientHints(dpr: 2, width: 100), 50, 2.0)]
+    )
+    func clientHints(hints: ClientHints, width: Int, dpr: Double) throws {
+        let request = try Self.parser.parse(path: "/unsafe/plain/http://images.dev/lorem/ipsum.jpg@png", hints: hints)
+        #expect(request.options.width == width && request.options.dpr == dpr)
+    }
+
+    @Test("imgproxy TestParsePathClientHintsRedefine")
+    func clientHintsRedefined() throws {
+        let request = try Self.parser.parse(path: "/unsafe/width:150/dpr:3.0/plain/http://images.dev/lorem/ipsum.jpg@png", hints: ClientHints(dpr: 2, width: 100))
+        #expect(request.options.width == 150 && request.options.dpr == 3)
     }
 }

@@ -6,6 +6,31 @@ import WebImageTestSupport
 
 @Suite("Proxy responses")
 struct ProxyResponseTests {
+    @Test("client hints, when read, size the image and are named in Vary; without them, no Vary")
+    func clientHints() async throws {
+        try await LiveProxy.with(configure: { $0.enableClientHints = true; $0.autoWebP = false; $0.autoAVIF = false }) { (origin, proxy) async throws in
+            origin.register("/photo.jpg", .image(ProxyImages.jpeg))
+            let path = proxyPath("", source: origin.url("/photo.jpg"), extension: "png")
+            let hinted = try await proxy.get(path, headers: [("Sec-CH-DPR", "2"), ("Sec-CH-Width", "100")])
+            #expect(try ProxyImages.size(of: hinted.body) == PixelSize(width: 100, height: 75))
+            #expect(hinted.header("vary") == ClientHints.varyFields)
+            // The same path without hints is another variant, not the one remembered for it.
+            let plain = try await proxy.get(path)
+            #expect(try ProxyImages.size(of: plain.body) == PixelSize(width: 400, height: 300))
+            let older = try await proxy.get(path, headers: [("Width", "200")])
+            #expect(try ProxyImages.size(of: older.body) == PixelSize(width: 200, height: 150))
+        }
+        try await LiveProxy.with { (origin, proxy) async throws in
+            origin.register("/photo.jpg", .image(ProxyImages.jpeg))
+            let reply = try await proxy.get(proxyPath("", source: origin.url("/photo.jpg"), extension: "png"), headers: [("Sec-CH-Width", "100")])
+            #expect(try ProxyImages.size(of: reply.body) == PixelSize(width: 400, height: 300))
+            #expect(reply.header("vary") == nil)
+        }
+        var config = ServerConfig()
+        try ImgproxyEnvironment.apply(["IMGPROXY_ENABLE_CLIENT_HINTS": "true"], to: &config)
+        #expect(config.enableClientHints)
+    }
+
     @Test("ETag buster, Last-Modified and If-Modified-Since as imgproxy's USE_LAST_MODIFIED and busters govern them")
     func validators() async throws {
         let buster = Date(timeIntervalSince1970: 4_102_444_800)  // 2100-01-01, later than any variant

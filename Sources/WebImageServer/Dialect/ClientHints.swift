@@ -1,0 +1,55 @@
+import Foundation
+
+/// The client hints a request carries (`Sec-CH-DPR` or `DPR`, `Sec-CH-Width` or `Width`),
+/// read as imgproxy reads them with `IMGPROXY_ENABLE_CLIENT_HINTS`: they set the `dpr` and
+/// the width (the hint's device pixels divided by the dpr) a URL starts from, before the
+/// `default` preset and the URL's own options, which win over them.
+public struct ClientHints: Sendable, Hashable {
+    /// The device pixel ratio, in 0 < dpr ≤ 8; `nil`: none given.
+    public var dpr: Double?
+    /// The width the image is shown at, in device pixels; `nil`: none given.
+    public var width: Int?
+
+    /// The header fields a response varies with when client hints are read.
+    public static let varyFields = "Sec-CH-DPR, DPR, Sec-CH-Width, Width"
+
+    /// Hints with `dpr` and `width`.
+    public init(dpr: Double? = nil, width: Int? = nil) {
+        self.dpr = dpr
+        self.width = width
+    }
+
+    /// The hints of a request's header fields: the `Sec-CH-` field first, then the older
+    /// one; a value that is not a number in range is no hint.
+    public init(header: (String) -> String?) {
+        for name in ["Sec-CH-DPR", "DPR"] {
+            if let text = header(name), let value = Double(text.trimmingCharacters(in: .whitespaces)), value > 0, value <= 8 {
+                dpr = value
+                break
+            }
+        }
+        for name in ["Sec-CH-Width", "Width"] {
+            if let text = header(name), let value = Int(text.trimmingCharacters(in: .whitespaces)), value > 0 {
+                width = value
+                break
+            }
+        }
+    }
+
+    /// Whether no hint was given.
+    public var isEmpty: Bool { dpr == nil && width == nil }
+
+    /// `options` with the hints applied: the dpr, and the width in CSS pixels.
+    func applied(to options: ProcessingOptions) -> ProcessingOptions {
+        var options = options
+        let ratio = dpr ?? 1
+        if let dpr { options.dpr = dpr }
+        if let width { options.width = Int((Double(width) / ratio).rounded()) }
+        return options
+    }
+
+    /// A suffix that tells paths with these hints apart in a cache of resolved paths.
+    var cacheKeySuffix: String {
+        isEmpty ? "" : " ch:\(dpr.map { String($0) } ?? "-"):\(width.map(String.init) ?? "-")"
+    }
+}
