@@ -130,7 +130,7 @@ def fetch(url):
 
 def start_proxy(binary, signed, cache):
     port = free_port()
-    command = [binary, "serve", "--port", str(port), "--allow-loopback", "--cache-dir", cache, "--log-level", "error"]
+    command = [binary, "serve", "--bind", "127.0.0.1", "--port", str(port), "--no-imgproxy-defaults", "--allow-loopback", "--cache-dir", cache, "--log-level", "error"]
     if signed:
         command += ["--key", KEY, "--salt", SALT]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
