@@ -19,7 +19,7 @@ extension CacheMetadata {
             if directive == "no-cache" || directive == "no-store" { expiration = now }
         }
         if expiration == nil, let expires = headers.first(name: "expires") {
-            expiration = HTTPDate.parse(expires)
+            expiration = HTTPDate.date(from: expires)
         }
         self.init(
             etag: headers.first(name: "etag"),
@@ -27,25 +27,5 @@ extension CacheMetadata {
             expirationDate: expiration,
             storedDate: now
         )
-    }
-}
-
-/// HTTP dates (RFC 9110 IMF-fixdate).
-enum HTTPDate {
-    private static let formatter: DateFormatter = {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return formatter
-    }()
-    private static let lock = NSLock()
-
-    static func parse(_ text: String) -> Date? {
-        lock.withLock { formatter.date(from: text) }
-    }
-
-    static func format(_ date: Date) -> String {
-        lock.withLock { formatter.string(from: date) }
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import WebImageServer
+@testable import WebImage
 
 @Suite("HTTP dates")
 struct HTTPDateTests {

@@ -7,15 +7,16 @@ import Darwin
 #endif
 import Foundation
 
-/// HTTP dates (RFC 9110 IMF-fixdate, `Sun, 06 Nov 1994 08:49:37 GMT`), written by hand:
-/// a `DateFormatter` per response cost more than the rest of a cache hit's headers.
-enum HTTPDate {
+/// HTTP dates (RFC 9110 IMF-fixdate, `Sun, 06 Nov 1994 08:49:37 GMT`), written and read by
+/// hand: a `DateFormatter` per response cost more than the rest of a cache hit's headers,
+/// and one shared formatter needs a lock.
+public enum HTTPDate {
     private static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
     /// `date` as an IMF-fixdate. Fractions of a second are dropped (not rounded), so a
     /// `Last-Modified` is never later than the `Date` of the same moment.
-    static func string(from date: Date) -> String {
+    public static func string(from date: Date) -> String {
         var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
         var parts = tm()
         gmtime_r(&seconds, &parts)
@@ -27,7 +28,7 @@ enum HTTPDate {
 
     /// The date of an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the form RFC 9110
     /// requires of senders; `nil` for anything else, which a conditional request then ignores.
-    static func date(from text: String) -> Date? {
+    public static func date(from text: String) -> Date? {
         let parts = text.split(separator: " ")
         guard parts.count == 6, parts[5] == "GMT", parts[0].count == 4, parts[0].hasSuffix(","),
               let day = Int(parts[1]), (1...31).contains(day), let month = months.firstIndex(of: String(parts[2])),
