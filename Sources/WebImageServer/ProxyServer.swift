@@ -125,7 +125,7 @@ public final class ProxyServer: Sendable {
             maxDimension: config.maxResultDimension, allowSecurityOptions: config.allowSecurityOptions,
             trustedSignatures: Set(config.trustedSignatures), sourceCipher: try config.sourceCipher(), onlyPresets: config.onlyPresets,
             defaultOptions: config.processingDefaults, allowedOptions: Set(config.allowedProcessingOptions),
-            argumentsSeparator: config.separatorScalar, sourceRewrite: config.sourceRewrite,
+            argumentsSeparator: config.argumentsSeparator, sourceRewrite: config.sourceRewrite,
             base64URLIncludesFilename: config.base64URLIncludesFilename
         )
         pipeline = ProxyPipeline(

@@ -149,7 +149,7 @@ public struct ServerConfig: Sendable {
     public var pathPrefix: String?
     /// What separates an option's name and arguments in URLs and presets (imgproxy's
     /// `IMGPROXY_ARGUMENTS_SEPARATOR`): one ASCII character. Default `:`.
-    public var argumentsSeparator = ":"
+    public var argumentsSeparator: Unicode.Scalar = ":"
     /// Put in front of source URLs that do not start with it (imgproxy's `IMGPROXY_BASE_URL`),
     /// so that URLs may name sources relative to it.
     public var baseURL: String?
@@ -309,8 +309,7 @@ public struct ServerConfig: Sendable {
         if let pathPrefix, !pathPrefix.isEmpty, !pathPrefix.hasPrefix("/") || pathPrefix.hasSuffix("/") || pathPrefix.contains(where: { $0.isWhitespace || $0 == "*" || $0 == "?" }) {
             throw ServerConfigError("the path prefix '\(pathPrefix)' is not a path such as /images, without a '/' at the end (--path-prefix, WEBIMAGE_PATH_PREFIX, IMGPROXY_PATH_PREFIX)")
         }
-        guard argumentsSeparator.unicodeScalars.count == 1, let separator = argumentsSeparator.unicodeScalars.first, separator.isASCII,
-              separator.properties.isWhitespace == false, !"/%.@=".unicodeScalars.contains(separator) else {
+        guard argumentsSeparator.isASCII, !argumentsSeparator.properties.isWhitespace, !"/%.@=".unicodeScalars.contains(argumentsSeparator) else {
             throw ServerConfigError("the arguments separator '\(argumentsSeparator)' must be one ASCII character other than / % . @ = or a blank, e.g. : or , (--arguments-separator, WEBIMAGE_ARGUMENTS_SEPARATOR, IMGPROXY_ARGUMENTS_SEPARATOR)")
         }
         if let maxAnimationFrameResolution, maxAnimationFrameResolution < 1 {
@@ -355,7 +354,7 @@ public struct ServerConfig: Sendable {
         }
         let parser = ProxyURLParser(
             keys: [], signatureSize: signatureSize, presets: presets, maxDimension: maxResultDimension,
-            allowSecurityOptions: allowSecurityOptions, argumentsSeparator: separatorScalar
+            allowSecurityOptions: allowSecurityOptions, argumentsSeparator: argumentsSeparator
         )
         do {
             try parser.validatePresets()
@@ -412,11 +411,6 @@ public struct ServerConfig: Sendable {
         configuration.endpoint = s3Endpoint
         configuration.usesPathStyle = s3EndpointUsePathStyle
         return configuration
-    }
-
-    /// ``argumentsSeparator`` as the parser takes it (`:` when it is not one character).
-    public var separatorScalar: Unicode.Scalar {
-        argumentsSeparator.unicodeScalars.count == 1 ? argumentsSeparator.unicodeScalars.first! : ":"
     }
 
     /// How source URLs are rewritten: ``urlReplacements``, then ``baseURL``.

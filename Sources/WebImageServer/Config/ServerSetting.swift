@@ -186,7 +186,11 @@ public enum ServerSetting: String, CaseIterable, Sendable {
         case .fallbackImageURL: config.fallbackImageURL = value.isEmpty ? nil : value
         case .fallbackImageHTTPCode: config.fallbackImageHTTPCode = try integer(value)
         case .pathPrefix: config.pathPrefix = value.isEmpty ? nil : value
-        case .argumentsSeparator: config.argumentsSeparator = value
+        case .argumentsSeparator:
+            guard value.unicodeScalars.count == 1, let separator = value.unicodeScalars.first else {
+                throw invalid(value, "one character, e.g. : or ,")
+            }
+            config.argumentsSeparator = separator
         case .baseURL: config.baseURL = value.isEmpty ? nil : value
         case .urlReplacements: config.urlReplacements = value.isEmpty ? [] : try SourceURLRewrite.replacements(from: value)
         case .base64URLIncludesFilename: config.base64URLIncludesFilename = try boolean(value)

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 /// The client hints a request carries (`Sec-CH-DPR` or `DPR`, `Sec-CH-Width` or `Width`),
 /// read as imgproxy reads them with `IMGPROXY_ENABLE_CLIENT_HINTS`: they set the `dpr` and
@@ -19,16 +20,20 @@ public struct ClientHints: Sendable, Hashable {
         self.width = width
     }
 
+    /// The fields read, each hint's `Sec-CH-` field first, made once rather than per request.
+    private static let dprFields = [HTTPField.Name("Sec-CH-DPR")!, HTTPField.Name("DPR")!]
+    private static let widthFields = [HTTPField.Name("Sec-CH-Width")!, HTTPField.Name("Width")!]
+
     /// The hints of a request's header fields: the `Sec-CH-` field first, then the older
     /// one; a value that is not a number in range is no hint.
-    public init(header: (String) -> String?) {
-        for name in ["Sec-CH-DPR", "DPR"] {
+    public init(header: (HTTPField.Name) -> String?) {
+        for name in Self.dprFields {
             if let text = header(name), let value = Double(text.trimmingCharacters(in: .whitespaces)), value > 0, value <= 8 {
                 dpr = value
                 break
             }
         }
-        for name in ["Sec-CH-Width", "Width"] {
+        for name in Self.widthFields {
             if let text = header(name), let value = Int(text.trimmingCharacters(in: .whitespaces)), value > 0 {
                 width = value
                 break

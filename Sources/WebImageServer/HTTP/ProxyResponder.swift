@@ -120,7 +120,7 @@ struct ProxyResponder: Sendable {
             guard path.hasPrefix(pathPrefix + "/") else { throw ProxyRoutes.notFound }
             path.removeFirst(pathPrefix.count)
         }
-        let hints = readsClientHints ? ClientHints { name in Field.Name(name).flatMap { request.headers[$0] } } : nil
+        let hints = readsClientHints ? ClientHints { request.headers[$0] } : nil
         let resolved = try pipeline.resolve(path: path, accept: request.headers[.accept], hints: hints).get()
         // A memory hit is answered at once: no task, no timer (the timeout is for work).
         let outcome: ProxyPipeline.Outcome
@@ -197,7 +197,8 @@ struct ProxyResponder: Sendable {
         }
         if let ifNoneMatch = request.headers[.ifNoneMatch] {
             // If-None-Match decides alone when it is there (RFC 9110 13.1.3).
-            if useETag, Self.matches(ifNoneMatch, etag: servedETag(variant.etag)) {
+            // The ETag answered, buster included, as the kept header fields hold it.
+            if let etag = headers.ok[.eTag], Self.matches(ifNoneMatch, etag: etag) {
                 return Response(status: .notModified, headers: headers.notModified)
             }
         } else if useLastModified, let since = request.headers[.ifModifiedSince].flatMap(HTTPDate.date(from:)),
