@@ -42,6 +42,7 @@ enum DiskEntryFormat {
     private enum Tag: UInt8 {
         case storedDate = 1, expirationDate = 2, etag = 3, lastModified = 4, key = 5, sourceURL = 6
         case pixelSize = 7, sourceETag = 8, sourceLastModified = 9, encodeQuality = 10, similarityScore = 11
+        case cacheControl = 12, expires = 13, sourceCacheControl = 14, sourceExpires = 15
     }
 
     /// How a file's bytes read.
@@ -74,6 +75,10 @@ enum DiskEntryFormat {
         }
         if let sourceETag = metadata.sourceETag { append(.sourceETag, string: sourceETag, to: &bytes) }
         if let sourceLastModified = metadata.sourceLastModified { append(.sourceLastModified, string: sourceLastModified, to: &bytes) }
+        if let cacheControl = metadata.cacheControl { append(.cacheControl, string: cacheControl, to: &bytes) }
+        if let expires = metadata.expires { append(.expires, string: expires, to: &bytes) }
+        if let sourceCacheControl = metadata.sourceCacheControl { append(.sourceCacheControl, string: sourceCacheControl, to: &bytes) }
+        if let sourceExpires = metadata.sourceExpires { append(.sourceExpires, string: sourceExpires, to: &bytes) }
         if let quality = metadata.encodeQuality, let value = UInt32(exactly: quality) {
             bytes.append(Tag.encodeQuality.rawValue)
             appendInteger(UInt32(4), to: &bytes)
@@ -143,6 +148,10 @@ enum DiskEntryFormat {
                 metadata.pixelSize = PixelSize(width: Int(width), height: Int(height))
             case .sourceETag: metadata.sourceETag = String(decoding: value, as: UTF8.self)
             case .sourceLastModified: metadata.sourceLastModified = String(decoding: value, as: UTF8.self)
+            case .cacheControl: metadata.cacheControl = String(decoding: value, as: UTF8.self)
+            case .expires: metadata.expires = String(decoding: value, as: UTF8.self)
+            case .sourceCacheControl: metadata.sourceCacheControl = String(decoding: value, as: UTF8.self)
+            case .sourceExpires: metadata.sourceExpires = String(decoding: value, as: UTF8.self)
             case .encodeQuality:
                 guard value.count == 4 else { return nil }
                 metadata.encodeQuality = Int(UInt32(littleEndian: value.loadUnaligned(as: UInt32.self)))

@@ -25,6 +25,10 @@ public final class EncodedVariant: Sendable {
     public let sourceETag: String?
     /// The `Last-Modified` of the source the variant was made from, if the source had one.
     public let sourceLastModified: String?
+    /// The `Cache-Control` of the source the variant was made from, if the source had one.
+    public let sourceCacheControl: String?
+    /// The `Expires` of the source the variant was made from, if the source had one.
+    public let sourceExpires: String?
     /// The encoder quality the bytes were written at, when known (lossy formats).
     public let quality: Int?
     /// The SSIM of the bytes against the image encoded, when the quality was chosen for
@@ -34,7 +38,8 @@ public final class EncodedVariant: Sendable {
     /// Creates a variant from its bytes; the ETag is computed unless given.
     public init(
         data: Data, pixelSize: PixelSize, etag: String? = nil, createdAt: Date = Date(),
-        sourceETag: String? = nil, sourceLastModified: String? = nil, quality: Int? = nil, score: Double? = nil
+        sourceETag: String? = nil, sourceLastModified: String? = nil, quality: Int? = nil, score: Double? = nil,
+        sourceCacheControl: String? = nil, sourceExpires: String? = nil
     ) {
         self.bytes = ByteBuffer(bytes: data)
         self.format = ImageFormat(data: data)
@@ -43,6 +48,8 @@ public final class EncodedVariant: Sendable {
         self.createdAt = createdAt
         self.sourceETag = sourceETag
         self.sourceLastModified = sourceLastModified
+        self.sourceCacheControl = sourceCacheControl
+        self.sourceExpires = sourceExpires
         self.quality = quality
         self.score = score
     }
@@ -54,7 +61,8 @@ public final class EncodedVariant: Sendable {
         self.init(
             data: entry.data, pixelSize: pixelSize, etag: entry.metadata.etag, createdAt: entry.metadata.storedDate,
             sourceETag: entry.metadata.sourceETag, sourceLastModified: entry.metadata.sourceLastModified,
-            quality: entry.metadata.encodeQuality, score: entry.metadata.similarityScore
+            quality: entry.metadata.encodeQuality, score: entry.metadata.similarityScore,
+            sourceCacheControl: entry.metadata.sourceCacheControl, sourceExpires: entry.metadata.sourceExpires
         )
     }
 
@@ -68,7 +76,16 @@ public final class EncodedVariant: Sendable {
     public var metadata: CacheMetadata {
         CacheMetadata(
             etag: etag, storedDate: createdAt, pixelSize: pixelSize, sourceETag: sourceETag, sourceLastModified: sourceLastModified,
-            encodeQuality: quality, similarityScore: score
+            encodeQuality: quality, similarityScore: score, sourceCacheControl: sourceCacheControl, sourceExpires: sourceExpires
+        )
+    }
+
+    /// A variant made from a source whose response said `source`: its validators and
+    /// caching headers are kept as the source's.
+    convenience init(data: Data, pixelSize: PixelSize, source: CacheMetadata, quality: Int? = nil, score: Double? = nil) {
+        self.init(
+            data: data, pixelSize: pixelSize, sourceETag: source.etag, sourceLastModified: source.lastModified, quality: quality,
+            score: score, sourceCacheControl: source.cacheControl, sourceExpires: source.expires
         )
     }
 

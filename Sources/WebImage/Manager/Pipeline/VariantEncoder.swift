@@ -13,8 +13,7 @@ enum VariantEncoder {
             try ImageDetails(data: source.data, coder: coder, limits: limits, includeGPS: includeGPS)
         }
         return EncodedVariant(
-            data: try ImageDetails.json(details), pixelSize: PixelSize(width: details.width, height: details.height),
-            sourceETag: source.metadata.etag, sourceLastModified: source.metadata.lastModified
+            data: try ImageDetails.json(details), pixelSize: PixelSize(width: details.width, height: details.height), source: source.metadata
         )
     }
 
@@ -26,10 +25,7 @@ enum VariantEncoder {
         if case .never = passthrough { return nil }
         let info = try coder.inspect(source.data, limits: limits)
         if case .formats(let formats) = passthrough, !formats.contains(info.format) { return nil }
-        return EncodedVariant(
-            data: source.data, pixelSize: info.uprightPixelSize, sourceETag: source.metadata.etag,
-            sourceLastModified: source.metadata.lastModified
-        )
+        return EncodedVariant(data: source.data, pixelSize: info.uprightPixelSize, source: source.metadata)
     }
 
     /// The ThumbHash of `processed` (its first frame), as its base64 text.
@@ -37,9 +33,7 @@ enum VariantEncoder {
         let image = ImageCache.firstFrame(of: processed.image)
         let hash = try ThumbHash(image: image)
         let metadata = processed.decoded.source.metadata
-        return EncodedVariant(
-            data: Data(hash.base64.utf8), pixelSize: image.pixelSize, sourceETag: metadata.etag, sourceLastModified: metadata.lastModified
-        )
+        return EncodedVariant(data: Data(hash.base64.utf8), pixelSize: image.pixelSize, source: metadata)
     }
 
     /// `processed` encoded as `encoding` says, in a `webimage.encode` span: in the format
@@ -62,10 +56,7 @@ enum VariantEncoder {
             return choice
         }
         let metadata = processed.decoded.source.metadata
-        return EncodedVariant(
-            data: choice.data, pixelSize: output.pixelSize, sourceETag: metadata.etag, sourceLastModified: metadata.lastModified,
-            quality: choice.quality, score: choice.score
-        )
+        return EncodedVariant(data: choice.data, pixelSize: output.pixelSize, source: metadata, quality: choice.quality, score: choice.score)
     }
 
     /// Encodes `image` in each candidate format (one, unless the format is
