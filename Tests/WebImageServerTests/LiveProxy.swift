@@ -62,8 +62,8 @@ final class LiveProxy: Sendable {
             server = try ProxyServer(config: config, logger: logger)
         }
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let app = server.makeApplication { port in continuation.yield(port) }
-        let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
+        let applications = server.makeApplications { port in continuation.yield(port) }
+        let group = ServiceGroup(configuration: .init(services: applications, logger: logger))
         let task = Task { try await server.run(group) }
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next() else { throw ImageError.network("the proxy did not start") }

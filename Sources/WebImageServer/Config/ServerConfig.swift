@@ -95,11 +95,26 @@ public struct ServerConfig: Sendable {
     /// `dpr` and width, and send `Vary` with them (imgproxy's `IMGPROXY_ENABLE_CLIENT_HINTS`).
     /// Default off.
     public var enableClientHints = false
-    /// Put in every `ETag` (`"<buster>/<tag>"`), so that changing it changes every ETag and
-    /// clients and CDNs fetch again (imgproxy's `IMGPROXY_ETAG_BUSTER`). `nil`: none.
+    /// Put in every `ETag` (`"<buster>/<base64url of the tag>"`, as imgproxy writes it), so
+    /// that changing it changes every ETag and clients and CDNs fetch again (imgproxy's
+    /// `IMGPROXY_ETAG_BUSTER`). `nil`: none.
     public var etagBuster: String?
-    /// Send `Last-Modified` (the time the variant was made) and answer a matching
-    /// `If-Modified-Since` with 304 (imgproxy's `IMGPROXY_USE_LAST_MODIFIED`). Default on.
+    /// Where `ETag` and `Last-Modified` come from: the served bytes (default) or, as
+    /// imgproxy does, the source (the default under ``ServerProfile/imgproxy``).
+    public var validators = ResponseValidators.variant
+    /// Send the source's `Cache-Control` (else a `max-age` from its `Expires`) instead of
+    /// the TTL's, unless the URL's `expires` sets the age (imgproxy's
+    /// `IMGPROXY_CACHE_CONTROL_PASSTHROUGH`). Default off.
+    public var cacheControlPassthrough = false
+    /// `host:port` of a listener of its own for `/metrics` (imgproxy's
+    /// `IMGPROXY_PROMETHEUS_BIND`; a port alone, `:9464`, listens on every address). `nil`:
+    /// `/metrics` is on the proxy's port.
+    public var prometheusBind: String?
+    /// The prefix of the metrics' names in place of `webimage` (imgproxy's
+    /// `IMGPROXY_PROMETHEUS_NAMESPACE`). `nil`: `webimage`.
+    public var prometheusNamespace: String?
+    /// Send `Last-Modified` and answer a matching `If-Modified-Since` with 304 (imgproxy's
+    /// `IMGPROXY_USE_LAST_MODIFIED`). Default on.
     public var useLastModified = true
     /// A `Last-Modified` earlier than this is sent as this, and an `If-Modified-Since`
     /// before it is not matched (imgproxy's `IMGPROXY_LAST_MODIFIED_BUSTER`). `nil`: none.
