@@ -245,11 +245,14 @@ public final class ProxyServer: Sendable {
     ///   - onRunning: called with the port once the server listens.
     public func run(services: [any Service] = [], onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         // A service group stops its services in reverse order: the application first.
-        let group = ServiceGroup(configuration: .init(
+        var configuration = ServiceGroupConfiguration(
             services: services + makeApplications(onRunning: onRunning),
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger
-        ))
+        )
+        // Past it, the group cancels its services: the requests in flight are cut off.
+        configuration.maximumGracefulShutdownDuration = config.gracefulStopTimeout
+        let group = ServiceGroup(configuration: configuration)
         try await run(group)
     }
 

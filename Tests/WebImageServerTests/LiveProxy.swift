@@ -48,7 +48,9 @@ final class LiveProxy: Sendable {
         config.allowLoopback = true
         config.workers = 2
         config.cacheDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-proxy-\(UUID().uuidString)").path
-        config.downloadTimeout = .seconds(5)
+        // Long enough for a loaded machine (the suite under the thread sanitizer on 2 cores):
+        // a test of the timeout sets its own.
+        config.downloadTimeout = .seconds(60)
         configure(&config)
         let logger = logger ?? {
             var quiet = Logger(label: "webimage.test")

@@ -23,7 +23,6 @@ extension ImgproxyEnvironment {
         // Server
         ignored("WebImage listens on TCP only", "IMGPROXY_NETWORK")
         ignored("SO_REUSEPORT is not set: run one process per port, or several behind a load balancer (deploy/)", "IMGPROXY_SO_REUSEPORT")
-        ignored("a stop waits for every request in flight, bounded by the request timeout", "IMGPROXY_GRACEFUL_STOP_TIMEOUT")
         ignored("the response is written within the request timeout (--request-timeout)", "IMGPROXY_WRITE_RESPONSE_TIMEOUT")
         ignored("CORS headers are not sent; add them in the reverse proxy in front", "IMGPROXY_ALLOW_ORIGIN")
         ignored("no Link: rel=canonical header is sent", "IMGPROXY_SET_CANONICAL_HEADER")

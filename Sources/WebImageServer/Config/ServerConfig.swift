@@ -40,6 +40,10 @@ public struct ServerConfig: Sendable {
     public var downloadTimeout: Duration = .seconds(10)
     /// The longest a request may take from arrival to response. Default 30 s.
     public var requestTimeout: Duration = .seconds(30)
+    /// How long a stop (SIGTERM, SIGINT) waits for the requests in flight before it cuts
+    /// them off (imgproxy's `IMGPROXY_GRACEFUL_STOP_TIMEOUT`). `nil`: as long as they take,
+    /// which the request timeout bounds. Default `nil`; 20 s under ``ServerProfile/imgproxy``.
+    public var gracefulStopTimeout: Duration?
     /// Requests processed at once (download, decode, transform, encode). Default 2 × cores.
     public var workers = 2 * System.coreCount
     /// Requests that may wait for a worker; more are answered 429. Default 256.

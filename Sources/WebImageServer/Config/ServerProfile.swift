@@ -50,6 +50,7 @@ public enum ServerProfile: String, Sendable, Hashable, CaseIterable {
         config.downloadTimeout = .seconds(5)
         config.requestTimeout = .seconds(10)
         config.validators = .source
+        config.gracefulStopTimeout = .seconds(20)
         return config
     }
 
