@@ -1,4 +1,4 @@
-# The two commands a new machine needs: `make test` and (once the server lands) `make run`.
+# The two commands a new machine needs: `make test` and `make run`.
 # Each installs what is missing (scripts/bootstrap), then builds.
 SHELL := /bin/bash
 .DEFAULT_GOAL := test
@@ -6,7 +6,7 @@ SHELL := /bin/bash
 # A copy of vips.pc without the flags SwiftPM warns about (written by scripts/bootstrap).
 export PKG_CONFIG_PATH := $(CURDIR)/.build-pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
 
-.PHONY: bootstrap build test bench run fleet-test orc-stress clean
+.PHONY: bootstrap build test docs bench run fleet-test orc-stress clean
 
 bootstrap:
 	@scripts/bootstrap
@@ -44,6 +44,16 @@ fleet-test: bootstrap
 orc-stress: bootstrap
 	Tests/orc-stress/orc-stress.sh
 	WEBIMAGE_ORC_STRESS_ROUNDS=$${WEBIMAGE_ORC_STRESS_ROUNDS:-500} swift test --filter orcProgramsOnManyThreads
+
+# The DocC catalogs (Sources/WebImage/WebImage.docc, Sources/WebImageServer/WebImageServer.docc)
+# as .doccarchive folders under .build/docs, with swift-docc-plugin; any warning fails it.
+# Open one with `docc preview`, or serve it as static files.
+DOCS_DIR ?= $(CURDIR)/.build/docs
+docs: bootstrap
+	for target in WebImage WebImageServer; do \
+	  swift package --allow-writing-to-directory "$(DOCS_DIR)" generate-documentation --target $$target \
+	    --output-path "$(DOCS_DIR)/$$target.doccarchive" --warnings-as-errors || exit 1; \
+	done
 
 bench: bootstrap
 	cd Benchmarks && swift package --allow-writing-to-package-directory benchmark

@@ -26,6 +26,9 @@ let package = Package(
         // OpenTelemetry with its OTLP/HTTP exporter only: the OTLPGRPC trait (on by default)
         // would build gRPC and HTTP/2 as well.
         .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
+        // `make docs`: the DocC catalogs of WebImage and WebImageServer. A command plugin, so
+        // builds and tests only resolve it.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The proxy pipeline against baselines measured in the same run (issue 7, "Benchmarks"):
+# The proxy pipeline against baselines measured in the same run:
 #
 #   1. cold transforms from a host-named origin (http://localhost:PORT/…) vs the same
 #      origin named by its IP literal (http://127.0.0.1:PORT/…), and the TCP connections

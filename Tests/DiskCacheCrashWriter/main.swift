@@ -1,4 +1,4 @@
-// The child process of the crash-safety test (SPEC C8): writes, rewrites, re-tags and
+// The child process of the crash-safety test: writes, rewrites, re-tags and
 // removes a fixed set of keys in a DiskCache until it is killed.
 //
 // Usage: DiskCacheCrashWriter <cache root> [first generation]

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Versioned payloads whose every byte follows from (key, generation), so a reader can tell
-/// a complete version from a torn one. Shared by the cache tests and the SPEC C8 child
+/// a complete version from a torn one. Shared by the cache tests and the crash-safety child
 /// process (DiskCacheCrashWriter).
 public enum VersionedPayload {
     /// The keys the writer cycles through.

@@ -7,7 +7,7 @@ import WebImageTestSupport
 struct CLICommandsTests {
     static let png: Data = try! TestImages.encode(try! TestImages.quadrants(width: 40, height: 30), as: .png)
 
-    // SPEC P1 (through the tool)
+    // Prefetching through the tool
     @Test("prefetch reads URLs from a file or standard input, reports each failure and a summary")
     func prefetch() async throws {
         try await withCLI { origin, sandbox in
@@ -152,7 +152,7 @@ struct CLICommandsTests {
         }
     }
 
-    // SPEC M10 (through the tool)
+    // Revalidation through the tool
     @Test("refresh revalidates with stored validators: no data, new data, failed")
     func refresh() async throws {
         try await withCLI { origin, sandbox in

@@ -8,7 +8,6 @@ import WebImageTestSupport
 import Glibc
 #endif
 
-// SPEC S10
 @Suite("Proxy graceful shutdown")
 struct GracefulShutdownTests {
     @Test("S10 SIGTERM: the request in flight finishes, new connections are refused, the process exits 0")

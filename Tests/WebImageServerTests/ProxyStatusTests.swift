@@ -4,7 +4,6 @@ import Testing
 @testable import WebImageServer
 import WebImageTestSupport
 
-// SPEC S4, K5
 @Suite("Proxy status mapping")
 struct ProxyStatusTests {
     @Test("S4 a source over max source bytes → 422, and a lying Content-Length is caught too")

@@ -5,13 +5,14 @@ import Testing
 import WebImage
 import WebImageTestSupport
 
-/// README.md's "Serving variants from your own server": a Hummingbird route of a user's
-/// own that serves encoded variants through the library, written as the README writes it
-/// (only the source's base URL differs), and run.
+/// The library's DocC article "Variants and serving them from your own server": a
+/// Hummingbird route of a user's own that serves encoded variants through the library,
+/// written as the article writes it (only the source's base URL differs), and run.
 enum ThumbnailRoute {
     static func add(to router: Router<BasicRequestContext>, manager: ImageManager, sourceBase: String) {
         router.get("thumbs/:width/**") { _, context -> Response in
             let width = min(2000, max(1, try context.parameters.require("width", as: Int.self)))
+            // The article: guard let source = URL(string: "https://images.example.com/" + context.parameters.getCatchAll().joined(separator: "/")) else {
             guard let source = URL(string: sourceBase + context.parameters.getCatchAll().joined(separator: "/")) else {
                 throw HTTPError(.badRequest)
             }
@@ -31,7 +32,7 @@ enum ThumbnailRoute {
 
 @Suite("A user's own Hummingbird route")
 struct UserRouteTests {
-    @Test("the README's thumbnail route serves a WebP variant, made once and then cached")
+    @Test("the article's thumbnail route serves a WebP variant, made once and then cached")
     func thumbnailRoute() async throws {
         try await withOriginAndDownloader { origin, downloader in
             let png = try TestImages.encode(try TestImages.quadrants(width: 400, height: 200), as: .png)

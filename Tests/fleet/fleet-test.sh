@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The fleet test (issue 16, item 2): N `webimage serve` instances behind nginx configured
+# The fleet test: N `webimage serve` instances behind nginx configured
 # with deploy/nginx/webimage.conf, and an origin, all on this machine, each on a loopback
 # address of its own. Run it with `make fleet-test` (or directly, as root).
 #

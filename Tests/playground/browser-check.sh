@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The playground in a real browser (issue 17, item 5): starts `webimage serve --playground`
+# The playground in a real browser: starts `webimage serve --playground`
 # on a free port with Samples/ as the local root, then Tests/playground/browser_check.py
 # drives headless Chromium through the page: the first result image loads, a new width
 # changes the built URL and the image, the byte count is shown. Prints PASS/FAIL lines and

@@ -2,7 +2,7 @@ import Testing
 import WebImage
 @testable import WebImageServer
 
-// SPEC S5: where gravity puts crops and padding (the pixel-free half of the plan).
+// Where gravity puts crops and padding (the pixel-free half of the plan).
 @Suite("Proxy processing geometry")
 struct ProcessingGeometryTests {
     static let box = PixelSize(width: 300, height: 300)

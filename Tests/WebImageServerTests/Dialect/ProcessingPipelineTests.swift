@@ -4,7 +4,7 @@ import WebImage
 import WebImageServer
 import WebImageTestSupport
 
-// SPEC S5: the plan's pipeline, run on real images, ends at the planned size, and puts
+// The plan's pipeline, run on real images, ends at the planned size, and puts
 // the right pixels where gravity, crop, rotate, extend and background say.
 @Suite("Proxy processing pipeline")
 struct ProcessingPipelineTests {

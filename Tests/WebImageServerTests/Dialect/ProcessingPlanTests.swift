@@ -3,7 +3,7 @@ import Testing
 import WebImage
 import WebImageServer
 
-// SPEC S5: resize types, width/height 0, dpr, enlarge, extend, gravity, crop, rotate:
+// Resize types, width/height 0, dpr, enlarge, extend, gravity, crop, rotate:
 // the planned output sizes.
 @Suite("Proxy processing plan")
 struct ProcessingPlanTests {

@@ -3,7 +3,7 @@ import WebImage
 import WebImageServer
 import WebImageTestSupport
 
-// SPEC S5: the transformer the server hands to the image manager.
+// The transformer the server hands to the image manager.
 @Suite("Proxy transformer")
 struct ProxyTransformerTests {
     @Test("S5 ProxyTransformer key: file-name safe, equal for equal meaning, distinct otherwise")

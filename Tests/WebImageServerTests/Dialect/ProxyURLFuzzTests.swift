@@ -74,7 +74,7 @@ struct ProxyPathFuzzer {
     }
 }
 
-// SPEC S1 (fuzz): the parser never crashes, every failure is a ProxyError with a known
+// Fuzz: the parser never crashes, every failure is a ProxyError with a known
 // status, and every success is within bounds and has a variant key that parses back.
 @Suite("Proxy URL fuzz")
 struct ProxyURLFuzzTests {

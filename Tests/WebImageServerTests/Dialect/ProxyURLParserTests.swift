@@ -3,7 +3,7 @@ import Testing
 import WebImage
 import WebImageServer
 
-// SPEC S1: imgproxy URL forms parse, aliases work, malformed URLs are 400 with a message.
+// imgproxy URL forms parse, aliases work, malformed URLs are 400 with a message.
 @Suite("Proxy URL dialect")
 struct ProxyURLParserTests {
     let parser = ProxyURLParser(keys: [])

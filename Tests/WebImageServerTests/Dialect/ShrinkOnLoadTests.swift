@@ -4,7 +4,7 @@ import WebImage
 import WebImageServer
 import WebImageTestSupport
 
-// SPEC S5 (speed): a large JPEG scaled down to a small fit or fill decodes with
+// Speed: a large JPEG scaled down to a small fit or fill decodes with
 // shrink-on-load, and the transformer gives the output size planned for the full source.
 @Suite("Proxy shrink-on-load")
 struct ShrinkOnLoadTests {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import WebImageServer
 
-// SPEC S2: right signature accepted, wrong or missing → 403, unsigned only without keys,
+// Right signature accepted, wrong or missing → 403, unsigned only without keys,
 // several key/salt pairs, truncated signature sizes.
 @Suite("Proxy URL signatures")
 struct URLSignatureTests {

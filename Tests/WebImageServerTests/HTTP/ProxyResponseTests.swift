@@ -105,7 +105,6 @@ struct ProxyResponseTests {
         }
     }
 
-    // SPEC S6
     @Test("S6 caching headers: Cache-Control with the TTL, strong ETag, Last-Modified; 304 on If-None-Match")
     func cachingHeaders() async throws {
         try await LiveProxy.with(configure: { $0.ttl = 3600 }) { (origin, proxy) async throws in
@@ -147,7 +146,6 @@ struct ProxyResponseTests {
         }
     }
 
-    // SPEC S7
     @Test("S7 Accept: image/avif or image/webp picks them when no format is asked, with Vary: Accept")
     func negotiation() async throws {
         try await LiveProxy.with { (origin, proxy) async throws in
@@ -185,7 +183,6 @@ struct ProxyResponseTests {
         }
     }
 
-    // SPEC S8
     @Test("S8 concurrent identical requests → one source download and one transform; then served from cache")
     func singleFlight() async throws {
         try await LiveProxy.with(configure: { $0.workers = 4 }) { (origin, proxy) async throws in

@@ -4,7 +4,6 @@ import Testing
 @testable import WebImageServer
 import WebImageTestSupport
 
-// SPEC S9
 @Suite("Proxy operations")
 struct ProxyOperationsTests {
     @Test("S9 a full queue answers 429; /health answers 200")

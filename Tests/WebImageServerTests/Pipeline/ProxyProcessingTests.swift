@@ -4,7 +4,7 @@ import Testing
 @testable import WebImageServer
 import WebImageTestSupport
 
-// SPEC S5: the processing options carried out end to end: a live proxy downloads the source
+// The processing options carried out end to end: a live proxy downloads the source
 // from the origin, decodes it (with shrink-on-load where it can), runs the plan and encodes;
 // the test decodes the reply and checks its size, format and pixels.
 @Suite("Proxy processing")

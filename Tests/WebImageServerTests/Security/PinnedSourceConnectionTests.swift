@@ -5,7 +5,7 @@ import Testing
 import WebImageLocking
 import WebImageTestSupport
 
-/// The source guard with the downloader's pooled, pinned connections (SPEC S3): the guard
+/// The source guard with the downloader's pooled, pinned connections: the guard
 /// resolves and approves every hop; the hop runs on a keep-alive connection to the address
 /// approved for it, never on one to an address approved earlier. Counts only, no timings.
 @Suite("Proxy source connections")

@@ -4,7 +4,6 @@ import Testing
 @testable import WebImageServer
 import WebImageTestSupport
 
-// SPEC S3
 @Suite("Proxy source guard")
 struct SourceGuardTests {
     @Test("S3 numeric host forms parse as the addresses a connection would reach", arguments: [

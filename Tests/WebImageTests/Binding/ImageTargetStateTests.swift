@@ -11,7 +11,6 @@ struct ImageTargetStateTests {
         func apply(_ image: Image?, update: ImageTargetUpdate) {}
     }
 
-    // SPEC T1
     @Test("T1 currentProgress follows the latest load: partial while the origin holds the rest, 1 at the end")
     func T1_progress() async throws {
         try await F.withManager(downloader: { $0.minimumProgressInterval = .zero }) { origin, manager in
@@ -31,7 +30,6 @@ struct ImageTargetStateTests {
         }
     }
 
-    // SPEC T1
     @Test("T1 a load whose target is gone is cancelled at its next progress report and applies nothing")
     func T1_targetGone() async throws {
         try await F.withManager(downloader: { $0.minimumProgressInterval = .zero }) { origin, manager in
@@ -49,7 +47,6 @@ struct ImageTargetStateTests {
         }
     }
 
-    // SPEC T1
     @Test("T1 the side table holds objects weakly, drops dead entries, and never hands a dead object's state to a new one")
     func T1_sideTable() {
         let states = ImageTargetStates()
@@ -68,7 +65,6 @@ struct ImageTargetStateTests {
         #expect(states.existingState(for: Object()) == nil, "reading never creates an entry")
     }
 
-    // SPEC T1
     @Test("T1 many targets loading and superseding concurrently: every load completes once, each target shows its latest image")
     func T1_concurrentTargets() async throws {
         try await F.withManager { origin, manager in

@@ -7,7 +7,6 @@ import WebImageTestSupport
 struct ImageTargetTests {
     typealias F = BindingFixtures
 
-    // SPEC T1
     @Test("T1 a second setImage cancels the first, which completes with cancelled and never shows")
     func T1_secondSetImageCancelsFirst() async throws {
         try await F.withManager { origin, manager in
@@ -35,7 +34,6 @@ struct ImageTargetTests {
         }
     }
 
-    // SPEC T1
     @Test("T1 avoidAutoCancelImage keeps both loads; the older one completes but never overwrites the newer image")
     func T1_avoidAutoCancelKeepsBoth() async throws {
         try await F.withManager { origin, manager in
@@ -59,7 +57,6 @@ struct ImageTargetTests {
         }
     }
 
-    // SPEC T1
     @Test("T1 loads under different operation keys or on different targets do not cancel each other; cancelCurrentImageLoad cancels one key")
     func T1_operationKeys() async throws {
         try await F.withManager { origin, manager in
@@ -96,7 +93,6 @@ struct ImageTargetTests {
         }
     }
 
-    // SPEC T2
     @Test("T2 the placeholder is applied before setImage returns, then the image")
     func T2_placeholderFirst() async throws {
         try await F.withManager { origin, manager in
@@ -145,7 +141,6 @@ struct ImageTargetTests {
         }
     }
 
-    // SPEC T2
     @Test("T2 delayPlaceholder shows the placeholder only when the load fails")
     func T2_delayPlaceholder() async throws {
         try await F.withManager { origin, manager in
@@ -171,7 +166,6 @@ struct ImageTargetTests {
         }
     }
 
-    // SPEC T2
     @Test("T2 delayPlaceholder: a cancelled load shows no placeholder")
     func T2_delayPlaceholderNotOnCancel() async throws {
         try await F.withManager { origin, manager in
@@ -186,7 +180,6 @@ struct ImageTargetTests {
         }
     }
 
-    // SPEC T2
     @Test("T2 avoidAutoSetImage completes with the image but leaves the target untouched")
     func T2_avoidAutoSetImage() async throws {
         try await F.withManager { origin, manager in
@@ -207,7 +200,6 @@ struct ImageTargetTests {
         }
     }
 
-    // SPEC T2
     @Test("T2 a nil URL applies the placeholder and completes with invalidURL at once")
     func T2_nilURL() async throws {
         try await F.withManager { origin, manager in
@@ -228,7 +220,6 @@ struct ImageTargetTests {
         }
     }
 
-    // SPEC T2
     @Test("T2 a nil URL cancels the running load like any other setImage")
     func T2_nilURLCancelsRunningLoad() async throws {
         try await F.withManager { origin, manager in

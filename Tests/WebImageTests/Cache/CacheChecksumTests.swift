@@ -1,7 +1,7 @@
 import CWebImageSupport
 import Testing
 
-/// The entry checksum (SPEC C8 relies on it): the three-stream hardware CRC-32C must agree
+/// The entry checksum (the crash-safety test relies on it): the three-stream hardware CRC-32C must agree
 /// with the bit-at-a-time definition for every length and alignment, across the block
 /// sizes where the streams are combined.
 @Suite("CRC-32C")

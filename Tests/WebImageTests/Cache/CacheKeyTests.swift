@@ -4,7 +4,6 @@ import Testing
 
 @Suite("Cache keys")
 struct CacheKeyTests {
-    // SPEC C3
     @Test func C3_fileNameIsMD5PlusPathExtension() {
         #expect(CacheKey.fileName(forKey: "http://h/a.png") == "9ef778804fd929ca71a038547aea542b.png")
         // Query and fragment ignored; the extension keeps its case.
@@ -40,7 +39,6 @@ struct CacheKeyTests {
         #expect(CacheKey.key(for: url) == "https://h/a.png?x=1#f")
     }
 
-    // SPEC K9
     @Test func K9_transformerKeyInsertedBeforeExtension() {
         #expect(CacheKey.transformedKey("http://h/a.png?x=1#f", transformerKey: "T") == "http://h/a-T.png?x=1#f")
         #expect(CacheKey.transformedKey("http://h/dir.d/a?x=1", transformerKey: "T") == "http://h/dir.d/a-T?x=1")

@@ -7,7 +7,6 @@ import WebImageTestSupport
 
 @Suite("Disk cache crash safety")
 struct DiskCacheCrashTests {
-    // SPEC C8
     @Test func C8_writerKilledAtRandomMomentsNeverLeavesATornEntry() async throws {
         let writer = try BuiltExecutables.path(of: "DiskCacheCrashWriter")
         try await withTemporaryDirectory { directory in

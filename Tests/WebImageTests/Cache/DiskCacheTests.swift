@@ -7,7 +7,6 @@ import WebImageTestSupport
 
 @Suite("Disk cache")
 struct DiskCacheTests {
-    // SPEC C5
     @Test func C5_expiryByAccessDate() async throws {
         try await withTemporaryDirectory { directory in
             var config = testConfig(directory)
@@ -67,7 +66,6 @@ struct DiskCacheTests {
         }
     }
 
-    // SPEC C6
     @Test func C6_sizeLimitTrimsAutomaticallyAfterWrite() async throws {
         try await withTemporaryDirectory { directory in
             var config = testConfig(directory)
@@ -151,7 +149,6 @@ struct DiskCacheTests {
         }
     }
 
-    // SPEC C7
     @Test func C7_readOnlyPathsSearchedAfterMainAndNeverWritten() async throws {
         try await withTemporaryDirectory { directory in
             let readOnly = directory + "/bundled"
@@ -199,7 +196,6 @@ struct DiskCacheTests {
         }
     }
 
-    // SPEC C8
     @Test func C8_truncatedOrGarbledFileIsMissAndRemoved() async throws {
         try await withTemporaryDirectory { directory in
             let cache = DiskCache(config: testConfig(directory))
@@ -252,7 +248,6 @@ struct DiskCacheTests {
         }
     }
 
-    // SPEC C9
     @Test func C9_concurrentReadersAndWritersSeeCompleteVersions() async {
         await withTemporaryDirectory { directory in
             let cache = DiskCache(config: testConfig(directory))
@@ -308,7 +303,6 @@ struct DiskCacheTests {
         }
     }
 
-    // SPEC C10
     @Test func C10_validatorsSurviveRestart() async throws {
         try await withTemporaryDirectory { directory in
             let expiry = Date(timeIntervalSince1970: 2_000_000_000.5)

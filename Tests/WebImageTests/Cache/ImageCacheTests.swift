@@ -4,7 +4,6 @@ import Testing
 
 @Suite("Image cache")
 struct ImageCacheTests {
-    // SPEC C1
     @Test func C1_memoryStoreIsSynchronousDiskStoreVisibleAfterCompletion() async throws {
         try await withTemporaryDirectory { directory in
             let cache = ImageCache(config: testConfig(directory))
@@ -30,7 +29,6 @@ struct ImageCacheTests {
         }
     }
 
-    // SPEC C2
     @Test func C2_queryRemoveClearContainsSizeCount() async throws {
         try await withTemporaryDirectory { directory in
             let cache = ImageCache(config: testConfig(directory))
@@ -83,7 +81,6 @@ struct ImageCacheTests {
         }
     }
 
-    // SPEC C9
     @Test func C9_imageCacheUnderConcurrentStoresAndQueries() async throws {
         try await withTemporaryDirectory { directory in
             let cache = ImageCache(config: testConfig(directory))

@@ -4,7 +4,6 @@ import Testing
 
 @Suite("Memory cache")
 struct MemoryCacheTests {
-    // SPEC C4
     @Test func C4_costLimitEvictsLeastRecentlyUsed() {
         let cache = MemoryCache<String, Int>(totalCostLimit: 100)
         cache.setValue(1, forKey: "a", cost: 30)
@@ -116,7 +115,6 @@ struct MemoryCacheTests {
         }
     }
 
-    // SPEC C9
     @Test func C9_memoryCacheUnderConcurrentAccess() async {
         let cache = MemoryCache<Int, [Int]>(totalCostLimit: 500, countLimit: 40)
         await withTaskGroup(of: Int.self) { group in

@@ -22,7 +22,6 @@ struct BadImageDataTests {
         }
     }
 
-    // SPEC K5
     @Test("K5 truncated images fail with badImageData", arguments: [ImageFormat.jpeg, .png, .gif, .webp, .avif, .tiff])
     func K5_truncated(format: ImageFormat) throws {
         let data = try TestImages.encode(try TestImages.gradient(width: 300, height: 200), as: format)
@@ -32,7 +31,6 @@ struct BadImageDataTests {
         expectBadImageData(data.prefix(20), "\(format) header only")
     }
 
-    // SPEC K5
     @Test("K5 garbled, empty, HTML and mislabelled data fail with badImageData")
     func K5_garbledEmptyAndHTML() throws {
         expectBadImageData(Data(), "empty")
@@ -52,7 +50,6 @@ struct BadImageDataTests {
         }
     }
 
-    // SPEC K5
     @Test("K5 a decompression bomb is refused from its header")
     func K5_bombRefusedFromHeader() throws {
         let bomb = TestImages.pngBomb(width: 30_000, height: 30_000)
@@ -70,7 +67,6 @@ struct BadImageDataTests {
         }
     }
 
-    // SPEC K5
     @Test("K5 frame limits count every frame")
     func K5_frameLimits() throws {
         let frames = try (0..<6).map { try TestImages.gradient(width: 40, height: 40, seed: $0) }

@@ -5,7 +5,6 @@ import WebImageTestSupport
 
 @Suite("ImageFormat")
 struct ImageFormatTests {
-    // SPEC K1
     @Test("K1 formats are detected from their bytes")
     func K1_detectsEveryFormat() throws {
         let image = try TestImages.gradient(width: 32, height: 24)
@@ -28,7 +27,6 @@ struct ImageFormatTests {
         #expect(ImageFormat(data: isoHeader(major: "mif1", compatible: ["mif1", "avif"])) == .avif)
     }
 
-    // SPEC K1
     @Test("K1 text, HTML, empty and video data are unknown")
     func K1_unknownForNonImages() {
         #expect(ImageFormat(data: Data()) == .unknown)

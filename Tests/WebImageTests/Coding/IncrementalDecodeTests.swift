@@ -5,7 +5,6 @@ import WebImageTestSupport
 
 @Suite("Incremental decoding")
 struct IncrementalDecodeTests {
-    // SPEC K10
     @Test("K10 a progressive JPEG gives a preview from partial bytes")
     func K10_progressivePreview() throws {
         let full = try TestImages.quadrants(width: 320, height: 240)

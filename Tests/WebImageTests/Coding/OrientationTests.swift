@@ -5,7 +5,6 @@ import WebImageTestSupport
 
 @Suite("EXIF orientation")
 struct OrientationTests {
-    // SPEC K7
     @Test("K7 every EXIF orientation comes out upright", arguments: 1...8)
     func K7_orientationApplied(orientation: Int) throws {
         let upright = try TestImages.quadrants(width: 64, height: 32)

@@ -172,7 +172,7 @@ struct QOICoderTests {
         }
     }
 
-    // SPEC K3, K4 for QOI: the options are honoured by resampling the decoded image.
+    // QOI: the options are honoured by resampling the decoded image.
     @Test("thumbnail size and scale-down limit are honoured")
     func honoursScalingOptions() throws {
         let data = try QOIFixtures.data("testcard_rgba.qoi")
@@ -261,7 +261,7 @@ struct QOICoderTests {
         }
     }
 
-    // MARK: Bad input (SPEC K5 for QOI)
+    // MARK: Bad input
 
     @Test("K5 empty, short, garbled headers and bad fields fail with precise badImageData")
     func K5_badHeaders() throws {

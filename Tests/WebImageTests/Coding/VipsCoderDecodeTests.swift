@@ -7,7 +7,6 @@ import WebImageTestSupport
 struct VipsCoderDecodeTests {
     let coder = VipsCoder.shared
 
-    // SPEC K2
     @Test("K2 still formats decode with the right size and alpha", arguments: [
         ImageFormat.jpeg, .png, .gif, .webp, .avif, .heic, .tiff,
     ])
@@ -32,7 +31,6 @@ struct VipsCoderDecodeTests {
         }
     }
 
-    // SPEC K2
     @Test("K2 animated GIF and WebP keep frames, durations and loop count", arguments: [ImageFormat.gif, .webp])
     func K2_decodesAnimations(format: ImageFormat) throws {
         let frames = try (0..<4).map { try TestImages.gradient(width: 30, height: 20, seed: $0 * 60) }
@@ -52,7 +50,6 @@ struct VipsCoderDecodeTests {
         #expect(first.pixelSize == PixelSize(width: 30, height: 20))
     }
 
-    // SPEC K3
     @Test("K3 a thumbnail keeps the aspect ratio and shrinks on load")
     func K3_thumbnailShrinksOnLoad() throws {
         let data = try TestImages.encode(try TestImages.gradient(width: 4000, height: 3000), as: .jpeg)
@@ -67,7 +64,6 @@ struct VipsCoderDecodeTests {
         #expect(thumbnail.memoryCost == 256 * 192 * 3)
     }
 
-    // SPEC K3
     @Test("K3 a thumbnail can ignore the aspect ratio, and never enlarges")
     func K3_thumbnailWithoutAspectRatio() throws {
         let data = try TestImages.encode(try TestImages.gradient(width: 400, height: 300), as: .png)
@@ -97,7 +93,6 @@ struct VipsCoderDecodeTests {
         }
     }
 
-    // SPEC K3
     @Test("K3 animated thumbnails keep every frame")
     func K3_animatedThumbnail() throws {
         let frames = try (0..<3).map { try TestImages.gradient(width: 200, height: 100, seed: $0 * 40) }
@@ -107,7 +102,6 @@ struct VipsCoderDecodeTests {
         #expect(thumbnail.pixelSize == PixelSize(width: 50, height: 25))
     }
 
-    // SPEC K4
     @Test("K4 the scale-down limit bounds the decoded bytes")
     func K4_scaleDownLimit() throws {
         let data = try TestImages.encode(try TestImages.gradient(width: 3000, height: 2000), as: .jpeg)

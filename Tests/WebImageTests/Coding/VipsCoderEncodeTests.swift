@@ -7,7 +7,6 @@ import WebImageTestSupport
 struct VipsCoderEncodeTests {
     let coder = VipsCoder.shared
 
-    // SPEC K6
     @Test("K6 every writable format encodes and decodes back", arguments: ImageFormat.allCases.filter(\.isWritable))
     func K6_encodesEachWritableFormat(format: ImageFormat) throws {
         let image = try TestImages.quadrants(width: 48, height: 32)
@@ -23,7 +22,6 @@ struct VipsCoderEncodeTests {
         #expect(close(try back.pixel(x: 40, y: 4), TestImages.topRight, tolerance: 60))
     }
 
-    // SPEC K6
     @Test("K6 quality changes the size of lossy formats", arguments: [ImageFormat.jpeg, .webp, .avif])
     func K6_qualityChangesSize(format: ImageFormat) throws {
         let image = try TestImages.gradient(width: 256, height: 256)
@@ -32,7 +30,6 @@ struct VipsCoderEncodeTests {
         #expect(low.count < high.count)
     }
 
-    // SPEC K6
     @Test("K6 the maximum file size is met or the call fails clearly")
     func K6_maxFileSize() throws {
         let image = try TestImages.gradient(width: 512, height: 512)
@@ -57,7 +54,6 @@ struct VipsCoderEncodeTests {
         }
     }
 
-    // SPEC K6
     @Test("K6 alpha composited over the background colour for JPEG")
     func K6_alphaToJPEGUsesBackground() throws {
         let image = try TestImages.halfTransparent(width: 32, height: 16)

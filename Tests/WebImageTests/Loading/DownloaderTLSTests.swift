@@ -102,7 +102,6 @@ struct DownloaderTLSTests {
         try await origin.shutdown()
     }
 
-    // SPEC D17
     @Test("D17 allowInvalidSSLCertificates skips the origin's certificate check and still presents the client certificate")
     func invalidCertificatesKeepTheClientCertificate() async throws {
         let authority = try TestCertificateAuthority()

@@ -106,7 +106,6 @@ struct ForwardProxyTests {
         }
     }
 
-    // SPEC S3
     @Test("S3 through a proxy the guard approves the origin's name before sending and the tunnel goes to the approved address")
     func guardApprovesOriginAndProxy() async throws {
         try await withTinyproxy { tinyproxy in
@@ -129,7 +128,6 @@ struct ForwardProxyTests {
         }
     }
 
-    // SPEC S3
     @Test("S3 a guard that refuses the proxy's address stops the download before any connection; a trusted proxy is not asked")
     func guardRefusesTheProxy() async throws {
         try await withTinyproxy { tinyproxy in
@@ -173,7 +171,6 @@ struct ForwardProxyTests {
         }
     }
 
-    // SPEC S3
     @Test("S3 a guard that refuses the origin stops the download before the proxy is asked for anything")
     func guardRefusesTheOriginBehindTheProxy() async throws {
         try await withTinyproxy { tinyproxy in

@@ -5,7 +5,7 @@ import WebImageTestSupport
 
 /// `DownloaderConfig.hopAddress`: each hop connects to the address the closure chose, not
 /// to what DNS says, and keeps the URL's host in the request (the image proxy's defence
-/// against DNS rebinding, SPEC S3).
+/// against DNS rebinding).
 @Suite("Downloader hop addresses")
 struct HopAddressTests {
     static let png: Data = try! TestImages.encode(try! TestImages.quadrants(width: 8, height: 8), as: .png)

@@ -15,7 +15,6 @@ struct ImageDownloaderTests {
         try await withOriginAndDownloader(configure: configure, body)
     }
 
-    // SPEC D1
     @Test("D1 default headers prefer images and name WebImage; headers can be set and removed")
     func D1_defaultHeaders() async throws {
         try await withDownloader { origin, downloader in
@@ -34,7 +33,6 @@ struct ImageDownloaderTests {
         }
     }
 
-    // SPEC D2
     @Test("D2 200 staggered loads of one URL make one origin request")
     func D2_coalescing() async throws {
         try await withDownloader { origin, downloader in
@@ -120,7 +118,6 @@ struct ImageDownloaderTests {
         }
     }
 
-    // SPEC D3
     @Test("D3 the first of two callers cancels; the second still gets the image")
     func D3_oneCallerCancels() async throws {
         try await withDownloader { origin, downloader in
@@ -146,7 +143,6 @@ struct ImageDownloaderTests {
         }
     }
 
-    // SPEC D4
     @Test("D4 when every caller cancels, the transfer stops")
     func D4_allCallersCancel() async throws {
         try await withDownloader { origin, downloader in
@@ -167,7 +163,6 @@ struct ImageDownloaderTests {
         }
     }
 
-    // SPEC D5
     @Test("D5 a request after a cancelled one starts a fresh transfer")
     func D5_freshTransferAfterCancel() async throws {
         try await withDownloader { origin, downloader in
@@ -188,7 +183,6 @@ struct ImageDownloaderTests {
         }
     }
 
-    // SPEC D6
     @Test("D6 a transfer frees its slot before its completions run, so a slow completion holds up no queued download")
     func D6_slotFreedBeforeCompletions() async throws {
         try await withDownloader(configure: { $0.maxConcurrentDownloads = 1 }) { origin, downloader in
@@ -213,7 +207,6 @@ struct ImageDownloaderTests {
         }
     }
 
-    // SPEC D6
     @Test("D6 maxConcurrentDownloads is a real limit, and raising it starts queued downloads")
     func D6_concurrencyLimit() async throws {
         try await withDownloader(configure: { $0.maxConcurrentDownloads = 1 }) { origin, downloader in
@@ -264,7 +257,6 @@ struct ImageDownloaderTests {
         return arrival
     }
 
-    // SPEC D7
     @Test("D7 FIFO, LIFO, and priorities decide the order queued downloads start")
     func D7_executionOrder() async throws {
         let plain: [(String, DownloadPriority)] = [("/a", .normal), ("/b", .normal), ("/c", .normal), ("/d", .normal)]
@@ -274,7 +266,6 @@ struct ImageDownloaderTests {
         #expect(try await arrivalOrder(order: .fifo, [("/a", .low), ("/b", .normal), ("/c", .normal)]) == ["/b", "/c", "/a"])
     }
 
-    // SPEC D8
     @Test("D8 progress starts at 0, grows, ends at the full size, and is throttled")
     func D8_progress() async throws {
         let body = Data(repeating: 7, count: 40_000)
@@ -292,7 +283,6 @@ struct ImageDownloaderTests {
         }
     }
 
-    // SPEC D9
     @Test("D9 unacceptable status codes and content types fail")
     func D9_statusAndContentType() async throws {
         try await withDownloader(configure: { $0.acceptableContentTypes = ["image/*"] }) { origin, downloader in
@@ -305,7 +295,6 @@ struct ImageDownloaderTests {
         }
     }
 
-    // SPEC D10
     @Test("D10 request and response modifiers and the decryptor")
     func D10_modifiersAndDecryptor() async throws {
         try await withDownloader { origin, downloader in
@@ -355,7 +344,6 @@ struct ImageDownloaderTests {
         }
     }
 
-    // SPEC D10
     @Test("D10 a response modifier can turn an error status into success")
     func D10_responseModifierChangesStatus() async throws {
         try await withDownloader { origin, downloader in
@@ -374,7 +362,6 @@ struct ImageDownloaderTests {
         }
     }
 
-    // SPEC D11
     @Test("D11 basic-auth credentials are sent when configured")
     func D11_credentials() async throws {
         let expected = "Basic " + Data("ada:secret".utf8).base64EncodedString()
@@ -392,7 +379,6 @@ struct ImageDownloaderTests {
         }
     }
 
-    // SPEC D12
     @Test("D12 idle timeout, steady slow transfers, and the total deadline")
     func D12_timeouts() async throws {
         // Each limit is shown where a slow machine can only delay the outcome, never change
@@ -430,7 +416,6 @@ struct ImageDownloaderTests {
         }
     }
 
-    // SPEC D13
     @Test("D13 redirects are followed up to the limit; a loop fails cleanly")
     func D13_redirects() async throws {
         try await withDownloader(configure: { $0.maxRedirects = 3 }) { origin, downloader in
@@ -461,7 +446,6 @@ struct ImageDownloaderTests {
         }
     }
 
-    // SPEC D14
     @Test("D14 a body over the maximum fails without reading it all; a lying Content-Length fails cleanly")
     func D14_bodyLimits() async throws {
         try await withDownloader(configure: { $0.maxBodySize = 10_000 }) { origin, downloader in
@@ -477,7 +461,6 @@ struct ImageDownloaderTests {
         }
     }
 
-    // SPEC D15
     @Test("D15 an empty body is bad image data")
     func D15_emptyBody() async throws {
         try await withDownloader { origin, downloader in
@@ -491,7 +474,6 @@ struct ImageDownloaderTests {
         }
     }
 
-    // SPEC D16
     @Test("D16 cookies are kept only with handleCookies")
     func D16_cookies() async throws {
         try await withDownloader { origin, downloader in
@@ -516,7 +498,6 @@ struct ImageDownloaderTests {
         }
     }
 
-    // SPEC D17
     @Test("D17 a self-signed HTTPS origin fails without allowInvalidSSLCertificates and loads with it")
     func D17_invalidCertificates() async throws {
         let certificate = try SelfSignedCertificate()
@@ -540,7 +521,6 @@ struct ImageDownloaderTests {
         try await origin.shutdown()
     }
 
-    // SPEC D18
     @Test("D18 events: started, response, stopped, finished; a failure stops without finishing")
     func D18_events() async throws {
         try await withDownloader { origin, downloader in

@@ -5,7 +5,6 @@ import WebImageTestSupport
 
 @Suite("file: and data: loaders")
 struct LocalLoadersTests {
-    // SPEC D19
     @Test("D19 file URLs load from disk without the network")
     func D19_fileURLs() async throws {
         let png = try TestImages.encode(try TestImages.quadrants(width: 20, height: 10), as: .png)
@@ -27,7 +26,6 @@ struct LocalLoadersTests {
         #expect(result.cacheType == CacheType.none)
     }
 
-    // SPEC D19
     @Test("D19 data URLs decode inline, base64 or percent-encoded")
     func D19_dataURLs() async throws {
         let png = try TestImages.encode(try TestImages.quadrants(width: 8, height: 8), as: .png)

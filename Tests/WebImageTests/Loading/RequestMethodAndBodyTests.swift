@@ -22,7 +22,6 @@ struct RequestMethodAndBodyTests {
         }
     }
 
-    // SPEC D10
     @Test("D10 a request modifier sends a POST with a body; the origin receives both")
     func postWithBody() async throws {
         try await withOriginAndDownloader { origin, downloader in
@@ -40,7 +39,6 @@ struct RequestMethodAndBodyTests {
         }
     }
 
-    // SPEC D10
     @Test("D10 a 303 turns the POST into a GET without a body; a 307 repeats the POST with its body")
     func redirectsOfAPost() async throws {
         try await withOriginAndDownloader { origin, downloader in
@@ -66,7 +64,6 @@ struct RequestMethodAndBodyTests {
         }
     }
 
-    // SPEC D10
     @Test("D10 without a modifier a download is a GET without a body")
     func defaultIsGet() async throws {
         try await withOriginAndDownloader { origin, downloader in

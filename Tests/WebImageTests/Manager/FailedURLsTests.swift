@@ -13,7 +13,6 @@ struct FailedURLsTests {
 
     let url = URL(string: "http://example.test/a.png")!
 
-    // SPEC M4
     @Test("M4 permanent failures block; transient ones never do")
     func M4_permanentVersusTransient() {
         let failed = FailedURLs()
@@ -30,7 +29,6 @@ struct FailedURLsTests {
         }
     }
 
-    // SPEC M4
     @Test("M4 a blocked URL expires after its TTL")
     func M4_entriesExpire() {
         let clock = FakeClock()

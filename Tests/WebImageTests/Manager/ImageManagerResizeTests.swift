@@ -5,7 +5,6 @@ import WebImageLocking
 import WebImageTestSupport
 
 extension ImageManagerTests {
-    // SPEC K8 / K9 / M7
     @Test("K8 a manager load with a ResizeTransformer returns the resized image under the transformed key")
     func K8_managerResize() async throws {
         try await withManager { origin, manager in
@@ -26,7 +25,7 @@ extension ImageManagerTests {
         }
     }
 
-    // SPEC K3 / K8: a resize through the manager decodes only as many pixels as it needs.
+    // A resize through the manager decodes only as many pixels as it needs.
     @Test("K8 a shrinking ResizeTransformer decodes the source shrunk (shrink-on-load); the original stays full size")
     func K8_managerResizeShrinksOnLoad() async throws {
         try await withManager { origin, manager in

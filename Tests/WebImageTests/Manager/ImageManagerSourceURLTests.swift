@@ -7,7 +7,7 @@ import WebImageTestSupport
 struct ImageManagerSourceURLTests {
     static let png: Data = try! TestImages.encode(try! TestImages.quadrants(width: 40, height: 30), as: .png)
 
-    // SPEC M10 (revalidation needs the URL of a disk entry whatever its key)
+    // Revalidation needs the URL of a disk entry whatever its key.
     @Test("M10 a downloaded entry records its source URL; a thumbnail variant's entry does not")
     func sourceURLRecorded() async throws {
         try await withOriginAndDownloader { origin, downloader in

@@ -25,7 +25,6 @@ struct ImageManagerTests {
         }
     }
 
-    // SPEC M1
     @Test("M1 a nil or empty URL fails with invalidURL, without network or cache query")
     func M1_invalidURL() async throws {
         let keyFilterCalls = Locked(0)
@@ -50,7 +49,6 @@ struct ImageManagerTests {
         }
     }
 
-    // SPEC M2
     @Test("M2 a fresh URL loads with image and data; isRunning while loading")
     func M2_freshLoad() async throws {
         try await withManager { origin, manager in
@@ -72,7 +70,6 @@ struct ImageManagerTests {
         }
     }
 
-    // SPEC M3
     @Test("M3 the second load is a memory hit; after clearing memory, a disk hit")
     func M3_cacheHits() async throws {
         try await withManager { origin, manager in
@@ -90,7 +87,6 @@ struct ImageManagerTests {
         }
     }
 
-    // SPEC M4
     @Test("M4 permanent failures block the URL; retryFailed loads and unblocks")
     func M4_blockingAndRetry() async throws {
         try await withManager(downloader: { $0.idleTimeout = .seconds(2) }) { origin, manager in
@@ -122,7 +118,6 @@ struct ImageManagerTests {
         }
     }
 
-    // SPEC M5
     @Test("M5 cacheMemoryOnly writes nothing to disk; waitStoreCache completes after the disk write")
     func M5_storeTypes() async throws {
         try await withManager { origin, manager in
@@ -144,7 +139,6 @@ struct ImageManagerTests {
         }
     }
 
-    // SPEC M6
     @Test("M6 query cache types, fromCacheOnly and fromLoaderOnly")
     func M6_queryTypes() async throws {
         try await withManager { origin, manager in
@@ -192,7 +186,6 @@ struct ImageManagerTests {
         }
     }
 
-    // SPEC M8
     @Test("M8 the cache key filter maps signed URLs to one key")
     func M8_cacheKeyFilter() async throws {
         var context = ImageContext()
@@ -214,7 +207,6 @@ struct ImageManagerTests {
         }
     }
 
-    // SPEC M9
     @Test("M9 the cache serializer decides the bytes on disk")
     func M9_cacheSerializer() async throws {
         var context = ImageContext()
@@ -231,7 +223,6 @@ struct ImageManagerTests {
         }
     }
 
-    // SPEC M10
     @Test("M10 refreshCached revalidates: the cached image at once, then the cached one again on 304 or the new one")
     func M10_refreshCached() async throws {
         let newPNG = try TestImages.encode(try TestImages.quadrants(width: 60, height: 20), as: .png)
@@ -275,7 +266,6 @@ struct ImageManagerTests {
         }
     }
 
-    // SPEC M11
     @Test("M11 cancelling completes exactly once with cancelled; cancelAll cancels every load")
     func M11_cancellation() async throws {
         try await withManager { origin, manager in
@@ -309,7 +299,6 @@ struct ImageManagerTests {
         }
     }
 
-    // SPEC M12
     @Test("M12 progressiveLoad delivers partial images, never cached, then the final one")
     func M12_progressiveLoad() async throws {
         let jpeg = try TestImages.encode(try TestImages.quadrants(width: 320, height: 240), as: .jpeg, quality: 90, progressive: true)
@@ -339,7 +328,6 @@ struct ImageManagerTests {
         }
     }
 
-    // SPEC M13
     @Test("M13 the options processor and per-request cache and loader are honoured")
     func M13_overrides() async throws {
         let processor: ImageManager.OptionsProcessor = { url, options, context in

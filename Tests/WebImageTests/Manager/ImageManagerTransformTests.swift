@@ -37,7 +37,6 @@ struct CornerTransformer: ImageTransformer {
 }
 
 extension ImageManagerTests {
-    // SPEC M7
     @Test("M7 a transformed request whose original is on disk is made from it, without network")
     func M7_transformFromOriginalOnDisk() async throws {
         try await withManager { origin, manager in
@@ -73,7 +72,7 @@ extension ImageManagerTests {
         }
     }
 
-    // SPEC M7 (download side) — variants share one download and identical ones one transform.
+    // The download side: variants share one download and identical ones one transform.
     @Test("50 concurrent requests for 5 variants of one URL: 1 origin request, 5 transforms")
     func variantsShareOneDownloadAndIdenticalOnesOneTransform() async throws {
         try await withManager { origin, manager in

@@ -4,7 +4,7 @@ import Testing
 import WebImageTestSupport
 
 extension ImagePrefetcherTests {
-    // SPEC P2 (shared loads)
+    // Shared loads
     @Test("P2 two prefetches of one URL share its load; one cancelling leaves it to the other, both cancelling stop it")
     func P2_sharedLoads() async throws {
         try await withManager { origin, manager in

@@ -34,7 +34,6 @@ struct ImagePrefetcherTests {
         }
     }
 
-    // SPEC P1
     @Test("P1 progress rises one by one to the total; completion reports (finished, skipped)")
     func P1_progressAndCompletion() async throws {
         try await withManager { origin, manager in
@@ -62,7 +61,6 @@ struct ImagePrefetcherTests {
         }
     }
 
-    // SPEC P1
     @Test("P1 an empty list completes at once with (0, 0)")
     func P1_emptyList() async throws {
         try await withManager { origin, manager in
@@ -81,7 +79,6 @@ struct ImagePrefetcherTests {
         }
     }
 
-    // SPEC P2
     @Test("P2 at most maxConcurrentPrefetchCount loads in flight, over concurrent prefetches")
     func P2_concurrencyLimit() async throws {
         try await withManager { origin, manager in
@@ -115,7 +112,6 @@ struct ImagePrefetcherTests {
         }
     }
 
-    // SPEC P2
     @Test("P2 cancel stops the rest and cancels the loads in flight; a second prefetch is left running")
     func P2_cancel() async throws {
         try await withManager { origin, manager in
@@ -146,7 +142,6 @@ struct ImagePrefetcherTests {
         }
     }
 
-    // SPEC P2
     @Test("P2 a concurrent second prefetch does not cancel the first")
     func P2_secondPrefetchKeepsFirst() async throws {
         try await withManager { origin, manager in
@@ -163,7 +158,6 @@ struct ImagePrefetcherTests {
         }
     }
 
-    // SPEC P2
     @Test("P2 cancelling the awaiting task cancels the prefetch; ending a progress stream early cancels it too")
     func P2_asyncCancellation() async throws {
         try await withManager { origin, manager in
@@ -193,7 +187,6 @@ struct ImagePrefetcherTests {
         }
     }
 
-    // SPEC P1
     @Test("P1 the progress stream reports every URL with its cache type")
     func P1_stream() async throws {
         try await withManager { origin, manager in
@@ -212,7 +205,7 @@ struct ImagePrefetcherTests {
         }
     }
 
-    // SPEC P2 (low priority): prefetches wait behind the loads someone is waiting for.
+    // Low priority: prefetches wait behind the loads someone is waiting for.
     @Test("P2 prefetch loads run at low priority")
     func P2_lowPriority() async throws {
         try await withOriginAndDownloader(configure: { $0.maxConcurrentDownloads = 1 }) { origin, downloader in

@@ -7,7 +7,6 @@ import WebImageTestSupport
 struct CropTransformerTests {
     typealias F = TransformFixtures
 
-    // SPEC K8
     @Test("K8 a rectangle is cut out, clamped to the image")
     func K8_rect() throws {
         let image = try TestImages.quadrants(width: 200, height: 100)
@@ -25,7 +24,6 @@ struct CropTransformerTests {
         #expect(whole.pixelSize == image.pixelSize)
     }
 
-    // SPEC K8
     @Test("K8 a size is cut at the gravity", arguments: [
         (Gravity.northWest, TransformFixtures.red), (.northEast, TransformFixtures.green),
         (.southWest, TransformFixtures.blue), (.southEast, TransformFixtures.white),
@@ -39,7 +37,6 @@ struct CropTransformerTests {
         #expect(try pixel(result, 99, 49, is: colour, tolerance: 0))
     }
 
-    // SPEC K8
     @Test("K8 compass edges and the centre; 0 keeps the full extent; larger sizes clamp")
     func K8_sizeEdges() throws {
         let image = try TestImages.quadrants(width: 200, height: 100)
@@ -63,7 +60,6 @@ struct CropTransformerTests {
         #expect(smart.pixelSize == PixelSize(width: 50, height: 50))
     }
 
-    // SPEC K8
     @Test("K8 an animation is cut frame by frame at one place")
     func K8_animated() throws {
         let animation = try F.animation(width: 40, height: 20)
@@ -80,7 +76,6 @@ struct CropTransformerTests {
         #expect(try pixel(smart, 0, 0, frame: 0, is: F.red, tolerance: 0), "an animation's smart crop is centred")
     }
 
-    // SPEC K8
     @Test("K8 invalid crops throw invalidTransform")
     func K8_invalid() throws {
         let image = try TestImages.quadrants(width: 40, height: 40)

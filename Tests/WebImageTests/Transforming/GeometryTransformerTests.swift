@@ -7,7 +7,6 @@ import WebImageTestSupport
 struct GeometryTransformerTests {
     typealias F = TransformFixtures
 
-    // SPEC K8
     @Test("K8 extend pads to at least the size, at the gravity, on the background")
     func K8_extend() throws {
         let image = try TestImages.quadrants(width: 40, height: 20)
@@ -41,7 +40,6 @@ struct GeometryTransformerTests {
         #expect(throwsInvalidTransform { try ExtendTransformer(size: PixelSize(width: 1_000_000, height: 1_000_000)).transform(image) })
     }
 
-    // SPEC K8
     @Test("K8 flip mirrors horizontally, vertically or both")
     func K8_flip() throws {
         let image = try TestImages.quadrants(width: 40, height: 20)
@@ -62,7 +60,6 @@ struct GeometryTransformerTests {
         #expect(try pixel(flipped, 5, 5, frame: 1, is: F.red, tolerance: 0))
     }
 
-    // SPEC K8
     @Test("K8 right-angle rotations are lossless clockwise turns")
     func K8_rotateRightAngles() throws {
         let image = try TestImages.quadrants(width: 40, height: 20)
@@ -90,7 +87,6 @@ struct GeometryTransformerTests {
         #expect(try pixel(turned, 5, 35, frame: 2, is: F.blue, tolerance: 0))
     }
 
-    // SPEC K8
     @Test("K8 other angles grow the canvas (or keep the size) and fill the corners with the background")
     func K8_rotateAnyAngle() throws {
         let image = try F.solid(F.red, width: 40, height: 20)

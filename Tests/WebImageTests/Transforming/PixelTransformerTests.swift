@@ -14,7 +14,6 @@ struct PixelTransformerTests {
         return try Image(pixels: pixels, width: 40, height: 40, channels: 1)
     }
 
-    // SPEC K8
     @Test("K8 tint blends the colour over the image by its alpha and keeps the image's alpha")
     func K8_tint() throws {
         let red = try F.solid(F.red, width: 8, height: 8)
@@ -33,7 +32,6 @@ struct PixelTransformerTests {
         #expect(try pixel(animation, 5, 5, frame: 2, is: F.white, tolerance: 0))
     }
 
-    // SPEC K8
     @Test("K8 blur smooths an edge and leaves flat areas alone")
     func K8_blur() throws {
         let result = try BlurTransformer(sigma: 3).transform(try Self.edge(dark: 0, light: 255))
@@ -52,7 +50,6 @@ struct PixelTransformerTests {
         }
     }
 
-    // SPEC K8
     @Test("K8 sharpen raises the contrast at an edge")
     func K8_sharpen() throws {
         let result = try SharpenTransformer(sigma: 1).transform(try Self.edge(dark: 64, light: 192))
@@ -64,7 +61,6 @@ struct PixelTransformerTests {
         #expect(throwsInvalidTransform { try SharpenTransformer(sigma: 0).transform(result) })
     }
 
-    // SPEC K8
     @Test("K8 grayscale makes one grey channel by luminance and keeps alpha")
     func K8_grayscale() throws {
         let result = try GrayscaleTransformer().transform(try TestImages.quadrants(width: 40, height: 40))
@@ -78,7 +74,6 @@ struct PixelTransformerTests {
         #expect(try alpha.pixel(x: 8, y: 1)[1] == 255)
     }
 
-    // SPEC K8
     @Test("K8 background flattens alpha onto an opaque colour, or composites under a translucent one")
     func K8_background() throws {
         let shape = try TestImages.halfTransparent(width: 10, height: 10)
@@ -94,7 +89,6 @@ struct PixelTransformerTests {
         #expect(try BackgroundTransformer(color: .black).transform(opaque).pixels() == opaque.pixels())
     }
 
-    // SPEC K8
     @Test("K8 round corners make the corners transparent, with an optional border")
     func K8_roundCorners() throws {
         let image = try TestImages.quadrants(width: 100, height: 100)

@@ -3,7 +3,7 @@ import Testing
 @testable import WebImage
 import WebImageTestSupport
 
-// SPEC K3 / K8: a resize finished from a shrink-on-load decode gives exactly the size it
+// A resize finished from a shrink-on-load decode gives exactly the size it
 // gives from the full-size image, for every mode and awkward proportions.
 @Suite("Resize transformer shrink-on-load")
 struct ResizeShrinkOnLoadTests {

@@ -7,7 +7,6 @@ import WebImageTestSupport
 struct ResizeTransformerTests {
     typealias F = TransformFixtures
 
-    // SPEC K8
     @Test("K8 fit keeps the aspect ratio inside the box")
     func K8_fit() throws {
         let image = try TestImages.quadrants(width: 800, height: 400)
@@ -21,7 +20,6 @@ struct ResizeTransformerTests {
         #expect(!result.isAnimated)
     }
 
-    // SPEC K8
     @Test("K8 a width or height of 0 is derived from the other; both 0 keep the size")
     func K8_zeroDimension() throws {
         let image = try TestImages.quadrants(width: 800, height: 400)
@@ -41,7 +39,6 @@ struct ResizeTransformerTests {
         #expect(enlarged.pixelSize == PixelSize(width: 200, height: 100))
     }
 
-    // SPEC K8
     @Test("K8 without enlarge a smaller image keeps its size in fit and fill; with enlarge it grows")
     func K8_enlarge() throws {
         let small = try TestImages.quadrants(width: 100, height: 50)
@@ -59,7 +56,6 @@ struct ResizeTransformerTests {
         #expect(try ResizeTransformer(size: box, mode: .fill).transform(wide).pixelSize == PixelSize(width: 400, height: 200))
     }
 
-    // SPEC K8
     @Test("K8 fill covers the box and crops at the gravity")
     func K8_fillGravity() throws {
         // 800×400 → 300×300: scaled to 600×300, then 300 columns are kept.
@@ -96,7 +92,6 @@ struct ResizeTransformerTests {
         #expect(try pixel(northWest, 290, 280, is: F.green))
     }
 
-    // SPEC K8
     @Test("K8 fill-down never enlarges: the box shrinks to fit the image, keeping its aspect ratio")
     func K8_fillDown() throws {
         let box = PixelSize(width: 400, height: 300)
@@ -109,7 +104,6 @@ struct ResizeTransformerTests {
         #expect(try pixel(result, 256, 190, is: F.white))
     }
 
-    // SPEC K8
     @Test("K8 force ignores the aspect ratio; without enlarge a larger box shrinks proportionally")
     func K8_force() throws {
         let image = try TestImages.quadrants(width: 800, height: 400)
@@ -125,7 +119,6 @@ struct ResizeTransformerTests {
         #expect(try ResizeTransformer(size: box, mode: .force, enlarge: true).transform(small).pixelSize == box)
     }
 
-    // SPEC K8
     @Test("K8 resizing keeps alpha and grey")
     func K8_channels() throws {
         let rgba = try TestImages.halfTransparent(width: 200, height: 100)
@@ -140,7 +133,6 @@ struct ResizeTransformerTests {
         #expect(try pixel(small, 16, 16, is: [128]))
     }
 
-    // SPEC K8
     @Test("K8 an animated GIF is resized frame by frame, keeping frames, durations and loop count")
     func K8_animated() throws {
         let animation = try F.animatedGIF(width: 80, height: 40)
@@ -161,7 +153,6 @@ struct ResizeTransformerTests {
         #expect(again.loopCount == animation.loopCount)
     }
 
-    // SPEC K8
     @Test("K8 invalid resize parameters throw invalidTransform")
     func K8_invalid() throws {
         let image = try TestImages.quadrants(width: 40, height: 40)
@@ -178,7 +169,6 @@ struct ResizeTransformerTests {
         })
     }
 
-    // SPEC K8
     @Test("K8 the resize plan: fill rounding never leaves the image short of the box")
     func K8_plan() {
         for (w, h) in [(1001, 667), (999, 1333), (4000, 3000), (3, 1000), (1000, 3)] {

@@ -62,7 +62,6 @@ struct TransformerKeyTests {
         return list
     }
 
-    // SPEC K8
     @Test("K8 keys are stable, distinct and safe in file names and cache keys")
     func K8_keys() throws {
         let keys = Self.all.map(\.key)
@@ -90,7 +89,6 @@ struct TransformerKeyTests {
         #expect(FlipTransformer(horizontal: true, vertical: false).key == "flip-h")
     }
 
-    // SPEC K8 / K9
     @Test("K8 the pipeline key joins its children's keys; the cache key takes it before the extension")
     func K8_pipelineKey() throws {
         let pipeline = TransformerPipeline([
@@ -105,7 +103,6 @@ struct TransformerKeyTests {
         )
     }
 
-    // SPEC K8
     @Test("K8 a pipeline applies its transformers in order; an empty one is the identity")
     func K8_pipelineApplies() throws {
         let image = try TestImages.quadrants(width: 400, height: 200)
@@ -125,7 +122,6 @@ struct TransformerKeyTests {
         })
     }
 
-    // SPEC K8
     @Test("K8 colours parse RRGGBB and RRGGBBAA, with or without #")
     func K8_colours() throws {
         #expect(try ImageColor(hex: "ff8000") == ImageColor(red: 255, green: 128, blue: 0))

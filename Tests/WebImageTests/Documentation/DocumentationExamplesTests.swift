@@ -1,15 +1,19 @@
+import Crypto
 import Foundation
 import Synchronization
 import Testing
 @testable import WebImage
 import WebImageTestSupport
 
-/// Every call shape README.md's "Using it" shows, written as the README writes it. The
-/// compile-time half (`ReadmeCallShapes`) fails the build when a shape stops compiling or
-/// a trailing closure binds to something other than the completion (each closure states
-/// the type it must get); the run-time half checks where those closures are called.
-@Suite("README call shapes")
-struct ReadmeCallShapesTests {
+/// The Swift examples of README.md, the DocC articles (`Sources/*/*.docc`) and `docs/*.md`,
+/// written here as the documents write them. The compile-time half (`DocumentationExamples`
+/// here, `ThumbnailRoute` and `ServerDocumentationExamples` in the server's tests) fails the
+/// build when an example stops compiling or a trailing closure binds to something other
+/// than the completion (each closure states the type it must get); the run-time half checks
+/// where those closures are called, and that every line of every documented example is one
+/// of these files' lines, so an example cannot change without its compiled copy.
+@Suite("Documentation examples")
+struct DocumentationExamplesTests {
     @Test("a trailing closure after setImage and prefetch is the completion, with or without progress:")
     func trailingClosuresAreCompletions() async throws {
         try await BindingFixtures.withManager { origin, manager in
@@ -45,10 +49,106 @@ struct ReadmeCallShapesTests {
             #expect(awaited.finishedCount == 1)
         }
     }
+
+    @Test("every line of a documented Swift example is a line of its compiled copy")
+    func documentedExamplesAreCompiled() throws {
+        let copies = try Self.compiledCopies.map { try String(contentsOf: Self.root.appending(path: $0), encoding: .utf8) }
+        let compiled = copies.map(Self.collapsed).joined(separator: "\n")
+        var checked = 0
+        for document in try Self.documents() {
+            let text = try String(contentsOf: Self.root.appending(path: document), encoding: .utf8)
+            for block in Self.swiftBlocks(in: text) where !block.contains(where: { $0.contains(".package(url:") }) {
+                for line in block {
+                    guard let shape = Self.shape(of: line) else { continue }
+                    checked += 1
+                    #expect(compiled.contains(shape), "\(document): `\(shape)` is in no compiled copy (\(Self.compiledCopies.joined(separator: ", ")))")
+                }
+            }
+        }
+        #expect(checked > 100, "only \(checked) example lines found")
+    }
+
+    @Test("docs/processing-options.md's signing function gives imgproxy's documented signature")
+    func signingExample() {
+        let path = "/rs:fit:300:300/plain/http://127.0.0.1:8000/photo.jpg"
+        #expect(DocumentationExamples.signature(path: path, hexKey: "736563726574", hexSalt: "68656C6C6F") == "Hb3f-PVR92cMr84gAWafxIPBYk4TGqHdEspH_K3KhGU")
+    }
+
+    /// The repository's root.
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The files holding the compiled copies of the examples.
+    static let compiledCopies = [
+        "Tests/WebImageTests/Documentation/DocumentationExamplesTests.swift",
+        "Tests/WebImageServerTests/UserRouteTests.swift",
+        "Tests/WebImageServerTests/ServerDocumentationExamplesTests.swift",
+    ]
+
+    /// README.md, docs/*.md and the DocC catalogs' articles.
+    static func documents() throws -> [String] {
+        var documents = ["README.md"]
+        for folder in ["docs", "Sources/WebImage/WebImage.docc", "Sources/WebImageServer/WebImageServer.docc"] {
+            let names = try FileManager.default.contentsOfDirectory(atPath: root.appending(path: folder).path)
+            documents += names.filter { $0.hasSuffix(".md") }.sorted().map { "\(folder)/\($0)" }
+        }
+        return documents
+    }
+
+    /// The lines of each ```swift block.
+    static func swiftBlocks(in text: String) -> [[String]] {
+        var blocks: [[String]] = []
+        var current: [String]?
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if current == nil {
+                if trimmed == "```swift" { current = [] }
+            } else if trimmed.hasPrefix("```") {
+                blocks.append(current ?? [])
+                current = nil
+            } else {
+                current?.append(String(line))
+            }
+        }
+        return blocks
+    }
+
+    /// A line of an example as it is compared: without its comment, without a trailing
+    /// closure's body (`{ result in /* … */ }`: the copy states the closure's type), with its
+    /// runs of spaces made one; `nil` for a line of comments or closing brackets only.
+    static func shape(of line: String) -> String? {
+        var text = Substring(line)
+        var inString = false
+        var previous: Character = " "
+        var index = text.startIndex
+        while index < text.endIndex {
+            let character = text[index]
+            if character == "\"", previous != "\\" { inString.toggle() }
+            let next = text.index(after: index)
+            if !inString, character == "/", next < text.endIndex, text[next] == "/" {
+                text = text[..<index]
+                break
+            }
+            previous = character
+            index = next
+        }
+        var shape = String(text)
+        if let closure = shape.range(of: "{ result in") { shape = String(shape[..<closure.lowerBound]) }
+        shape = collapsed(shape)
+        guard !shape.isEmpty, shape.contains(where: { !")]},".contains($0) }) else { return nil }
+        return shape
+    }
+
+    /// The text with every run of spaces made one and each line trimmed.
+    static func collapsed(_ text: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ") }
+            .joined(separator: "\n")
+    }
 }
 
-/// The README's snippets, compiled (never run: they name example.com and local files).
-enum ReadmeCallShapes {
+/// The documents' examples, compiled (never run: they name example.com and local files).
+enum DocumentationExamples {
     final class Tile: ImageTarget {
         private let shown = Mutex<Image?>(nil)
         func apply(_ image: Image?, update: ImageTargetUpdate) {
@@ -187,5 +287,63 @@ enum ReadmeCallShapes {
         context.originalCache = ImageCache(config: originalsConfig)
         let variant = try await manager.loadImage(from: url, context: context)
         print(variant.cacheType)
+    }
+
+    static func s3() async throws {
+        let s3 = S3ImageLoader(configuration: .fromEnvironment())
+        let minio = S3ImageLoader(configuration: S3Configuration(
+            endpoint: "http://127.0.0.1:9000", region: "us-east-1", usesPathStyle: true,
+            credentials: AWSCredentials(accessKeyID: "…", secretAccessKey: "…")))
+        let manager = ImageManager(loader: ImageLoaders([s3, ImageDownloader.shared]))
+        let result = try await manager.loadImage(from: URL(string: "s3://photos/cats/tom.jpg")!)
+        print(minio, result.cacheType)
+    }
+
+    static func proxiesAndCertificates() throws {
+        var config = DownloaderConfig()
+        config.proxy = try DownloaderProxy.fromEnvironment()
+        config.proxy = DownloaderProxy(all: try .init(url: "http://user:secret@egress.internal:3128"),
+                                       noProxy: NoProxyList("localhost,.internal,10.0.0.0/8"))
+        config.tls = try DownloaderTLS(caFile: "/etc/ssl/internal-ca.pem",
+                                       clientCertificateFile: "client.pem", clientKeyFile: "client.key")
+        config.requestModifier = { request in
+            var request = request
+            request.method = .POST
+            request.body = Data(#"{"size":"large"}"#.utf8)
+            request.headers.replaceOrAdd(name: "Content-Type", value: "application/json")
+            return request
+        }
+        let downloader = ImageDownloader(config: config)
+        print(downloader)
+    }
+
+    static func servingVariants() {
+        let manager = ImageManager(variantWorkLimiter: WorkLimiter(workers: 4, queueSize: 64))
+        print(manager.runningCount)
+    }
+
+    /// imgproxy's signature of `path` (everything after the signature segment, from its `/`).
+    static func signature(path: String, hexKey: String, hexSalt: String, size: Int = 32) -> String {
+        func bytes(_ hex: String) -> [UInt8] {
+            var result: [UInt8] = []
+            var digits = hex.makeIterator()
+            while let high = digits.next(), let low = digits.next() {
+                result.append(UInt8(String([high, low]), radix: 16)!)
+            }
+            return result
+        }
+        var hmac = HMAC<SHA256>(key: SymmetricKey(data: bytes(hexKey)))
+        hmac.update(data: bytes(hexSalt))
+        hmac.update(data: Data(path.utf8))
+        return Data(hmac.finalize()).prefix(size).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    static func signedURL() {
+        let path = "/rs:fit:300:300/plain/http://127.0.0.1:8000/photo.jpg"
+        let url = "http://127.0.0.1:8080/" + signature(path: path, hexKey: "736563726574", hexSalt: "68656C6C6F") + path
+        print(url)
     }
 }
