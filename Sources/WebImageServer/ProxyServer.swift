@@ -205,7 +205,7 @@ public final class ProxyServer: Sendable {
                 lastModifiedBuster: config.lastModifiedBuster, validators: config.validators, cacheControlPassthrough: config.cacheControlPassthrough
             ),
             tracesRequests: tracesRequests, profile: config.profile, secret: config.secret, pathPrefix: config.pathPrefix ?? "",
-            readsClientHints: config.enableClientHints
+            readsClientHints: config.enableClientHints, sendsDebugHeaders: config.enableDebugHeaders
         )
     }
 

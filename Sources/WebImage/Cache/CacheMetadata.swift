@@ -37,6 +37,11 @@ public struct CacheMetadata: Sendable, Hashable {
     /// For an entry made from a download (an encoded variant): the `Expires` of the source
     /// it was made from.
     public var sourceExpires: String?
+    /// For an entry made from a download (an encoded variant): the pixel size of one frame
+    /// of the source, as stored (before any EXIF turn).
+    public var sourcePixelSize: PixelSize?
+    /// For an entry made from a download (an encoded variant): the source's size in bytes.
+    public var sourceByteCount: Int?
     /// For an encoded variant: the encoder quality it was written at, when known.
     public var encodeQuality: Int?
     /// For an encoded variant whose quality was chosen by ``QualitySearch``: its SSIM
@@ -48,7 +53,7 @@ public struct CacheMetadata: Sendable, Hashable {
         etag: String? = nil, lastModified: String? = nil, expirationDate: Date? = nil, storedDate: Date = Date(), sourceURL: URL? = nil,
         pixelSize: PixelSize? = nil, sourceETag: String? = nil, sourceLastModified: String? = nil,
         encodeQuality: Int? = nil, similarityScore: Double? = nil, cacheControl: String? = nil, expires: String? = nil,
-        sourceCacheControl: String? = nil, sourceExpires: String? = nil
+        sourceCacheControl: String? = nil, sourceExpires: String? = nil, sourcePixelSize: PixelSize? = nil, sourceByteCount: Int? = nil
     ) {
         self.etag = etag
         self.lastModified = lastModified
@@ -64,6 +69,8 @@ public struct CacheMetadata: Sendable, Hashable {
         self.expires = expires
         self.sourceCacheControl = sourceCacheControl
         self.sourceExpires = sourceExpires
+        self.sourcePixelSize = sourcePixelSize
+        self.sourceByteCount = sourceByteCount
     }
 
     /// Whether ``expirationDate`` has passed at `date` (never, when there is none).

@@ -27,7 +27,6 @@ extension ImgproxyEnvironment {
         ignored("CORS headers are not sent; add them in the reverse proxy in front", "IMGPROXY_ALLOW_ORIGIN")
         ignored("no Link: rel=canonical header is sent", "IMGPROXY_SET_CANONICAL_HEADER")
         ignored("errors are always answered as plain text with the message", "IMGPROXY_DEVELOPMENT_ERRORS_MODE")
-        ignored("no debug headers are sent; /info/… gives an image's details", "IMGPROXY_ENABLE_DEBUG_HEADERS")
         ignored("WebImage has no deprecated settings", "IMGPROXY_FAIL_ON_DEPRECATION")
         ignored("a Go runtime setting; WebImage sets its allocator at start-up", "IMGPROXY_FREE_MEMORY_INTERVAL", "IMGPROXY_LOG_MEM_STATS")
         ignored("libvips' debugging aids are not exposed", "IMGPROXY_VIPS_CACHE_TRACE", "IMGPROXY_VIPS_LEAK_CHECK")

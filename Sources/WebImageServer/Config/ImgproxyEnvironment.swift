@@ -190,6 +190,7 @@ public enum ImgproxyEnvironment {
         same("IMGPROXY_BASE64_URL_INCLUDES_FILENAME", .base64URLIncludesFilename)
         same("IMGPROXY_CACHE_CONTROL_PASSTHROUGH", .cacheControlPassthrough)
         same("IMGPROXY_GRACEFUL_STOP_TIMEOUT", .gracefulStopTimeout)
+        same("IMGPROXY_ENABLE_DEBUG_HEADERS", .enableDebugHeaders)
         same("IMGPROXY_PROMETHEUS_BIND", .prometheusBind)
         same("IMGPROXY_PROMETHEUS_NAMESPACE", .prometheusNamespace)
         // Read by `webimage serve` with the OTEL_* variables (TelemetryConfiguration).

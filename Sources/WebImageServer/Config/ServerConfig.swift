@@ -117,6 +117,10 @@ public struct ServerConfig: Sendable {
     /// The prefix of the metrics' names in place of `webimage` (imgproxy's
     /// `IMGPROXY_PROMETHEUS_NAMESPACE`). `nil`: `webimage`.
     public var prometheusNamespace: String?
+    /// Send `X-Origin-Width`, `X-Origin-Height`, `X-Origin-Content-Length`, `X-Result-Width`
+    /// and `X-Result-Height` with images (imgproxy's `IMGPROXY_ENABLE_DEBUG_HEADERS`).
+    /// Default off.
+    public var enableDebugHeaders = false
     /// Send `Last-Modified` and answer a matching `If-Modified-Since` with 304 (imgproxy's
     /// `IMGPROXY_USE_LAST_MODIFIED`). Default on.
     public var useLastModified = true

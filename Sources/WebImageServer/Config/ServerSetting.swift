@@ -21,7 +21,7 @@ public enum ServerSetting: String, CaseIterable, Sendable {
     case fallbackImageData, fallbackImagePath, fallbackImageURL, fallbackImageHTTPCode, fallbackImageTTL
     case pathPrefix, argumentsSeparator, baseURL, urlReplacements, base64URLIncludesFilename
     case etagBuster, useLastModified, lastModifiedBuster, enableClientHints
-    case validators, cacheControlPassthrough, prometheusBind, prometheusNamespace, gracefulStopTimeout
+    case validators, cacheControlPassthrough, prometheusBind, prometheusNamespace, gracefulStopTimeout, enableDebugHeaders
 
     /// The command-line flag, without the leading dashes.
     public var flag: String {
@@ -203,6 +203,7 @@ public enum ServerSetting: String, CaseIterable, Sendable {
             }
             config.validators = validators
         case .cacheControlPassthrough: config.cacheControlPassthrough = try boolean(value)
+        case .enableDebugHeaders: config.enableDebugHeaders = try boolean(value)
         case .gracefulStopTimeout:
             // 0 cuts the requests in flight off at once, as imgproxy's 0 does.
             config.gracefulStopTimeout = Double(value.trimmingCharacters(in: .whitespaces)) == 0 ? .zero : try seconds(value)

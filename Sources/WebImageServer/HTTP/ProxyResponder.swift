@@ -42,6 +42,8 @@ struct ProxyResponder: Sendable {
     let caching: CachingHeaders
     /// Whether client hints set a URL's starting `dpr` and width (and images vary with them).
     let readsClientHints: Bool
+    /// Whether images carry the source's and the result's sizes (`X-Origin-*`, `X-Result-*`).
+    let sendsDebugHeaders: Bool
     /// `Bearer <secret>`, the `Authorization` every image request must carry; `nil`: none asked for.
     let authorization: [UInt8]?
 
@@ -50,9 +52,10 @@ struct ProxyResponder: Sendable {
     init(
         pipeline: ProxyPipeline, metrics: ServerMetrics, ttl: Int, requestTimeout: Duration, caching: CachingHeaders = CachingHeaders(),
         tracesRequests: Bool = false, profile: ServerProfile = .webimage, secret: String? = nil, pathPrefix: String = "",
-        readsClientHints: Bool = false
+        readsClientHints: Bool = false, sendsDebugHeaders: Bool = false
     ) {
         self.readsClientHints = readsClientHints
+        self.sendsDebugHeaders = sendsDebugHeaders
         self.caching = caching
         self.pathPrefix = pathPrefix
         self.profile = profile
@@ -254,6 +257,15 @@ struct ProxyResponder: Sendable {
         if outcome.kind == .image {
             headers.append(Field(name: .contentDisposition, value: outcome.disposition.value(for: variant.format)))
         }
+        if sendsDebugHeaders, outcome.kind == .image {
+            if let source = variant.sourcePixelSize {
+                headers.append(Field(name: Self.originWidthHeader, value: String(source.width)))
+                headers.append(Field(name: Self.originHeightHeader, value: String(source.height)))
+            }
+            if let bytes = variant.sourceByteCount { headers.append(Field(name: Self.originLengthHeader, value: String(bytes))) }
+            headers.append(Field(name: Self.resultWidthHeader, value: String(variant.pixelSize.width)))
+            headers.append(Field(name: Self.resultHeightHeader, value: String(variant.pixelSize.height)))
+        }
         if let score = variant.score {
             // Auto quality: what it chose and the SSIM that choice keeps.
             if let quality = variant.quality { headers.append(Field(name: Self.qualityHeader, value: String(quality))) }
@@ -263,6 +275,13 @@ struct ProxyResponder: Sendable {
         ok.append(Field(name: .contentLength, value: String(variant.count)))
         return ImageHeadersCache.Headers(ok: ok, notModified: headers)
     }
+
+    /// imgproxy's debug headers: the source's size and length, and the result's size.
+    static let originWidthHeader = Field.Name("X-Origin-Width")!
+    static let originHeightHeader = Field.Name("X-Origin-Height")!
+    static let originLengthHeader = Field.Name("X-Origin-Content-Length")!
+    static let resultWidthHeader = Field.Name("X-Result-Width")!
+    static let resultHeightHeader = Field.Name("X-Result-Height")!
 
     /// `X-Quality`: the encoder quality auto quality chose.
     static let qualityHeader = Field.Name("X-Quality")!
