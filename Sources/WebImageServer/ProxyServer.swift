@@ -66,6 +66,7 @@ public final class ProxyServer: Sendable {
         downloaderConfig.totalTimeout = config.downloadTimeout
         downloaderConfig.idleTimeout = config.downloadTimeout
         downloaderConfig.connectTimeout = min(config.downloadTimeout, .seconds(10))
+        downloaderConfig.keepAliveTimeout = config.sourceKeepAliveTimeout
         downloaderConfig.maxConcurrentDownloads = max(config.workers, 6)
         downloaderConfig.maxRedirects = config.maxRedirects
         downloaderConfig.headers.replaceOrAdd(name: "User-Agent", value: config.userAgent ?? "\(WebImageServer.serverHeader) (image proxy)")

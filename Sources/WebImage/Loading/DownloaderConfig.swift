@@ -32,6 +32,9 @@ public struct DownloaderConfig: Sendable {
     public var idleTimeout: Duration = .seconds(15)
     /// The longest a whole transfer (all redirects included) may take. Default 2 minutes.
     public var totalTimeout: Duration = .seconds(120)
+    /// How long a connection to a source stays open, idle, for the next download from it;
+    /// zero closes each connection after its download (`Connection: close`). Default 60 s.
+    public var keepAliveTimeout: Duration = .seconds(60)
     /// The longest connecting may take. Default 10 s.
     public var connectTimeout: Duration = .seconds(10)
     /// Redirects followed before giving up. Default 10.

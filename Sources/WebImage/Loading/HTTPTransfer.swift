@@ -158,6 +158,8 @@ struct HTTPTransfer: Sendable {
         if options.handleCookies, let cookie = cookies.header(for: url) {
             headers.replaceOrAdd(name: "Cookie", value: cookie)
         }
+        // No keep-alive: the source closes the connection after its response.
+        if config.keepAliveTimeout <= .zero { headers.replaceOrAdd(name: "Connection", value: "close") }
         return DownloadRequest(url: url, headers: headers)
     }
 

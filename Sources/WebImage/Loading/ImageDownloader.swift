@@ -49,6 +49,7 @@ public final class ImageDownloader: ImageLoader, Sendable {
         // By default the client retries a refused connection until the connect timeout;
         // an image load should fail at once and let the caller decide.
         clientConfig.connectionPool.retryConnectionEstablishment = false
+        if config.keepAliveTimeout > .zero { clientConfig.connectionPool.idleTimeout = TimeAmount(config.keepAliveTimeout) }
         clientConfig.tracing.tracer = Self.tracer()
         let tls = config.tls?.applied(to: .makeClientConfiguration()) ?? .makeClientConfiguration()
         if config.tls != nil { clientConfig.tlsConfiguration = tls }

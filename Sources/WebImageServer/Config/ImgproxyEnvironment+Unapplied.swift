@@ -78,7 +78,6 @@ extension ImgproxyEnvironment {
         )
         ignored("a source's query string is part of its URL; s3:// versions follow a ?", "IMGPROXY_SOURCE_URL_QUERY_SEPARATOR")
         refused("WebImage always verifies sources' certificates; trust a private authority with --ca-file", "IMGPROXY_IGNORE_SSL_VERIFICATION")
-        ignored("source connections are pooled by AsyncHTTPClient with its own idle timeout", "IMGPROXY_CLIENT_KEEP_ALIVE_TIMEOUT")
         ignored(
             "cookies are never passed to sources",
             "IMGPROXY_COOKIE_PASSTHROUGH", "IMGPROXY_COOKIE_PASSTHROUGH_ALL", "IMGPROXY_COOKIE_BASE_URL"

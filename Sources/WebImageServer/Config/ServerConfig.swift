@@ -40,6 +40,10 @@ public struct ServerConfig: Sendable {
     public var downloadTimeout: Duration = .seconds(10)
     /// The longest a request may take from arrival to response. Default 30 s.
     public var requestTimeout: Duration = .seconds(30)
+    /// How long a connection to a source stays open, idle, for the next download from it;
+    /// zero closes each after its download (imgproxy's `IMGPROXY_CLIENT_KEEP_ALIVE_TIMEOUT`).
+    /// Default 60 s; 90 s under ``ServerProfile/imgproxy``.
+    public var sourceKeepAliveTimeout: Duration = .seconds(60)
     /// How long a stop (SIGTERM, SIGINT) waits for the requests in flight before it cuts
     /// them off (imgproxy's `IMGPROXY_GRACEFUL_STOP_TIMEOUT`). `nil`: as long as they take,
     /// which the request timeout bounds. Default `nil`; 20 s under ``ServerProfile/imgproxy``.

@@ -51,6 +51,7 @@ public enum ServerProfile: String, Sendable, Hashable, CaseIterable {
         config.requestTimeout = .seconds(10)
         config.validators = .source
         config.gracefulStopTimeout = .seconds(20)
+        config.sourceKeepAliveTimeout = .seconds(90)
         return config
     }
 

@@ -22,6 +22,7 @@ public enum ServerSetting: String, CaseIterable, Sendable {
     case pathPrefix, argumentsSeparator, baseURL, urlReplacements, base64URLIncludesFilename
     case etagBuster, useLastModified, lastModifiedBuster, enableClientHints
     case validators, cacheControlPassthrough, prometheusBind, prometheusNamespace, gracefulStopTimeout, enableDebugHeaders
+    case sourceKeepAliveTimeout
 
     /// The command-line flag, without the leading dashes.
     public var flag: String {
@@ -204,6 +205,9 @@ public enum ServerSetting: String, CaseIterable, Sendable {
             config.validators = validators
         case .cacheControlPassthrough: config.cacheControlPassthrough = try boolean(value)
         case .enableDebugHeaders: config.enableDebugHeaders = try boolean(value)
+        case .sourceKeepAliveTimeout:
+            // 0 turns keep-alive to sources off, as imgproxy's 0 does.
+            config.sourceKeepAliveTimeout = Double(value.trimmingCharacters(in: .whitespaces)) == 0 ? .zero : try seconds(value)
         case .gracefulStopTimeout:
             // 0 cuts the requests in flight off at once, as imgproxy's 0 does.
             config.gracefulStopTimeout = Double(value.trimmingCharacters(in: .whitespaces)) == 0 ? .zero : try seconds(value)
