@@ -118,7 +118,9 @@ public final class ProxyServer: Sendable {
         )
         let negotiation = FormatNegotiation(
             autoWebP: config.autoWebP, autoAVIF: config.autoAVIF, preferredFormats: config.preferredFormats,
-            enforceWebP: config.enforceWebP, enforceAVIF: config.enforceAVIF, bestFormats: config.bestFormats
+            enforceWebP: config.enforceWebP, enforceAVIF: config.enforceAVIF,
+            autoJXL: config.autoJXL, enforceJXL: config.enforceJXL,
+            bestFormats: config.bestFormats
         )
         let parser = ProxyURLParser(
             keys: try config.signingKeys(), signatureSize: config.signatureSize, presets: config.presets,
@@ -133,6 +135,7 @@ public final class ProxyServer: Sendable {
             metrics: metrics, defaultQuality: config.defaultQuality, formatQuality: config.formatQuality,
             stripMetadata: config.stripMetadata, defaultAutoQuality: config.defaultAutoQuality,
             autoQualityTarget: config.autoQualityTarget,
+            encoderSettings: config.encoderSettings,
             fallback: fallbackImage.map { _ in
                 ProxyPipeline.Fallback(url: Self.fallbackURL, statusCode: config.fallbackImageHTTPCode, ttl: config.fallbackImageTTL)
             }
@@ -185,6 +188,9 @@ public final class ProxyServer: Sendable {
         if tracesRequests { router.add(middleware: TracingMiddleware()) }
         router.add(middleware: RequestMetricsMiddleware())
         if logger.logLevel <= .info { router.add(middleware: LogRequestsMiddleware(.info)) }
+        if let origin = config.allowOrigin {
+            router.add(middleware: CORSMiddleware(origin: origin, pathPrefix: config.pathPrefix ?? "", healthCheckPath: config.healthCheckPath))
+        }
         router.add(middleware: AllowedMethodsMiddleware())
         let responder = ProxyResponder(
             pipeline: pipeline, metrics: metrics, ttl: config.ttl, requestTimeout: config.requestTimeout, useETag: config.useETag,
