@@ -240,19 +240,40 @@ static inline int wi_pngsave(VipsImage *in, void **buf, size_t *len, int compres
     return vips_pngsave_buffer(in, buf, len, "compression", compression, "strip", strip ? TRUE : FALSE,
                                "interlace", interlace ? TRUE : FALSE, NULL);
 }
-static inline int wi_pngsave_palette(VipsImage *in, void **buf, size_t *len, int quality, int strip) {
-    return vips_pngsave_buffer(in, buf, len, "palette", TRUE, "Q", quality, "strip", strip ? TRUE : FALSE, NULL);
+/// A palette PNG: libimagequant picks at most 2^`bitdepth` colours (`bitdepth` 1, 2, 4 or 8).
+static inline int wi_pngsave_palette(VipsImage *in, void **buf, size_t *len, int compression, int strip, int interlace, int bitdepth) {
+    return vips_pngsave_buffer(in, buf, len, "compression", compression, "strip", strip ? TRUE : FALSE,
+                               "interlace", interlace ? TRUE : FALSE, "palette", TRUE, "bitdepth", bitdepth, NULL);
 }
-static inline int wi_webpsave(VipsImage *in, void **buf, size_t *len, int quality, int lossless, int strip) {
+/// WebP with libwebp's `effort` (0…6) and `preset` (a VipsForeignWebpPreset).
+static inline int wi_webpsave(VipsImage *in, void **buf, size_t *len, int quality, int lossless, int strip, int effort, int preset) {
     return vips_webpsave_buffer(in, buf, len, "Q", quality, "lossless", lossless ? TRUE : FALSE,
-                                "strip", strip ? TRUE : FALSE, NULL);
+                                "strip", strip ? TRUE : FALSE, "effort", effort, "preset", (VipsForeignWebpPreset)preset, NULL);
 }
 static inline int wi_avifsave(VipsImage *in, void **buf, size_t *len, int quality, int lossless, int strip, int effort) {
     return vips_heifsave_buffer(in, buf, len, "Q", quality, "lossless", lossless ? TRUE : FALSE,
                                 "compression", VIPS_FOREIGN_HEIF_COMPRESSION_AV1, "effort", effort,
                                 "strip", strip ? TRUE : FALSE, NULL);
 }
+/// `value` within the range libvips declares for integer property `name` of the operation
+/// class `type_name` (`value` itself when either is unknown): an out-of-range value would
+/// be dropped with a GLib warning and the default used instead.
+static inline int wi_clamp_to_property(const char *type_name, const char *name, int value) {
+    GType type = g_type_from_name(type_name);
+    if (!type) return value;
+    GObjectClass *class = g_type_class_ref(type);
+    GParamSpec *spec = g_object_class_find_property(class, name);
+    if (spec && G_IS_PARAM_SPEC_INT(spec)) {
+        GParamSpecInt *range = G_PARAM_SPEC_INT(spec);
+        if (value < range->minimum) value = range->minimum;
+        if (value > range->maximum) value = range->maximum;
+    }
+    g_type_class_unref(class);
+    return value;
+}
+/// JPEG XL at libjxl's `effort`, raised to the least libvips takes (3 before libvips 8.15).
 static inline int wi_jxlsave(VipsImage *in, void **buf, size_t *len, int quality, int lossless, int effort, int strip) {
+    effort = wi_clamp_to_property("VipsForeignSaveJxlBuffer", "effort", effort);
     return vips_jxlsave_buffer(in, buf, len, "Q", quality, "lossless", lossless ? TRUE : FALSE, "effort", effort,
                                "strip", strip ? TRUE : FALSE, NULL);
 }

@@ -62,8 +62,9 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// not grant access to it (an S3 `403`): the associated value has the server's reason
     /// and what to check. Never blocks the URL: the credentials can be fixed.
     case accessDenied(String)
-    /// A field of an ``ImageRequest`` (or the option or context knob it was built from)
-    /// cannot apply to what the request asks for: `field` names it, `reason` says why and
+    /// A field of an ``ImageRequest`` (or the option or context knob it was built from), or
+    /// of the ``ImageEncodeOptions`` or ``VariantEncoding`` an encode is given, cannot apply
+    /// to what is asked for or is outside its range: `field` names it, `reason` says why and
     /// what to do instead.
     case invalidRequest(field: String, reason: String)
 

@@ -120,7 +120,9 @@ public final class ProxyServer: Sendable {
         )
         let negotiation = FormatNegotiation(
             autoWebP: config.autoWebP, autoAVIF: config.autoAVIF, preferredFormats: config.preferredFormats,
-            enforceWebP: config.enforceWebP, enforceAVIF: config.enforceAVIF, bestFormats: config.bestFormats
+            enforceWebP: config.enforceWebP, enforceAVIF: config.enforceAVIF,
+            autoJXL: config.autoJXL, enforceJXL: config.enforceJXL,
+            bestFormats: config.bestFormats
         )
         let parser = ProxyURLParser(
             keys: try config.signingKeys(), signatureSize: config.signatureSize, presets: config.presets,
@@ -135,6 +137,7 @@ public final class ProxyServer: Sendable {
             metrics: metrics, defaultQuality: config.defaultQuality, formatQuality: config.formatQuality,
             stripMetadata: config.stripMetadata, defaultAutoQuality: config.defaultAutoQuality,
             autoQualityTarget: config.autoQualityTarget,
+            encoderSettings: config.encoderSettings,
             fallback: fallbackImage.map { _ in
                 ProxyPipeline.Fallback(url: Self.fallbackURL, statusCode: config.fallbackImageHTTPCode, ttl: config.fallbackImageTTL)
             }
@@ -218,6 +221,9 @@ public final class ProxyServer: Sendable {
         if tracesRequests { router.add(middleware: TracingMiddleware()) }
         router.add(middleware: RequestMetricsMiddleware())
         if logger.logLevel <= .info { router.add(middleware: LogRequestsMiddleware(.info)) }
+        if let origin = config.allowOrigin {
+            router.add(middleware: CORSMiddleware(origin: origin, pathPrefix: config.pathPrefix ?? "", healthCheckPath: config.healthCheckPath))
+        }
         router.add(middleware: AllowedMethodsMiddleware())
         ProxyRoutes(
             responder: responder, playground: config.playground ? PlaygroundPage(config: config) : nil, healthCheckPath: config.healthCheckPath,

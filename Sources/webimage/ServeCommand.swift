@@ -60,6 +60,17 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("format-quality"), help: "Quality for one format when the URL gives none, e.g. webp=70 (repeatable).") var formatQualities: [String] = []
     @Flag(name: .customLong("enforce-webp"), inversion: .prefixedNo, help: "Serve WebP when Accept lists it even if the URL names a format (default off).") var enforceWebP: Bool?
     @Flag(name: .customLong("enforce-avif"), inversion: .prefixedNo, help: "Serve AVIF when Accept lists it even if the URL names a format (default off).") var enforceAVIF: Bool?
+    @Flag(name: .customLong("auto-jxl"), inversion: .prefixedNo, help: "Serve JPEG XL when Accept lists it and the URL names no format, before AVIF and WebP (default off).") var autoJXL: Bool?
+    @Flag(name: .customLong("enforce-jxl"), inversion: .prefixedNo, help: "Serve JPEG XL when Accept lists it even if the URL names a format, before AVIF and WebP (default off).") var enforceJXL: Bool?
+    @Flag(inversion: .prefixedNo, help: "Write progressive JPEGs (default off).") var jpegProgressive: Bool?
+    @Flag(inversion: .prefixedNo, help: "Write interlaced PNGs (default off).") var pngInterlaced: Bool?
+    @Flag(inversion: .prefixedNo, help: "Write PNGs with a palette of --png-quantization-colors colours (default off).") var pngQuantize: Bool?
+    @Option(help: "Colours of a quantised PNG's palette, 2-256; at most 2, 4, 16 or 256 are used (default 256).") var pngQuantizationColors: String?
+    @Option(help: "WebP encoder effort, 1 (fastest) to 6 (smallest) (default 4).") var webpEffort: String?
+    @Option(help: "WebP preset: default, photo, picture, drawing, icon or text (default default).") var webpPreset: String?
+    @Option(help: "AVIF encoder speed, 0 (smallest) to 9 (fastest) (default 5; imgproxy's 8).") var avifSpeed: String?
+    @Option(help: "JPEG XL encoder effort, 1 (fastest) to 9 (smallest) (default 4).") var jxlEffort: String?
+    @Option(help: "Access-Control-Allow-Origin of image responses, e.g. * or https://example.com; OPTIONS preflights are answered (default none).") var allowOrigin: String?
     @Flag(name: .customLong("use-etag"), inversion: .prefixedNo, help: "Send ETag and answer If-None-Match with 304 (default on).") var useETag: Bool?
     @Flag(inversion: .prefixedNo, help: "Strip metadata unless the URL says otherwise (default on).") var stripMetadata: Bool?
     @Option(help: "User-Agent sent to sources.") var userAgent: String?
@@ -194,6 +205,11 @@ struct ServeCommand: AsyncParsableCommand {
             (.onlyPresets, onlyPresets.map(String.init)), (.localFilesystemRoot, localFilesystemRoot),
             (.sourceURLEncryptionKey, sourceUrlEncryptionKey), (.enforceWebP, enforceWebP.map(String.init)),
             (.enforceAVIF, enforceAVIF.map(String.init)), (.useETag, useETag.map(String.init)),
+            (.autoJXL, autoJXL.map(String.init)), (.enforceJXL, enforceJXL.map(String.init)),
+            (.jpegProgressive, jpegProgressive.map(String.init)), (.pngInterlaced, pngInterlaced.map(String.init)),
+            (.pngQuantize, pngQuantize.map(String.init)), (.pngQuantizationColors, pngQuantizationColors),
+            (.webpEffort, webpEffort), (.webpPreset, webpPreset), (.avifSpeed, avifSpeed), (.jxlEffort, jxlEffort),
+            (.allowOrigin, allowOrigin),
             (.stripMetadata, stripMetadata.map(String.init)), (.userAgent, userAgent), (.maxRedirects, maxRedirects),
             (.allowSecurityOptions, allowSecurityOptions.map(String.init)), (.watermarkPath, watermarkPath),
             (.watermarkURL, watermarkURL), (.watermarkData, watermarkData), (.watermarkOpacity, watermarkOpacity),

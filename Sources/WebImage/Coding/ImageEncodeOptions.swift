@@ -27,8 +27,26 @@ public struct ImageEncodeOptions: Sendable, Hashable {
     public var backgroundColor: Color
     /// Leave out metadata (EXIF, XMP, ICC comments) from the output.
     public var stripMetadata: Bool
-    /// Write a progressive JPEG / interlaced PNG.
+    /// Write a progressive JPEG (libvips' `interlace`): a coarse picture first, refined
+    /// by later scans. Default off.
     public var progressive: Bool
+    /// Write an interlaced (Adam7) PNG, which a browser can show coarsely before the last
+    /// byte arrives. Default off.
+    public var pngInterlaced: Bool
+    /// Write PNG as a palette image (libvips' `palette`, quantised by libimagequant) instead
+    /// of full colour, 2…256. The palette is stored with 1, 2, 4 or 8 bits an entry, the
+    /// fewest that hold this many colours, and libimagequant fills it: at most 2, 4, 16 or
+    /// 256 colours (16 for 5…16, say). `nil`, the default: full colour.
+    public var pngPaletteColors: Int?
+    /// libwebp's effort, 0 (fastest) to 6 (slowest, smallest). Default 4.
+    public var webpEffort: Int
+    /// The kind of picture libwebp tunes lossy WebP for. Default ``WebPPreset/default``.
+    public var webpPreset: WebPPreset
+    /// The AV1 encoder's effort for AVIF, 0 (fastest) to 9 (slowest, smallest). Default 4.
+    public var avifEffort: Int
+    /// libjxl's effort for JPEG XL, 1 (fastest) to 9 (slowest, smallest). Default 7.
+    /// libvips before 8.15 takes 3 at the least: 1 and 2 are written at 3 there.
+    public var jxlEffort: Int
     /// Lossless WebP / AVIF.
     public var lossless: Bool
     /// What becomes of an ICC profile: `true` keeps it (also when ``stripMetadata`` is
@@ -48,7 +66,13 @@ public struct ImageEncodeOptions: Sendable, Hashable {
         progressive: Bool = false,
         lossless: Bool = false,
         keepColorProfile: Bool? = nil,
-        keepCopyright: Bool = false
+        keepCopyright: Bool = false,
+        pngInterlaced: Bool = false,
+        pngPaletteColors: Int? = nil,
+        webpEffort: Int = 4,
+        webpPreset: WebPPreset = .default,
+        avifEffort: Int = 4,
+        jxlEffort: Int = 7
     ) {
         self.format = format
         self.quality = quality
@@ -59,5 +83,11 @@ public struct ImageEncodeOptions: Sendable, Hashable {
         self.lossless = lossless
         self.keepColorProfile = keepColorProfile
         self.keepCopyright = keepCopyright
+        self.pngInterlaced = pngInterlaced
+        self.pngPaletteColors = pngPaletteColors
+        self.webpEffort = webpEffort
+        self.webpPreset = webpPreset
+        self.avifEffort = avifEffort
+        self.jxlEffort = jxlEffort
     }
 }

@@ -156,6 +156,7 @@ public struct VipsCoder: ImageCoder {
             }
             throw .encodingFailed("\(options.format.rawValue) cannot be written; use jpeg, png, webp, avif, heic, gif or tiff")
         }
+        try options.validate()
         let prepared = try VipsEncode.prepare(image, for: options)
         let quality = min(100, max(1, options.quality))
         let first = try VipsEncode.save(prepared, options: options, quality: quality)

@@ -56,14 +56,21 @@ enum VipsEncode {
         let status: Int32
         switch options.format {
         case .jpeg: status = wi_jpegsave(image.pointer, &buffer, &length, q, strip, progressive)
-        case .png: status = wi_pngsave(image.pointer, &buffer, &length, 6, strip, progressive)
-        case .webp: status = wi_webpsave(image.pointer, &buffer, &length, q, lossless, strip)
-        case .avif: status = wi_avifsave(image.pointer, &buffer, &length, q, lossless, strip, 4)
+        case .png:
+            let interlaced: Int32 = options.pngInterlaced ? 1 : 0
+            if let colors = options.pngPaletteColors {
+                let depth = ImageEncodeOptions.paletteBitDepth(colors: colors)
+                status = wi_pngsave_palette(image.pointer, &buffer, &length, 6, strip, interlaced, depth)
+            } else {
+                status = wi_pngsave(image.pointer, &buffer, &length, 6, strip, interlaced)
+            }
+        case .webp:
+            status = wi_webpsave(image.pointer, &buffer, &length, q, lossless, strip, Int32(options.webpEffort), options.webpPreset.vipsValue)
+        case .avif: status = wi_avifsave(image.pointer, &buffer, &length, q, lossless, strip, Int32(options.avifEffort))
         case .heic: status = wi_heicsave(image.pointer, &buffer, &length, q, strip)
         case .gif: status = wi_gifsave(image.pointer, &buffer, &length, 7, 8)
         case .tiff: status = wi_tiffsave(image.pointer, &buffer, &length, strip)
-        // Effort 4 of 1…9: imgproxy's default, about as fast as AVIF at its effort here.
-        case .jxl: status = wi_jxlsave(image.pointer, &buffer, &length, q, lossless, 4, strip)
+        case .jxl: status = wi_jxlsave(image.pointer, &buffer, &length, q, lossless, Int32(options.jxlEffort), strip)
         default:
             throw .encodingFailed("\(options.format.rawValue) cannot be written")
         }

@@ -24,7 +24,6 @@ extension ImgproxyEnvironment {
         ignored("WebImage listens on TCP only", "IMGPROXY_NETWORK")
         ignored("SO_REUSEPORT is not set: run one process per port, or several behind a load balancer (deploy/)", "IMGPROXY_SO_REUSEPORT")
         ignored("the response is written within the request timeout (--request-timeout)", "IMGPROXY_WRITE_RESPONSE_TIMEOUT")
-        ignored("CORS headers are not sent; add them in the reverse proxy in front", "IMGPROXY_ALLOW_ORIGIN")
         ignored("no Link: rel=canonical header is sent", "IMGPROXY_SET_CANONICAL_HEADER")
         ignored("errors are always answered as plain text with the message", "IMGPROXY_DEVELOPMENT_ERRORS_MODE")
         ignored("WebImage has no deprecated settings", "IMGPROXY_FAIL_ON_DEPRECATION")
@@ -40,14 +39,7 @@ extension ImgproxyEnvironment {
         )
 
         // Formats and compression
-        refused("JPEG XL is written when a URL asks for it (f:jxl, .jxl), never chosen from Accept", "IMGPROXY_AUTO_JXL", "IMGPROXY_ENFORCE_JXL")
-        ignored("JPEG XL is written at effort 4, imgproxy's default", "IMGPROXY_JXL_EFFORT")
         ignored("high dynamic range is not kept: images are written with 8 bits a channel", "IMGPROXY_PRESERVE_HDR")
-        ignored(
-            "WebImage writes with libvips' defaults for this encoder setting",
-            "IMGPROXY_JPEG_PROGRESSIVE", "IMGPROXY_PNG_INTERLACED", "IMGPROXY_PNG_QUANTIZE", "IMGPROXY_PNG_QUANTIZATION_COLORS",
-            "IMGPROXY_WEBP_EFFORT", "IMGPROXY_WEBP_PRESET", "IMGPROXY_AVIF_SPEED"
-        )
         ignored("shrink-on-load is always used where it gives the same result", "IMGPROXY_DISABLE_SHRINK_ON_LOAD")
         ignored("images are resized in their own colour space", "IMGPROXY_USE_LINEAR_COLORSPACE")
         ignored("SVG sources are always rasterised: WebImage does not write SVG", "IMGPROXY_ALWAYS_RASTERIZE_SVG")

@@ -97,6 +97,38 @@ public struct ServerConfig: Sendable {
     public var enforceWebP = false
     /// Serve AVIF to clients whose `Accept` lists it even when the URL names another format. Default off.
     public var enforceAVIF = false
+    /// Serve JPEG XL to clients whose `Accept` lists it when the URL names no format, before
+    /// AVIF and WebP (imgproxy's `IMGPROXY_AUTO_JXL`). Default off.
+    public var autoJXL = false
+    /// Serve JPEG XL to clients whose `Accept` lists it even when the URL names another
+    /// format, before AVIF and WebP (imgproxy's `IMGPROXY_ENFORCE_JXL`). Default off.
+    public var enforceJXL = false
+    /// Write progressive JPEGs (imgproxy's `IMGPROXY_JPEG_PROGRESSIVE`). Default off.
+    public var jpegProgressive = false
+    /// Write interlaced PNGs (imgproxy's `IMGPROXY_PNG_INTERLACED`). Default off.
+    public var pngInterlaced = false
+    /// Write PNGs with a palette of at most ``pngQuantizationColors`` colours (imgproxy's
+    /// `IMGPROXY_PNG_QUANTIZE`). Default off.
+    public var pngQuantize = false
+    /// The colours of a quantised PNG's palette, 2…256; stored in 1, 2, 4 or 8 bits an entry,
+    /// it holds at most 2, 4, 16 or 256 (``ImageEncodeOptions/pngPaletteColors``), as
+    /// imgproxy's `IMGPROXY_PNG_QUANTIZATION_COLORS`. Default 256.
+    public var pngQuantizationColors = 256
+    /// libwebp's effort, 1 (fastest) to 6 (smallest), as imgproxy's `IMGPROXY_WEBP_EFFORT`. Default 4.
+    public var webpEffort = 4
+    /// The kind of picture lossy WebP is tuned for (imgproxy's `IMGPROXY_WEBP_PRESET`). Default ``WebPPreset/default``.
+    public var webpPreset = WebPPreset.default
+    /// AVIF's encoding speed, 0 (slowest, smallest) to 9 (fastest): the AV1 encoder's effort
+    /// is 9 minus it, as imgproxy's `IMGPROXY_AVIF_SPEED`. Default 5 (libvips' effort 4);
+    /// imgproxy's 8.
+    public var avifSpeed = 5
+    /// libjxl's effort for JPEG XL, 1 (fastest) to 9 (smallest), as imgproxy's
+    /// `IMGPROXY_JXL_EFFORT`. Default 4.
+    public var jxlEffort = 4
+    /// The `Access-Control-Allow-Origin` of the proxy paths' responses, with
+    /// `Access-Control-Allow-Methods: GET, OPTIONS`, and `OPTIONS` preflights answered
+    /// (imgproxy's `IMGPROXY_ALLOW_ORIGIN`), e.g. `*` or `https://example.com`. `nil`: no CORS.
+    public var allowOrigin: String?
     /// Send an `ETag` with every image and answer a matching `If-None-Match` with 304. Default on.
     public var useETag = true
     /// Read client hints (`Sec-CH-DPR`/`DPR`, `Sec-CH-Width`/`Width`) as a URL's starting
@@ -324,6 +356,10 @@ public struct ServerConfig: Sendable {
         if let etagBuster, etagBuster.contains(where: { $0 == "\"" || $0.isWhitespace || !$0.isASCII }) {
             throw ServerConfigError("the ETag buster '\(etagBuster)' may hold no quote, blank or non-ASCII character (--etag-buster, WEBIMAGE_ETAG_BUSTER, IMGPROXY_ETAG_BUSTER)")
         }
+        // A header value of visible ASCII: nothing that could end the header or start another.
+        if let allowOrigin, allowOrigin.isEmpty || allowOrigin.unicodeScalars.contains(where: { !(0x21...0x7E).contains($0.value) }) {
+            throw ServerConfigError("the allowed origin '\(allowOrigin)' is not an origin such as https://example.com or * (--allow-origin, WEBIMAGE_ALLOW_ORIGIN, IMGPROXY_ALLOW_ORIGIN)")
+        }
         if let secret, secret.isEmpty || secret.contains(where: { $0.isWhitespace || $0.isNewline }) {
             throw ServerConfigError("the secret must be a token without blanks (--secret, WEBIMAGE_SECRET, IMGPROXY_SECRET)")
         }
@@ -400,6 +436,7 @@ public struct ServerConfig: Sendable {
                 throw ServerConfigError("the S3 endpoint '\(s3Endpoint)' is not a URL with a host, e.g. http://127.0.0.1:9000 (--s3-endpoint, WEBIMAGE_S3_ENDPOINT, IMGPROXY_S3_ENDPOINT)")
             }
         }
+        try validateEncoderSettings()
         for (format, quality) in formatQuality.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where !(1...100).contains(quality) {
             throw ServerConfigError("format quality \(format.rawValue)=\(quality) is not in 1…100 (--format-quality, WEBIMAGE_FORMAT_QUALITY)")
         }

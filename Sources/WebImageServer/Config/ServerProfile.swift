@@ -9,7 +9,8 @@ import WebImage
 /// - ``imgproxy``: imgproxy's defaults and status codes, so that a deployment configured
 ///   for imgproxy behaves as it did: listening on every interface, private addresses
 ///   allowed, no format negotiation, one frame of an animation, no result bound,
-///   `keep_copyright` on, WebP quality 79, AVIF 63 and JPEG XL 77, 5 s downloads and 10 s requests, S3
+///   `keep_copyright` on, WebP quality 79, AVIF 63 and JPEG XL 77, AVIF at speed 8 (effort 1),
+///   5 s downloads and 10 s requests, S3
 ///   requests signed for `us-west-1` when no region is given, and
 ///   the statuses of ``ProxyError/imgproxyStatus``.
 ///
@@ -47,6 +48,7 @@ public enum ServerProfile: String, Sendable, Hashable, CaseIterable {
         config.maxResultDimension = Self.unboundedResultDimension
         config.keepCopyright = true
         config.formatQuality = [.webp: 79, .avif: 63, .jxl: 77]
+        config.avifSpeed = 8
         config.downloadTimeout = .seconds(5)
         config.requestTimeout = .seconds(10)
         config.validators = .source

@@ -23,6 +23,9 @@ public enum ServerSetting: String, CaseIterable, Sendable {
     case etagBuster, useLastModified, lastModifiedBuster, enableClientHints
     case validators, cacheControlPassthrough, prometheusBind, prometheusNamespace, gracefulStopTimeout, enableDebugHeaders
     case sourceKeepAliveTimeout
+    case autoJXL, enforceJXL, jpegProgressive, pngInterlaced, pngQuantize, pngQuantizationColors
+    case webpEffort, webpPreset, avifSpeed, jxlEffort
+    case allowOrigin
 
     /// The command-line flag, without the leading dashes.
     public var flag: String {
@@ -39,6 +42,8 @@ public enum ServerSetting: String, CaseIterable, Sendable {
         case .fallbackImageTTL: "fallback-image-ttl"
         case .baseURL: "base-url"
         case .base64URLIncludesFilename: "base64-url-includes-filename"
+        case .autoJXL: "auto-jxl"
+        case .enforceJXL: "enforce-jxl"
         default: rawValue.replacing(/([A-Z])/) { "-" + $0.output.1.lowercased() }
         }
     }
@@ -249,6 +254,21 @@ public enum ServerSetting: String, CaseIterable, Sendable {
         case .autoRotate: config.autoRotate = try boolean(value)
         case .enforceThumbnail: config.enforceThumbnail = try boolean(value)
         case .skipProcessingFormats: config.skipProcessingFormats = value.trimmingCharacters(in: .whitespaces).isEmpty ? [] : try formats(value)
+        case .autoJXL: config.autoJXL = try boolean(value)
+        case .enforceJXL: config.enforceJXL = try boolean(value)
+        case .jpegProgressive: config.jpegProgressive = try boolean(value)
+        case .pngInterlaced: config.pngInterlaced = try boolean(value)
+        case .pngQuantize: config.pngQuantize = try boolean(value)
+        case .pngQuantizationColors: config.pngQuantizationColors = try integer(value)
+        case .webpEffort: config.webpEffort = try integer(value)
+        case .webpPreset:
+            guard let preset = WebPPreset(rawValue: value.trimmingCharacters(in: .whitespaces).lowercased()) else {
+                throw invalid(value, "a WebP preset: " + WebPPreset.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            config.webpPreset = preset
+        case .avifSpeed: config.avifSpeed = try integer(value)
+        case .jxlEffort: config.jxlEffort = try integer(value)
+        case .allowOrigin: config.allowOrigin = value.isEmpty ? nil : value
         case .maxAnimationFrameResolution:
             // Megapixels, as imgproxy's IMGPROXY_MAX_ANIMATION_FRAME_RESOLUTION; 0 is no limit.
             guard let megapixels = Double(value.trimmingCharacters(in: .whitespaces)), megapixels >= 0, megapixels < 1_000_000 else {

@@ -1,12 +1,13 @@
 import WebImage
 
-/// Chooses the output format of a request: AVIF or WebP when enforced and the
+/// Chooses the output format of a request: JPEG XL, AVIF or WebP when enforced and the
 /// client's `Accept` lists them; else the URL's `format` option or
-/// extension; else, when enabled, AVIF or WebP if the client's `Accept` lists them;
+/// extension; else, when enabled, JPEG XL, AVIF or WebP if the client's `Accept` lists them;
 /// else the source's own format when it is a preferred one; else the first preferred
-/// format that can carry the image (alpha, animation). `format:best` encodes the best-format
-/// candidates the client's `Accept` allows (AVIF and WebP only when listed) and serves the
-/// smallest.
+/// format that can carry the image (alpha, animation). Where several are enabled and
+/// accepted, JPEG XL comes first, then AVIF, then WebP, as in imgproxy. `format:best`
+/// encodes the best-format candidates the client's `Accept` allows (JPEG XL, AVIF and WebP
+/// only when listed) and serves the smallest.
 struct FormatNegotiation: Sendable {
     let autoWebP: Bool
     let autoAVIF: Bool
@@ -15,6 +16,10 @@ struct FormatNegotiation: Sendable {
     var enforceWebP = false
     /// imgproxy's `IMGPROXY_ENFORCE_AVIF`: AVIF for clients that accept it, whatever the URL names (before WebP).
     var enforceAVIF = false
+    /// imgproxy's `IMGPROXY_AUTO_JXL`: JPEG XL for clients that accept it when the URL names no format (before AVIF).
+    var autoJXL = false
+    /// imgproxy's `IMGPROXY_ENFORCE_JXL`: JPEG XL for clients that accept it, whatever the URL names (before AVIF).
+    var enforceJXL = false
     /// The candidates of `format:best`, in order.
     var bestFormats: [ImageFormat] = VariantFormat.defaultBestCandidates
 
@@ -41,24 +46,28 @@ struct FormatNegotiation: Sendable {
     }
 
     /// Whether a response for a URL without a format depends on `Accept` (→ `Vary: Accept`).
-    var variesWithAccept: Bool { autoWebP || autoAVIF || enforces }
+    var variesWithAccept: Bool { autoWebP || autoAVIF || autoJXL || enforces }
 
     /// Whether `Accept` can replace a format the URL names (so such a response varies too).
-    var enforces: Bool { enforceWebP || enforceAVIF }
+    var enforces: Bool { enforceWebP || enforceAVIF || enforceJXL }
 
     func choice(requested: ImageFormat?, best: Bool = false, accept: String?) -> Choice {
         if best {
             let accepted = Self.acceptedTypes(accept)
-            return .best(bestCandidates(acceptsAVIF: accepted.contains("image/avif"), acceptsWebP: accepted.contains("image/webp")))
+            return .best(bestCandidates(
+                acceptsAVIF: accepted.contains("image/avif"), acceptsWebP: accepted.contains("image/webp"), acceptsJXL: accepted.contains("image/jxl")
+            ))
         }
         if enforces, requested != nil {
             let accepted = Self.acceptedTypes(accept)
+            if enforceJXL, accepted.contains("image/jxl") { return .negotiated(.jxl) }
             if enforceAVIF, accepted.contains("image/avif") { return .negotiated(.avif) }
             if enforceWebP, accepted.contains("image/webp") { return .negotiated(.webp) }
         }
         if let requested { return .explicit(requested) }
-        guard autoAVIF || autoWebP || enforces else { return .fromSource }
+        guard autoAVIF || autoWebP || autoJXL || enforces else { return .fromSource }
         let accepted = Self.acceptedTypes(accept)
+        if autoJXL || enforceJXL, accepted.contains("image/jxl") { return .negotiated(.jxl) }
         if autoAVIF || enforceAVIF, accepted.contains("image/avif") { return .negotiated(.avif) }
         if autoWebP || enforceWebP, accepted.contains("image/webp") { return .negotiated(.webp) }
         return .fromSource
@@ -74,31 +83,35 @@ struct FormatNegotiation: Sendable {
         }
     }
 
-    /// The best-format candidates for a client that does or does not accept AVIF and WebP.
-    func bestCandidates(acceptsAVIF: Bool, acceptsWebP: Bool) -> [ImageFormat] {
+    /// The best-format candidates for a client that does or does not accept AVIF, WebP and JPEG XL.
+    func bestCandidates(acceptsAVIF: Bool, acceptsWebP: Bool, acceptsJXL: Bool) -> [ImageFormat] {
         bestFormats.filter { format in
             switch format {
             case .avif: acceptsAVIF
             case .webp: acceptsWebP
+            case .jxl: acceptsJXL
             default: true
             }
         }
     }
 
     /// Whether a `format:best` answer depends on `Accept`.
-    var bestVariesWithAccept: Bool { bestFormats.contains(.avif) || bestFormats.contains(.webp) }
+    var bestVariesWithAccept: Bool { bestFormats.contains(.avif) || bestFormats.contains(.webp) || bestFormats.contains(.jxl) }
 
     /// Every choice a URL asking for `requested` (or no format) can get, whatever `Accept` says.
     func possibleChoices(requested: ImageFormat?, best: Bool = false) -> [Choice] {
         if best {
             var choices: [Choice] = []
-            for (avif, webp) in [(true, true), (false, true), (true, false), (false, false)] {
-                let choice = Choice.best(bestCandidates(acceptsAVIF: avif, acceptsWebP: webp))
-                if !choices.contains(choice) { choices.append(choice) }
+            for jxl in [true, false] {
+                for (avif, webp) in [(true, true), (false, true), (true, false), (false, false)] {
+                    let choice = Choice.best(bestCandidates(acceptsAVIF: avif, acceptsWebP: webp, acceptsJXL: jxl))
+                    if !choices.contains(choice) { choices.append(choice) }
+                }
             }
             return choices
         }
         var choices: [Choice] = [requested.map(Choice.explicit) ?? .fromSource]
+        if requested == nil ? autoJXL || enforceJXL : enforceJXL { choices.append(.negotiated(.jxl)) }
         if requested == nil ? autoAVIF || enforceAVIF : enforceAVIF { choices.append(.negotiated(.avif)) }
         if requested == nil ? autoWebP || enforceWebP : enforceWebP { choices.append(.negotiated(.webp)) }
         return choices

@@ -58,6 +58,8 @@ final class ProxyPipeline: Sendable {
     let defaultAutoQuality: Bool
     /// The SSIM target of auto quality when the URL gives none.
     let autoQualityTarget: Double
+    /// The encoder settings every variant is written with.
+    let encoderSettings: EncoderSettings
     /// The fallback image, if the server has one.
     let fallback: Fallback?
     /// Paths already resolved, so that a repeated path skips parsing and checking.
@@ -73,8 +75,10 @@ final class ProxyPipeline: Sendable {
     init(
         parser: ProxyURLParser, sourceGuard: SourceGuard, negotiation: FormatNegotiation, manager: ImageManager,
         metrics: ServerMetrics, defaultQuality: Int, formatQuality: [ImageFormat: Int] = [:], stripMetadata: Bool = true,
-        defaultAutoQuality: Bool = false, autoQualityTarget: Double = AutoQuality.defaultTarget, fallback: Fallback? = nil
+        defaultAutoQuality: Bool = false, autoQualityTarget: Double = AutoQuality.defaultTarget,
+        encoderSettings: EncoderSettings = EncoderSettings(), fallback: Fallback? = nil
     ) {
+        self.encoderSettings = encoderSettings
         self.fallback = fallback
         self.defaultAutoQuality = defaultAutoQuality
         self.autoQualityTarget = autoQualityTarget
@@ -183,7 +187,7 @@ final class ProxyPipeline: Sendable {
         // Auto quality when the URL asks for it, or by the server's default when the URL
         // names no quality of its own.
         let auto = options.autoQuality || (defaultAutoQuality && options.quality == nil && options.formatQuality.isEmpty)
-        let encoding = VariantEncoding(
+        var encoding = VariantEncoding(
             format: negotiation.variantFormat(for: choice),
             quality: options.quality ?? defaultQuality,
             autoQuality: auto ? AutoQuality(target: options.autoQualityTarget ?? autoQualityTarget) : nil,
@@ -195,6 +199,7 @@ final class ProxyPipeline: Sendable {
             keepColorProfile: options.stripColorProfile.map { !$0 },
             keepCopyright: options.keepCopyright ?? false
         )
+        encoderSettings.apply(to: &encoding)
         let watermark = options.watermark == nil ? nil : watermarkImage.withLock { $0 }
         let embeddedThumbnail = options.enforceThumbnail ?? false
         return VariantRequest(

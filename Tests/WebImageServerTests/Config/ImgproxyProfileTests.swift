@@ -206,10 +206,10 @@ struct ImgproxyProfileTests {
             }
         }
         var config = ServerConfig()
-        let ignored = try ImgproxyEnvironment.apply(["IMGPROXY_USE_GCS": "false", "IMGPROXY_JPEG_PROGRESSIVE": "true", "IMGPROXY_NO_SUCH_THING": "1"], to: &config)
-        #expect(ignored == ["IMGPROXY_JPEG_PROGRESSIVE", "IMGPROXY_NO_SUCH_THING", "IMGPROXY_USE_GCS"])
+        let ignored = try ImgproxyEnvironment.apply(["IMGPROXY_USE_GCS": "false", "IMGPROXY_PRESERVE_HDR": "true", "IMGPROXY_NO_SUCH_THING": "1"], to: &config)
+        #expect(ignored == ["IMGPROXY_NO_SUCH_THING", "IMGPROXY_PRESERVE_HDR", "IMGPROXY_USE_GCS"])
         let warning = try #require(ImgproxyEnvironment.warning(ignored: ignored))
-        #expect(warning.contains("IMGPROXY_JPEG_PROGRESSIVE (WebImage writes with libvips' defaults"))
+        #expect(warning.contains("IMGPROXY_PRESERVE_HDR (high dynamic range is not kept"))
         #expect(warning.contains("IMGPROXY_NO_SUCH_THING (imgproxy has no such variable)"))
     }
 

@@ -88,7 +88,7 @@ struct ProxyResponseTests {
         #expect(throws: ServerConfigError.self) { try ImgproxyEnvironment.apply(["IMGPROXY_LAST_MODIFIED_BUSTER": "yesterday"], to: &config) }
     }
 
-    @Test("JPEG XL is written when the URL asks for it, by option or extension, never chosen from Accept")
+    @Test("JPEG XL is written when the URL asks for it, by option or extension; without --auto-jxl, Accept does not choose it")
     func jpegXL() async throws {
         try await LiveProxy.with(configure: { $0.formatQuality = [.jxl: 60] }) { (origin, proxy) async throws in
             origin.register("/photo.jpg", .image(ProxyImages.jpeg))

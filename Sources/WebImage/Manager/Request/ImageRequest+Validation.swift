@@ -41,7 +41,8 @@ extension ImageRequest {
                 throw .invalidRequest(field: field, reason: "needs a decoded image, and the output .data is not decoded; ask for .image")
             }
             try refuse([.progressiveLoad, .queryMemoryData], because: "applies to decoded images; the output .data is the source's bytes")
-        case .encoded(_, let passthrough):
+        case .encoded(let encoding, let passthrough):
+            try encoding.validate()
             try validateEncodedOutput()
             if passthrough == .always, let field = processingFieldSet {
                 throw .invalidRequest(field: field, reason: "cannot apply: passthrough .always serves the source's bytes unprocessed")

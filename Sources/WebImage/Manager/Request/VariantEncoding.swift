@@ -21,13 +21,26 @@ public struct VariantEncoding: Sendable, Hashable {
     public var backgroundColor: ImageEncodeOptions.Color
     /// Lossless WebP or AVIF.
     public var lossless: Bool
-    /// Progressive JPEG, interlaced PNG.
+    /// Progressive JPEG: ``ImageEncodeOptions/progressive``.
     public var progressive: Bool
     /// Keep the ICC profile (`true`), convert to sRGB and drop it (`false`), or treat it as
     /// the rest of the metadata (`nil`, the default): ``ImageEncodeOptions/keepColorProfile``.
     public var keepColorProfile: Bool?
     /// When stripping metadata, keep the EXIF Copyright and Artist tags.
     public var keepCopyright: Bool
+    /// Interlaced (Adam7) PNG: ``ImageEncodeOptions/pngInterlaced``.
+    public var pngInterlaced: Bool
+    /// PNG as a palette image of at most about this many colours, 2…256
+    /// (``ImageEncodeOptions/pngPaletteColors``); `nil`, the default: full colour.
+    public var pngPaletteColors: Int?
+    /// libwebp's effort, 0…6 (``ImageEncodeOptions/webpEffort``). Default 4.
+    public var webpEffort: Int
+    /// The kind of picture lossy WebP is tuned for (``ImageEncodeOptions/webpPreset``).
+    public var webpPreset: WebPPreset
+    /// The AV1 encoder's effort for AVIF, 0…9 (``ImageEncodeOptions/avifEffort``). Default 4.
+    public var avifEffort: Int
+    /// libjxl's effort for JPEG XL, 1…9 (``ImageEncodeOptions/jxlEffort``). Default 7.
+    public var jxlEffort: Int
 
     /// Creates encoding settings.
     public init(
@@ -41,7 +54,13 @@ public struct VariantEncoding: Sendable, Hashable {
         lossless: Bool = false,
         progressive: Bool = false,
         keepColorProfile: Bool? = nil,
-        keepCopyright: Bool = false
+        keepCopyright: Bool = false,
+        pngInterlaced: Bool = false,
+        pngPaletteColors: Int? = nil,
+        webpEffort: Int = 4,
+        webpPreset: WebPPreset = .default,
+        avifEffort: Int = 4,
+        jxlEffort: Int = 7
     ) {
         self.format = format
         self.quality = quality
@@ -54,6 +73,12 @@ public struct VariantEncoding: Sendable, Hashable {
         self.progressive = progressive
         self.keepColorProfile = keepColorProfile
         self.keepCopyright = keepCopyright
+        self.pngInterlaced = pngInterlaced
+        self.pngPaletteColors = pngPaletteColors
+        self.webpEffort = webpEffort
+        self.webpPreset = webpPreset
+        self.avifEffort = avifEffort
+        self.jxlEffort = jxlEffort
     }
 
     /// The encoder options for the resolved `format`.
@@ -61,8 +86,19 @@ public struct VariantEncoding: Sendable, Hashable {
         ImageEncodeOptions(
             format: format, quality: formatQuality[format] ?? quality, maxFileSize: maxFileSize,
             backgroundColor: backgroundColor, stripMetadata: stripMetadata, progressive: progressive, lossless: lossless,
-            keepColorProfile: keepColorProfile, keepCopyright: keepCopyright
+            keepColorProfile: keepColorProfile, keepCopyright: keepCopyright,
+            pngInterlaced: pngInterlaced, pngPaletteColors: pngPaletteColors, webpEffort: webpEffort, webpPreset: webpPreset,
+            avifEffort: avifEffort, jxlEffort: jxlEffort
         )
+    }
+
+    /// Checks the encoder settings that have a range; throws
+    /// ``ImageError/invalidRequest(field:reason:)`` naming the first outside it, e.g.
+    /// `VariantEncoding.webpEffort`.
+    public func validate() throws(ImageError) {
+        if let problem = ImageEncodeOptions.outOfRange(pngPaletteColors: pngPaletteColors, webpEffort: webpEffort, avifEffort: avifEffort, jxlEffort: jxlEffort) {
+            throw .invalidRequest(field: "VariantEncoding." + problem.field, reason: problem.reason)
+        }
     }
 
     /// A stable name of these settings for cache keys, e.g. `f:webp,q:80,sm`.
@@ -81,6 +117,13 @@ public struct VariantEncoding: Sendable, Hashable {
         if progressive { parts.append("progressive") }
         if let keepColorProfile { parts.append(keepColorProfile ? "keep-icc" : "srgb") }
         if keepCopyright { parts.append("keep-copyright") }
+        // The encoder settings, each only where it differs from the default.
+        if pngInterlaced { parts.append("png-interlaced") }
+        if let pngPaletteColors { parts.append("png-palette:\(pngPaletteColors)") }
+        if webpEffort != 4 { parts.append("webp-effort:\(webpEffort)") }
+        if webpPreset != .default { parts.append("webp-preset:" + webpPreset.rawValue) }
+        if avifEffort != 4 { parts.append("avif-effort:\(avifEffort)") }
+        if jxlEffort != 7 { parts.append("jxl-effort:\(jxlEffort)") }
         return parts.joined(separator: ",")
     }
 }
