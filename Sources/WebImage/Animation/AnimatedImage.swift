@@ -60,8 +60,8 @@ public final class AnimatedImage: AnimatedImageProvider {
         pixelSize = reader.frameSize
         frameCount = reader.frameCount
         let animated = reader.frameCount > 1
-        loopCount = animated ? reader.header.loopCount : 0
-        frameDurations = animated ? VipsDecode.durations(reader.header.delays, frames: reader.frameCount) : []
+        loopCount = animated ? reader.loopCount : 0
+        frameDurations = animated ? VipsDecode.durations(reader.delays, frames: reader.frameCount) : []
     }
 
     /// Frame `index`, decoded from the bytes, as a still image in 8-bit sRGB (or grey):

@@ -38,15 +38,10 @@ final class VipsFrameReader: Sendable {
     private let bytes: EncodedBytes
     private let cursor = Locked(Cursor())
 
-    /// The header's facts: what ``AnimatedImage`` reports.
-    struct Header {
-        let frameCount: Int
-        let frameSize: PixelSize
-        let delays: [Int]?
-        let loopCount: Int
-    }
-
-    let header: Header
+    /// The frame delays in milliseconds the header declares, if any.
+    let delays: [Int]?
+    /// The loop count the header declares (0: forever).
+    let loopCount: Int
 
     /// Reads the header of `data` (no pixel is decoded) and checks `limits`: the frame
     /// count against `maxFrames`, one frame's pixels against `maxFramePixels`, or
@@ -71,7 +66,8 @@ final class VipsFrameReader: Sendable {
         let all = pages > 1 ? try Self.open(bytes, options: "n=-1,access=sequential", format: format, strictness: strictness) : first
         frameCount = pages
         frameSize = size
-        header = Header(frameCount: pages, frameSize: size, delays: all.intArray("delay"), loopCount: max(0, all.int("loop") ?? 0))
+        delays = all.intArray("delay")
+        loopCount = max(0, all.int("loop") ?? 0)
     }
 
     deinit {

@@ -101,6 +101,8 @@ struct AnimatedImageTests {
     func coders() throws {
         let gif = try AnimationFixtures.encoded(frames: 5, size: 16)
         #expect(try VipsCoder.shared.animatedImage(gif) is AnimatedImage)
+        let anyCoder: any ImageCoder = VipsCoder.shared
+        #expect(try anyCoder.animatedImage(gif, limits: .default, strictness: .error) is AnimatedImage)
         let manager = ImageCodersManager(coders: [VipsCoder.shared, QOICoder()])
         #expect(try manager.animatedImage(gif, limits: .default, strictness: .error) is AnimatedImage)
         let qoi = try QOICoder().encode(try TestImages.quadrants(width: 8, height: 8), options: ImageEncodeOptions(format: .qoi))
