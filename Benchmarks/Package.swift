@@ -54,6 +54,11 @@ let package = Package(
             name: "VariantProfile",
             dependencies: ["BenchmarkSupport"]
         ),
+        // A long animated GIF played lazily (AnimatedImage) against decoded whole first.
+        .executableTarget(
+            name: "AnimationProfile",
+            dependencies: ["BenchmarkSupport"]
+        ),
         .executableTarget(
             name: "CodingBenchmarks",
             dependencies: [

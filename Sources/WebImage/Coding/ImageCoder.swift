@@ -30,9 +30,24 @@ public protocol ImageCoder: Sendable {
     func canEncode(_ format: ImageFormat) -> Bool
     /// Encodes `image` as `options.format`.
     func encode(_ image: Image, options: ImageEncodeOptions) throws(ImageError) -> Data
+    /// Reads `data` as an animation to play frame by frame (SDWebImage's
+    /// `SDAnimatedImageCoder`): a coder that can decode frames on demand returns an
+    /// ``AnimatedImage``, which reads only the header here; the default implementation
+    /// decodes every frame with ``decode(_:options:)`` and returns the ``Image``.
+    func animatedImage(
+        _ data: Data, limits: ImageLimits, strictness: ImageDecodeOptions.Strictness
+    ) throws(ImageError) -> any AnimatedImageProvider
 }
 
 extension ImageCoder {
+    /// Decodes every frame of `data` at once; the limits are checked as
+    /// ``decode(_:options:)`` checks them.
+    public func animatedImage(
+        _ data: Data, limits: ImageLimits, strictness: ImageDecodeOptions.Strictness
+    ) throws(ImageError) -> any AnimatedImageProvider {
+        try decode(data, options: ImageDecodeOptions(limits: limits, strictness: strictness))
+    }
+
     /// Inspects `data` (no limits: the decode checks the planned ones), asks `plan` for
     /// the decode options, and decodes.
     public func decode(

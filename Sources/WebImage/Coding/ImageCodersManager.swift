@@ -105,6 +105,16 @@ public final class ImageCodersManager: ImageCoder {
         return try coder.decode(data, planning: plan)
     }
 
+    /// Reads `data` as an animation with the highest-priority coder that can decode it:
+    /// frames on demand when that coder decodes them so (``VipsCoder``), else all at once.
+    public func animatedImage(
+        _ data: Data, limits: ImageLimits = .default, strictness: ImageDecodeOptions.Strictness = .error
+    ) throws(ImageError) -> any AnimatedImageProvider {
+        let snapshot = coders
+        guard let coder = decoder(for: data, in: snapshot) else { throw Self.noDecoder(for: data, among: snapshot) }
+        return try coder.animatedImage(data, limits: limits, strictness: strictness)
+    }
+
     /// Decodes a partial download with the highest-priority coder that can decode the
     /// bytes so far; `nil` when no coder recognises them (yet).
     public func decodePartial(_ data: Data, options: ImageDecodeOptions = .init()) throws(ImageError) -> Image? {

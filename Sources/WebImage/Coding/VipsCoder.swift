@@ -81,6 +81,13 @@ public struct VipsCoder: ImageCoder {
         }
     }
 
+    /// An ``AnimatedImage``: the header is read here, each frame when it is asked for.
+    public func animatedImage(
+        _ data: Data, limits: ImageLimits = .default, strictness: ImageDecodeOptions.Strictness = .error
+    ) throws(ImageError) -> any AnimatedImageProvider {
+        try AnimatedImage(data: data, limits: limits, strictness: strictness)
+    }
+
     public func inspect(_ data: Data, limits: ImageLimits = .default) throws(ImageError) -> ImageInfo {
         try Vips.start()
         let format = try Self.checkedFormat(of: data)

@@ -1,0 +1,161 @@
+// A long animated GIF played through AnimatedImagePlayer two ways, in one process:
+// lazily (AnimatedImage: the header read once, each frame decoded from the GIF when the
+// player comes to it, through an AnimatedImageFrames buffer of CAPACITY frames) against
+// the baseline of decoding it whole first (VipsCoder.decode: every frame in one Image,
+// played through the same player and buffer). The clock never waits, so the frame rate
+// is the decoding rate.
+//
+//   swift build -c release --product AnimationProfile
+//   .build/release/AnimationProfile [FRAMES [SIZE [CAPACITY [ROUNDS]]]]
+//   # defaults: 1,000 frames of 64 × 64, capacity 8, 3 rounds
+//   SIDE=lazy|whole .build/release/AnimationProfile …   # one side only (RSS of that side alone)
+//
+// Each round plays one loop per side (lazy first, then whole) and prints, per side: frames
+// per second (process CPU and wall clock), the peak of decoded pixels held (the buffer's
+// high-water mark plus, for the baseline, the whole decode), and the growth of the
+// process's peak resident memory over the round (Linux VmHWM, reset before each side).
+// The last lines give the ratios whole / lazy of the medians. `SIDE=variant` measures
+// instead what an encoded variant of the GIF holds (the image proxy's path: decode whole,
+// resize every frame to half size, encode as GIF): decoded bytes and peak RSS growth.
+import BenchmarkSupport
+import Foundation
+import WebImage
+import Synchronization
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let frameCount = arguments.count > 0 ? Int(arguments[0]) ?? 1_000 : 1_000
+let size = arguments.count > 1 ? Int(arguments[1]) ?? 64 : 64
+let capacity = arguments.count > 2 ? Int(arguments[2]) ?? 8 : 8
+let rounds = arguments.count > 3 ? Int(arguments[3]) ?? 3 : 3
+let side = ProcessInfo.processInfo.environment["SIDE"]
+
+/// A clock whose sleeps return at once, moving its time to the deadline.
+final class ImmediateClock: Clock, Sendable {
+    struct Instant: InstantProtocol {
+        var offset: Duration
+        func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        func duration(to other: Instant) -> Duration { other.offset - offset }
+        static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+    }
+
+    private let time = Mutex(Instant(offset: .zero))
+    var now: Instant { time.withLock { $0 } }
+    var minimumResolution: Duration { .zero }
+
+    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+        time.withLock { $0 = max($0, deadline) }
+    }
+}
+
+/// `count` frames of `size` × `size`: a gradient with a square moving over it.
+func makeGIF() throws -> Data {
+    var frames: [Image] = []
+    for index in 0..<frameCount {
+        var pixels = [UInt8](repeating: 0, count: size * size * 3)
+        let square = max(4, size / 8)
+        let left = (index * 3) % (size - square), top = (index * 7 / 5) % (size - square)
+        for y in 0..<size {
+            for x in 0..<size {
+                let base = (y * size + x) * 3
+                let inSquare = (left..<left + square).contains(x) && (top..<top + square).contains(y)
+                pixels[base] = inSquare ? 20 : UInt8(x * 255 / (size - 1))
+                pixels[base + 1] = inSquare ? UInt8((index * 37) & 0xFF) : UInt8(y * 255 / (size - 1))
+                pixels[base + 2] = inSquare ? 200 : 90
+            }
+        }
+        frames.append(try Image(pixels: pixels, width: size, height: size, channels: 3))
+    }
+    let animation = try Image.animated(frames: frames, durations: Array(repeating: 0.04, count: frameCount), loopCount: 1)
+    return try VipsCoder.shared.encode(animation, options: ImageEncodeOptions(format: .gif))
+}
+
+struct Sample {
+    var time: TimeSample
+    var peakDecodedBytes: Int
+    var residentGrowth: Int
+    var framesPerCPUSecond: Double { Double(frameCount) / time.cpu }
+    var framesPerSecond: Double { Double(frameCount) / time.wall }
+}
+
+/// Plays one loop of `provider()` through a buffer of `capacity` frames on the immediate clock.
+func play(_ provider: () throws -> any AnimatedImageProvider, extraDecodedBytes: (any AnimatedImageProvider) -> Int) async throws -> Sample {
+    let base = PeakResident.reset() ?? 0
+    var peak = 0
+    var decoded = 0
+    let time = try await Clocks.measureProcess {
+        let animation = try provider()
+        let frames = AnimatedImageFrames(animation, capacity: capacity)
+        let player = AnimatedImagePlayer(frames: frames, clock: ImmediateClock(), loopCount: 1)
+        player.play()
+        // The clock never waits, so the player runs ahead of this reader, which may miss
+        // frame events (the stream keeps the newest): the buffer counts the frames instead.
+        for await event in player.events {
+            if case .failed(let error) = event { throw error }
+            if case .finished = event { break }
+        }
+        // The frame handed out while the buffer is full counts once more.
+        peak = frames.statistics.peakBufferedBytes + extraDecodedBytes(animation)
+        decoded = frames.statistics.decodedFrames
+    }
+    // With fewer frames buffered than the animation has, each frame is taken once.
+    precondition(decoded == frameCount, "played \(decoded) of \(frameCount) frames")
+    let growth = (PeakResident.highWaterMark() ?? 0) - base
+    return Sample(time: time, peakDecodedBytes: peak, residentGrowth: growth)
+}
+
+func megabytes(_ bytes: Int) -> String { String(format: "%.2f MB", Double(bytes) / 1_048_576) }
+func report(_ name: String, _ sample: Sample) {
+    print(
+        "  \(name): \(String(format: "%8.0f", sample.framesPerCPUSecond)) frames/CPU-s, "
+            + "\(String(format: "%8.0f", sample.framesPerSecond)) frames/s, decoded peak \(megabytes(sample.peakDecodedBytes)), "
+            + "peak RSS growth \(megabytes(sample.residentGrowth))"
+    )
+}
+func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+
+/// The proxy's variant path on `gif`: the decoded source and the resized frames, and the
+/// peak resident growth over decode, transform and encode.
+func variant(_ gif: Data) throws -> (decodedBytes: Int, residentGrowth: Int, time: TimeSample, output: Int) {
+    let base = PeakResident.reset() ?? 0
+    var decodedBytes = 0, output = 0
+    let time = try Clocks.measureBlocking {
+        let decoded = try VipsCoder.shared.decode(gif)
+        let resized = try ResizeTransformer(size: PixelSize(width: size / 2, height: size / 2), mode: .fit).transform(decoded)
+        output = try VipsCoder.shared.encode(resized, options: ImageEncodeOptions(format: .gif)).count
+        decodedBytes = decoded.memoryCost + resized.memoryCost
+    }
+    return (decodedBytes, (PeakResident.highWaterMark() ?? 0) - base, time, output)
+}
+
+let gif = try makeGIF()
+if side == "variant" {
+    for round in 1...rounds {
+        let made = try variant(gif)
+        print(
+            "round \(round): variant \(megabytes(made.output)) in \(String(format: "%.2f", made.time.wall)) s, decoded peak "
+                + "\(megabytes(made.decodedBytes)), peak RSS growth \(megabytes(made.residentGrowth))"
+        )
+    }
+    exit(0)
+}
+print("\(frameCount) frames of \(size) × \(size), GIF \(megabytes(gif.count)), buffer of \(capacity) frames")
+var lazy: [Sample] = [], whole: [Sample] = []
+for round in 1...rounds {
+    print("round \(round)")
+    if side != "whole" {
+        let sample = try await play({ try AnimatedImage(data: gif) }, extraDecodedBytes: { _ in 0 })
+        report("lazy ", sample)
+        lazy.append(sample)
+    }
+    if side != "lazy" {
+        let sample = try await play({ try VipsCoder.shared.decode(gif) }, extraDecodedBytes: { ($0 as? Image)?.memoryCost ?? 0 })
+        report("whole", sample)
+        whole.append(sample)
+    }
+}
+if !lazy.isEmpty && !whole.isEmpty {
+    let fps = median(whole.map(\.framesPerCPUSecond)) / median(lazy.map(\.framesPerCPUSecond))
+    let decoded = median(whole.map { Double($0.peakDecodedBytes) }) / median(lazy.map { Double($0.peakDecodedBytes) })
+    let resident = median(whole.map { Double($0.residentGrowth) }) / max(1, median(lazy.map { Double($0.residentGrowth) }))
+    print(String(format: "whole / lazy: frames per CPU-second %.2f×, peak decoded bytes %.1f×, peak RSS growth %.1f×", fps, decoded, resident))
+}

@@ -1,0 +1,142 @@
+import CVips
+import Foundation
+import WebImageLocking
+
+/// Decodes the frames of an encoded animation one at a time on libvips, holding the
+/// encoded bytes and never more than one frame's worth of decoder state.
+///
+/// Loading frame `i` alone (`page=i,n=1`) would make the GIF decoder composite every
+/// frame before it again, for each frame: quadratic in the frame count. The reader keeps
+/// one lazily loaded, sequential view of all frames (`n=-1,access=sequential`) and reads
+/// it forwards, so each frame of a playback in order costs one frame's decode. A frame
+/// before the last one read opens the view again: libvips' sequential loaders read
+/// forwards only.
+final class VipsFrameReader: Sendable {
+    /// The encoded bytes libvips reads, at an address that does not move while a view
+    /// reads them.
+    private final class EncodedBytes: @unchecked Sendable {
+        let buffer: UnsafeMutableRawBufferPointer
+
+        init(_ data: Data) {
+            buffer = .allocate(byteCount: data.count, alignment: 16)
+            data.withUnsafeBytes { buffer.copyMemory(from: $0) }
+        }
+
+        deinit { buffer.deallocate() }
+    }
+
+    /// The open view and the first page it has not read yet.
+    private struct Cursor {
+        var view: VipsImageHandle?
+        var nextPage = 0
+    }
+
+    let format: ImageFormat
+    let frameCount: Int
+    let frameSize: PixelSize
+    private let strictness: ImageDecodeOptions.Strictness
+    private let bytes: EncodedBytes
+    private let cursor = Locked(Cursor())
+
+    /// The frame delays in milliseconds the header declares, if any.
+    let delays: [Int]?
+    /// The loop count the header declares (0: forever).
+    let loopCount: Int
+
+    /// Reads the header of `data` (no pixel is decoded) and checks `limits`: the frame
+    /// count against `maxFrames`, one frame's pixels against `maxFramePixels`, or
+    /// `maxPixels` when that is not set.
+    init(data: Data, format: ImageFormat, limits: ImageLimits, strictness: ImageDecodeOptions.Strictness) throws(ImageError) {
+        self.format = format
+        self.strictness = strictness
+        bytes = EncodedBytes(data)
+        let first = try Self.open(bytes, options: "", format: format, strictness: strictness)
+        let pages = format.supportsAnimation ? first.pagesInFile : 1
+        let size = PixelSize(width: first.width, height: first.pageHeight)
+        if pages > limits.maxFrames {
+            throw .tooManyFrames(frames: pages, limit: limits.maxFrames)
+        }
+        let framePixels = size.width.multipliedReportingOverflow(by: size.height)
+        let framePixelLimit = limits.maxFramePixels ?? limits.maxPixels
+        if framePixels.overflow || framePixels.partialValue > framePixelLimit {
+            throw .imageTooLarge(pixels: framePixels.overflow ? Int.max : framePixels.partialValue, limit: framePixelLimit)
+        }
+        // Every page at once, still lazily: the delays and loop count of all frames, and
+        // libvips' check that the pages share one size.
+        let all = pages > 1 ? try Self.open(bytes, options: "n=-1,access=sequential", format: format, strictness: strictness) : first
+        frameCount = pages
+        frameSize = size
+        delays = all.intArray("delay")
+        loopCount = max(0, all.int("loop") ?? 0)
+    }
+
+    deinit {
+        // The view reads `bytes`: it goes first.
+        cursor.withLock { $0.view = nil }
+    }
+
+    /// Frame `index`, decoded, in 8-bit sRGB (or grey) as ``VipsCoder`` decodes, owning its
+    /// pixels. One frame is decoded at a time per reader.
+    func frame(at index: Int) throws(ImageError) -> Image {
+        guard (0..<frameCount).contains(index) else {
+            throw .badImageData("frame \(index) is outside 0..<\(frameCount)")
+        }
+        let result = cursor.withLock { cursor in
+            Result { () throws(ImageError) -> VipsImageHandle in
+                do throws(ImageError) {
+                    return try read(index, with: &cursor)
+                } catch {
+                    // A failed read may leave the decoder mid-frame: start afresh next time.
+                    cursor = Cursor()
+                    throw error
+                }
+            }
+        }
+        let decoded = try result.get()
+        return Image(
+            handle: decoded, format: format, frameCount: 1, frameDurations: [], loopCount: 0,
+            sourceOrientation: 1, loadedPixelSize: frameSize, sourcePixelSize: frameSize
+        )
+    }
+
+    private func read(_ index: Int, with cursor: inout Cursor) throws(ImageError) -> VipsImageHandle {
+        let view: VipsImageHandle
+        if let open = cursor.view, index >= cursor.nextPage {
+            view = open
+        } else {
+            let options = frameCount > 1 ? "n=-1,access=sequential" : "access=sequential"
+            view = try Self.open(bytes, options: options, format: format, strictness: strictness)
+            cursor.view = view
+            cursor.nextPage = 0
+        }
+        let height = frameSize.height
+        let page = frameCount > 1
+            ? try Vips.run("extracting frame \(index)") {
+                wi_extract_area(view.pointer, $0, 0, Int32(index * height), Int32(frameSize.width), Int32(height))
+            }
+            : view
+        let normalised = try VipsDecode.normalise(page)
+        guard let memory = vips_image_copy_memory(normalised.pointer) else {
+            throw .badImageData("cannot decode frame \(index) of the \(frameCount)-frame \(format.rawValue): \(Vips.takeError())")
+        }
+        cursor.nextPage = index + 1
+        var decoded = VipsImageHandle(memory)
+        // A frame is a still image: no frame height an encoder would act on.
+        if decoded.int("page-height") != nil {
+            let shared = decoded
+            decoded = try Vips.run("copying frame \(index)") { wi_copy(shared.pointer, $0) }
+            wi_remove(decoded.pointer, "page-height")
+        }
+        return decoded
+    }
+
+    private static func open(
+        _ bytes: EncodedBytes, options: String, format: ImageFormat, strictness: ImageDecodeOptions.Strictness
+    ) throws(ImageError) -> VipsImageHandle {
+        let optionString = options.isEmpty ? "" : "[\(options)]"
+        guard let pointer = wi_load_buffer(bytes.buffer.baseAddress, bytes.buffer.count, optionString, strictness.vipsFailOn) else {
+            throw .badImageData("cannot read the \(format.rawValue) animation: \(Vips.takeError())")
+        }
+        return VipsImageHandle(pointer)
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+@testable import WebImage
+import WebImageTestSupport
+
+/// Animations the animation tests draw and encode themselves.
+enum AnimationFixtures {
+    /// `count` frames of `size` × `size`: a fixed gradient with a dark square that moves a
+    /// step a frame, so most pixels repeat the frame before (a GIF encoder leaves them
+    /// transparent, and each frame depends on the ones before it). With `alpha`, the
+    /// background is transparent on the left half.
+    static func movingSquare(frames count: Int, size: Int = 64, alpha: Bool = false, loopCount: Int = 0) throws -> Image {
+        let channels = alpha ? 4 : 3
+        let square = max(4, size / 8)
+        var frames: [Image] = []
+        frames.reserveCapacity(count)
+        for index in 0..<count {
+            var pixels = [UInt8](repeating: 0, count: size * size * channels)
+            let left = (index * 3) % (size - square)
+            let top = (index * 7 / 5) % (size - square)
+            for y in 0..<size {
+                for x in 0..<size {
+                    let base = (y * size + x) * channels
+                    let inSquare = (left..<left + square).contains(x) && (top..<top + square).contains(y)
+                    pixels[base] = inSquare ? 20 : UInt8(x * 255 / (size - 1))
+                    pixels[base + 1] = inSquare ? UInt8((index * 37) & 0xFF) : UInt8(y * 255 / (size - 1))
+                    pixels[base + 2] = inSquare ? 200 : 90
+                    if alpha { pixels[base + 3] = inSquare || x >= size / 2 ? 255 : 0 }
+                }
+            }
+            frames.append(try Image(pixels: pixels, width: size, height: size, channels: channels))
+        }
+        return try Image.animated(frames: frames, durations: durations(count), loopCount: loopCount)
+    }
+
+    /// Durations of 20 to 60 ms, whole centiseconds as GIF stores them, varying frame to frame.
+    static func durations(_ count: Int) -> [Double] {
+        (0..<count).map { Double(20 + ($0 % 5) * 10) / 1000 }
+    }
+
+    /// ``movingSquare(frames:size:alpha:loopCount:)`` encoded as `format`.
+    static func encoded(
+        frames count: Int, size: Int = 64, alpha: Bool = false, loopCount: Int = 0, as format: ImageFormat = .gif
+    ) throws -> Data {
+        try TestImages.encode(try movingSquare(frames: count, size: size, alpha: alpha, loopCount: loopCount), as: format)
+    }
+}
