@@ -52,7 +52,8 @@ public final class ProxyServer: Sendable {
         try config.validate()
         self.config = config
         self.logger = logger
-        metrics = telemetry.map { ServerMetrics(registry: $0.registry, factory: $0.metricsFactory) } ?? ServerMetrics()
+        metrics = telemetry.map { ServerMetrics(registry: $0.registry, factory: $0.metricsFactory, namespace: config.prometheusNamespace) }
+            ?? ServerMetrics(namespace: config.prometheusNamespace)
         tracesRequests = telemetry?.tracesRequests ?? false
         clientConnections = ClientConnections(limit: config.maxClients)
         let localFiles = try config.localFiles()
@@ -179,8 +180,39 @@ public final class ProxyServer: Sendable {
         fallbackLoader.setData(data, for: Self.fallbackURL)
     }
 
-    /// The Hummingbird application; `onRunning` gets the port it listens on.
-    func makeApplication(onRunning: @escaping @Sendable (Int) async -> Void) -> some ApplicationProtocol {
+    /// The Hummingbird applications: the proxy's (`onRunning` gets the port it listens on),
+    /// and the one serving `/metrics` alone when ``ServerConfig/prometheusBind`` names a
+    /// listener of its own.
+    func makeApplications(onRunning: @escaping @Sendable (Int) async -> Void) -> [any Service] {
+        let responder = makeResponder()
+        var applications: [any Service] = [makeApplication(responder: responder, onRunning: onRunning)]
+        if let bind = config.prometheusBind, let address = ListenAddress(bind) {
+            let router = Router(context: BasicRequestContext.self)
+            router.get("/metrics") { _, _ in responder.metricsPage() }
+            applications.append(Application(
+                router: router,
+                configuration: ApplicationConfiguration(address: .hostname(address.host, port: address.port), serverName: WebImageServer.serverHeader),
+                logger: logger
+            ))
+        }
+        return applications
+    }
+
+    /// What answers the proxy's paths, `/health` and `/metrics`.
+    private func makeResponder() -> ProxyResponder {
+        ProxyResponder(
+            pipeline: pipeline, metrics: metrics, ttl: config.ttl, requestTimeout: config.requestTimeout,
+            caching: CachingHeaders(
+                useETag: config.useETag, etagBuster: config.etagBuster, useLastModified: config.useLastModified,
+                lastModifiedBuster: config.lastModifiedBuster, validators: config.validators, cacheControlPassthrough: config.cacheControlPassthrough
+            ),
+            tracesRequests: tracesRequests, profile: config.profile, secret: config.secret, pathPrefix: config.pathPrefix ?? "",
+            readsClientHints: config.enableClientHints, sendsDebugHeaders: config.enableDebugHeaders
+        )
+    }
+
+    /// The proxy's application, answering with `responder`.
+    private func makeApplication(responder: ProxyResponder, onRunning: @escaping @Sendable (Int) async -> Void) -> some ApplicationProtocol {
         let router = Router(context: BasicRequestContext.self)
         // A middleware that would do nothing on every request is not installed: without a
         // tracer, no spans; above `info`, no request lines.
@@ -188,15 +220,9 @@ public final class ProxyServer: Sendable {
         router.add(middleware: RequestMetricsMiddleware())
         if logger.logLevel <= .info { router.add(middleware: LogRequestsMiddleware(.info)) }
         router.add(middleware: AllowedMethodsMiddleware())
-        let responder = ProxyResponder(
-            pipeline: pipeline, metrics: metrics, ttl: config.ttl, requestTimeout: config.requestTimeout, useETag: config.useETag,
-            tracesRequests: tracesRequests, profile: config.profile, secret: config.secret, pathPrefix: config.pathPrefix ?? "",
-            etagBuster: config.etagBuster, useLastModified: config.useLastModified, lastModifiedBuster: config.lastModifiedBuster,
-            readsClientHints: config.enableClientHints
-        )
         ProxyRoutes(
             responder: responder, playground: config.playground ? PlaygroundPage(config: config) : nil, healthCheckPath: config.healthCheckPath,
-            pathPrefix: config.pathPrefix ?? ""
+            pathPrefix: config.pathPrefix ?? "", servesMetrics: config.prometheusBind == nil
         ).add(to: router)
         // Hummingbird sets a request ID on a copy of this logger per request: defer its rendering.
         let handler = logger.handler
@@ -221,11 +247,14 @@ public final class ProxyServer: Sendable {
     ///   - onRunning: called with the port once the server listens.
     public func run(services: [any Service] = [], onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         // A service group stops its services in reverse order: the application first.
-        let group = ServiceGroup(configuration: .init(
-            services: services + [makeApplication(onRunning: onRunning)],
+        var configuration = ServiceGroupConfiguration(
+            services: services + makeApplications(onRunning: onRunning),
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger
-        ))
+        )
+        // Past it, the group cancels its services: the requests in flight are cut off.
+        configuration.maximumGracefulShutdownDuration = config.gracefulStopTimeout
+        let group = ServiceGroup(configuration: configuration)
         try await run(group)
     }
 

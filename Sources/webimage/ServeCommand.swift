@@ -107,6 +107,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Read client hints (Sec-CH-DPR, DPR, Sec-CH-Width, Width) as a URL's starting dpr and width (default off).") var enableClientHints: Bool?
     @Flag(inversion: .prefixedNo, help: "Send Last-Modified and answer If-Modified-Since (default on).") var useLastModified: Bool?
     @Option(help: "RFC 3339 time: an earlier Last-Modified is sent as it (default none).") var lastModifiedBuster: String?
+    @Option(help: "Where ETag and Last-Modified come from: variant (the served bytes) or source, passed through with conditional requests sent on (default variant; source under imgproxy's profile).") var validators: String?
+    @Flag(inversion: .prefixedNo, help: "Send the source's Cache-Control (else a max-age from its Expires) unless the URL sets expires (default off).") var cacheControlPassthrough: Bool?
+    @Option(help: "host:port or :port of a listener of its own for /metrics (default: /metrics on the proxy's port).") var prometheusBind: String?
+    @Option(help: "Prefix of the metrics' names instead of webimage (default webimage).") var prometheusNamespace: String?
+    @Flag(inversion: .prefixedNo, help: "Send X-Origin-Width, X-Origin-Height, X-Origin-Content-Length, X-Result-Width and X-Result-Height with images (default off).") var enableDebugHeaders: Bool?
+    @Option(help: "Seconds a stop waits for the requests in flight before cutting them off; 0: at once (default: as long as they take, up to the request timeout; 20 under imgproxy's profile).") var gracefulStopTimeout: String?
     @Option(help: "Separator of an option's name and arguments, one character (default :).") var argumentsSeparator: String?
     @Option(name: .customLong("base-url"), help: "Put in front of source URLs that do not start with it (default none).") var baseURL: String?
     @Option(help: "Source URL rewrites, pattern=replacement;… with * for a path segment's characters and $1 for what it matched.") var urlReplacements: String?
@@ -205,6 +211,9 @@ struct ServeCommand: AsyncParsableCommand {
             (.base64URLIncludesFilename, base64URLIncludesFilename.map(String.init)), (.etagBuster, etagBuster),
             (.useLastModified, useLastModified.map(String.init)), (.lastModifiedBuster, lastModifiedBuster),
             (.enableClientHints, enableClientHints.map(String.init)),
+            (.validators, validators), (.cacheControlPassthrough, cacheControlPassthrough.map(String.init)),
+            (.prometheusBind, prometheusBind), (.prometheusNamespace, prometheusNamespace), (.gracefulStopTimeout, gracefulStopTimeout),
+            (.enableDebugHeaders, enableDebugHeaders.map(String.init)),
         ]
         for (setting, value) in single {
             if let value { try setting.apply([value], to: &config) }

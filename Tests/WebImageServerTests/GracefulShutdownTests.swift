@@ -33,4 +33,29 @@ struct GracefulShutdownTests {
         #expect(process.terminationReason == .exit)
         #expect(process.terminationStatus == 0)
     }
+
+    @Test("--graceful-stop-timeout: a stop cuts off a request still in flight when the time is up, and the process exits 0")
+    func gracefulStopTimeout() async throws {
+        let origin = try await TestOrigin.start()
+        defer { Task { try? await origin.shutdown() } }
+        origin.register("/stall.jpg", .stall)
+
+        // The request could wait ten minutes; the stop waits one second for it.
+        let proxy = try ServeProcess(["--graceful-stop-timeout", "1", "--request-timeout", "600", "--download-timeout", "600"])
+        defer { proxy.stop() }
+        let process = proxy.process
+        let client = LiveClient(port: proxy.port)
+        async let stalled: LiveProxy.Reply? = try? await client.get(proxyPath("", source: origin.url("/stall.jpg")))
+        #expect(await origin.waitForRequests("/stall.jpg"))
+        kill(process.processIdentifier, SIGTERM)
+        // Cut off: no image comes, whether the connection closes or an error is answered.
+        if let reply = await stalled { #expect(reply.status != 200) }
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 0)
+        var config = ServerConfig()
+        try ImgproxyEnvironment.apply(["IMGPROXY_GRACEFUL_STOP_TIMEOUT": "0"], to: &config)
+        #expect(config.gracefulStopTimeout == .zero)
+        #expect(ServerProfile.imgproxy.defaults.gracefulStopTimeout == .seconds(20))
+    }
 }

@@ -48,7 +48,9 @@ final class LiveProxy: Sendable {
         config.allowLoopback = true
         config.workers = 2
         config.cacheDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-proxy-\(UUID().uuidString)").path
-        config.downloadTimeout = .seconds(5)
+        // Long enough for a loaded machine (the suite under the thread sanitizer on 2 cores):
+        // a test of the timeout sets its own.
+        config.downloadTimeout = .seconds(60)
         configure(&config)
         let logger = logger ?? {
             var quiet = Logger(label: "webimage.test")
@@ -62,8 +64,8 @@ final class LiveProxy: Sendable {
             server = try ProxyServer(config: config, logger: logger)
         }
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let app = server.makeApplication { port in continuation.yield(port) }
-        let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
+        let applications = server.makeApplications { port in continuation.yield(port) }
+        let group = ServiceGroup(configuration: .init(services: applications, logger: logger))
         let task = Task { try await server.run(group) }
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next() else { throw ImageError.network("the proxy did not start") }

@@ -83,6 +83,11 @@ final class ServeProcess: Sendable {
         if !keepingCache { try? FileManager.default.removeItem(atPath: cacheDirectory) }
     }
 
+    /// How the process ended, once it has: its exit status, or the signal that ended it.
+    var termination: (reason: Process.TerminationReason, status: Int32)? {
+        process.isRunning ? nil : (process.terminationReason, process.terminationStatus)
+    }
+
     /// SIGKILL: the process dies wherever it is (mid-write included); the cache stays.
     func killHard() {
         kill(process.processIdentifier, SIGKILL)

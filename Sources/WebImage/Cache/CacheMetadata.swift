@@ -9,6 +9,10 @@ public struct CacheMetadata: Sendable, Hashable {
     /// The response's `Last-Modified`, exactly as the server sent it, sent back as
     /// `If-Modified-Since`.
     public var lastModified: String?
+    /// The response's `Cache-Control`, exactly as the server sent it.
+    public var cacheControl: String?
+    /// The response's `Expires`, exactly as the server sent it.
+    public var expires: String?
     /// When the response stops being fresh (from `Cache-Control: max-age`), if it said.
     public var expirationDate: Date?
     /// When the entry was written. ``DiskCache/store(_:forKey:metadata:)`` sets it to the
@@ -27,6 +31,17 @@ public struct CacheMetadata: Sendable, Hashable {
     /// For an entry made from a download (an encoded variant): the `Last-Modified` of the
     /// source it was made from.
     public var sourceLastModified: String?
+    /// For an entry made from a download (an encoded variant): the `Cache-Control` of the
+    /// source it was made from.
+    public var sourceCacheControl: String?
+    /// For an entry made from a download (an encoded variant): the `Expires` of the source
+    /// it was made from.
+    public var sourceExpires: String?
+    /// For an entry made from a download (an encoded variant): the pixel size of one frame
+    /// of the source, as stored (before any EXIF turn).
+    public var sourcePixelSize: PixelSize?
+    /// For an entry made from a download (an encoded variant): the source's size in bytes.
+    public var sourceByteCount: Int?
     /// For an encoded variant: the encoder quality it was written at, when known.
     public var encodeQuality: Int?
     /// For an encoded variant whose quality was chosen by ``QualitySearch``: its SSIM
@@ -37,7 +52,8 @@ public struct CacheMetadata: Sendable, Hashable {
     public init(
         etag: String? = nil, lastModified: String? = nil, expirationDate: Date? = nil, storedDate: Date = Date(), sourceURL: URL? = nil,
         pixelSize: PixelSize? = nil, sourceETag: String? = nil, sourceLastModified: String? = nil,
-        encodeQuality: Int? = nil, similarityScore: Double? = nil
+        encodeQuality: Int? = nil, similarityScore: Double? = nil, cacheControl: String? = nil, expires: String? = nil,
+        sourceCacheControl: String? = nil, sourceExpires: String? = nil, sourcePixelSize: PixelSize? = nil, sourceByteCount: Int? = nil
     ) {
         self.etag = etag
         self.lastModified = lastModified
@@ -49,6 +65,12 @@ public struct CacheMetadata: Sendable, Hashable {
         self.sourceLastModified = sourceLastModified
         self.encodeQuality = encodeQuality
         self.similarityScore = similarityScore
+        self.cacheControl = cacheControl
+        self.expires = expires
+        self.sourceCacheControl = sourceCacheControl
+        self.sourceExpires = sourceExpires
+        self.sourcePixelSize = sourcePixelSize
+        self.sourceByteCount = sourceByteCount
     }
 
     /// Whether ``expirationDate`` has passed at `date` (never, when there is none).

@@ -42,6 +42,7 @@ enum DiskEntryFormat {
     private enum Tag: UInt8 {
         case storedDate = 1, expirationDate = 2, etag = 3, lastModified = 4, key = 5, sourceURL = 6
         case pixelSize = 7, sourceETag = 8, sourceLastModified = 9, encodeQuality = 10, similarityScore = 11
+        case cacheControl = 12, expires = 13, sourceCacheControl = 14, sourceExpires = 15, sourcePixelSize = 16, sourceByteCount = 17
     }
 
     /// How a file's bytes read.
@@ -66,14 +67,19 @@ enum DiskEntryFormat {
         if let lastModified = metadata.lastModified { append(.lastModified, string: lastModified, to: &bytes) }
         append(.key, string: key, to: &bytes)
         if let sourceURL = metadata.sourceURL { append(.sourceURL, string: sourceURL.absoluteString, to: &bytes) }
-        if let size = metadata.pixelSize, let width = UInt32(exactly: size.width), let height = UInt32(exactly: size.height) {
-            bytes.append(Tag.pixelSize.rawValue)
+        if let size = metadata.pixelSize { append(.pixelSize, size: size, to: &bytes) }
+        if let size = metadata.sourcePixelSize { append(.sourcePixelSize, size: size, to: &bytes) }
+        if let count = metadata.sourceByteCount, let value = UInt64(exactly: count) {
+            bytes.append(Tag.sourceByteCount.rawValue)
             appendInteger(UInt32(8), to: &bytes)
-            appendInteger(width, to: &bytes)
-            appendInteger(height, to: &bytes)
+            appendInteger(value, to: &bytes)
         }
         if let sourceETag = metadata.sourceETag { append(.sourceETag, string: sourceETag, to: &bytes) }
         if let sourceLastModified = metadata.sourceLastModified { append(.sourceLastModified, string: sourceLastModified, to: &bytes) }
+        if let cacheControl = metadata.cacheControl { append(.cacheControl, string: cacheControl, to: &bytes) }
+        if let expires = metadata.expires { append(.expires, string: expires, to: &bytes) }
+        if let sourceCacheControl = metadata.sourceCacheControl { append(.sourceCacheControl, string: sourceCacheControl, to: &bytes) }
+        if let sourceExpires = metadata.sourceExpires { append(.sourceExpires, string: sourceExpires, to: &bytes) }
         if let quality = metadata.encodeQuality, let value = UInt32(exactly: quality) {
             bytes.append(Tag.encodeQuality.rawValue)
             appendInteger(UInt32(4), to: &bytes)
@@ -137,12 +143,20 @@ enum DiskEntryFormat {
             case .key: key = String(decoding: value, as: UTF8.self)
             case .sourceURL: metadata.sourceURL = URL(string: String(decoding: value, as: UTF8.self))
             case .pixelSize:
-                guard value.count == 8 else { return nil }
-                let width = UInt32(littleEndian: value.loadUnaligned(as: UInt32.self))
-                let height = UInt32(littleEndian: value.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
-                metadata.pixelSize = PixelSize(width: Int(width), height: Int(height))
+                guard let size = pixelSize(value) else { return nil }
+                metadata.pixelSize = size
+            case .sourcePixelSize:
+                guard let size = pixelSize(value) else { return nil }
+                metadata.sourcePixelSize = size
+            case .sourceByteCount:
+                guard value.count == 8, let count = Int(exactly: UInt64(littleEndian: value.loadUnaligned(as: UInt64.self))) else { return nil }
+                metadata.sourceByteCount = count
             case .sourceETag: metadata.sourceETag = String(decoding: value, as: UTF8.self)
             case .sourceLastModified: metadata.sourceLastModified = String(decoding: value, as: UTF8.self)
+            case .cacheControl: metadata.cacheControl = String(decoding: value, as: UTF8.self)
+            case .expires: metadata.expires = String(decoding: value, as: UTF8.self)
+            case .sourceCacheControl: metadata.sourceCacheControl = String(decoding: value, as: UTF8.self)
+            case .sourceExpires: metadata.sourceExpires = String(decoding: value, as: UTF8.self)
             case .encodeQuality:
                 guard value.count == 4 else { return nil }
                 metadata.encodeQuality = Int(UInt32(littleEndian: value.loadUnaligned(as: UInt32.self)))
@@ -153,6 +167,22 @@ enum DiskEntryFormat {
             }
         }
         return (metadata, key)
+    }
+
+    /// A width and a height, 32 bits each.
+    private static func pixelSize(_ value: UnsafeRawBufferPointer) -> PixelSize? {
+        guard value.count == 8 else { return nil }
+        let width = UInt32(littleEndian: value.loadUnaligned(as: UInt32.self))
+        let height = UInt32(littleEndian: value.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
+        return PixelSize(width: Int(width), height: Int(height))
+    }
+
+    private static func append(_ tag: Tag, size: PixelSize, to bytes: inout [UInt8]) {
+        guard let width = UInt32(exactly: size.width), let height = UInt32(exactly: size.height) else { return }
+        bytes.append(tag.rawValue)
+        appendInteger(UInt32(8), to: &bytes)
+        appendInteger(width, to: &bytes)
+        appendInteger(height, to: &bytes)
     }
 
     private static func double(_ value: UnsafeRawBufferPointer) -> Double? {

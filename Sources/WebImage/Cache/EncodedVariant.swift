@@ -25,6 +25,15 @@ public final class EncodedVariant: Sendable {
     public let sourceETag: String?
     /// The `Last-Modified` of the source the variant was made from, if the source had one.
     public let sourceLastModified: String?
+    /// The `Cache-Control` of the source the variant was made from, if the source had one.
+    public let sourceCacheControl: String?
+    /// The `Expires` of the source the variant was made from, if the source had one.
+    public let sourceExpires: String?
+    /// The pixel size of one frame of the source the variant was made from, as stored
+    /// (before any EXIF turn), when known.
+    public let sourcePixelSize: PixelSize?
+    /// The size in bytes of the source the variant was made from, when known.
+    public let sourceByteCount: Int?
     /// The encoder quality the bytes were written at, when known (lossy formats).
     public let quality: Int?
     /// The SSIM of the bytes against the image encoded, when the quality was chosen for
@@ -34,7 +43,8 @@ public final class EncodedVariant: Sendable {
     /// Creates a variant from its bytes; the ETag is computed unless given.
     public init(
         data: Data, pixelSize: PixelSize, etag: String? = nil, createdAt: Date = Date(),
-        sourceETag: String? = nil, sourceLastModified: String? = nil, quality: Int? = nil, score: Double? = nil
+        sourceETag: String? = nil, sourceLastModified: String? = nil, quality: Int? = nil, score: Double? = nil,
+        sourceCacheControl: String? = nil, sourceExpires: String? = nil, sourcePixelSize: PixelSize? = nil, sourceByteCount: Int? = nil
     ) {
         self.bytes = ByteBuffer(bytes: data)
         self.format = ImageFormat(data: data)
@@ -43,6 +53,10 @@ public final class EncodedVariant: Sendable {
         self.createdAt = createdAt
         self.sourceETag = sourceETag
         self.sourceLastModified = sourceLastModified
+        self.sourceCacheControl = sourceCacheControl
+        self.sourceExpires = sourceExpires
+        self.sourcePixelSize = sourcePixelSize
+        self.sourceByteCount = sourceByteCount
         self.quality = quality
         self.score = score
     }
@@ -54,7 +68,9 @@ public final class EncodedVariant: Sendable {
         self.init(
             data: entry.data, pixelSize: pixelSize, etag: entry.metadata.etag, createdAt: entry.metadata.storedDate,
             sourceETag: entry.metadata.sourceETag, sourceLastModified: entry.metadata.sourceLastModified,
-            quality: entry.metadata.encodeQuality, score: entry.metadata.similarityScore
+            quality: entry.metadata.encodeQuality, score: entry.metadata.similarityScore,
+            sourceCacheControl: entry.metadata.sourceCacheControl, sourceExpires: entry.metadata.sourceExpires,
+            sourcePixelSize: entry.metadata.sourcePixelSize, sourceByteCount: entry.metadata.sourceByteCount
         )
     }
 
@@ -68,7 +84,21 @@ public final class EncodedVariant: Sendable {
     public var metadata: CacheMetadata {
         CacheMetadata(
             etag: etag, storedDate: createdAt, pixelSize: pixelSize, sourceETag: sourceETag, sourceLastModified: sourceLastModified,
-            encodeQuality: quality, similarityScore: score
+            encodeQuality: quality, similarityScore: score, sourceCacheControl: sourceCacheControl, sourceExpires: sourceExpires,
+            sourcePixelSize: sourcePixelSize, sourceByteCount: sourceByteCount
+        )
+    }
+
+    /// A variant made from `source`, whose response said `source.metadata` and whose
+    /// header says `info` (nil: unknown): its validators, caching headers, size and
+    /// length are kept as the source's.
+    convenience init(data: Data, pixelSize: PixelSize, source: SourceData, info: ImageInfo?, quality: Int? = nil, score: Double? = nil) {
+        let metadata = source.metadata
+        self.init(
+            data: data, pixelSize: pixelSize, sourceETag: metadata.etag, sourceLastModified: metadata.lastModified, quality: quality,
+            score: score, sourceCacheControl: metadata.cacheControl, sourceExpires: metadata.expires, sourcePixelSize: info?.pixelSize,
+            // A decoded image from the memory cache comes without its bytes.
+            sourceByteCount: source.data.isEmpty ? nil : source.data.count
         )
     }
 

@@ -15,9 +15,7 @@ public struct DataURLLoader: ImageLoader {
     ) async throws(ImageError) -> DownloadResponse {
         let (mediaType, data) = try Self.parse(url.absoluteString)
         guard !data.isEmpty else { throw .badImageData("the data URL carries no bytes") }
-        progress?(DownloadProgress(receivedBytes: data.count, expectedBytes: data.count, partialData: options.wantsPartialData ? data : nil))
-        let headers: HTTPHeaders = ["Content-Type": mediaType, "Content-Length": String(data.count)]
-        return DownloadResponse(data: data, head: DownloadResponseHead(url: url, statusCode: 200, headers: headers))
+        return .whole(data, from: url, mediaType: mediaType, options: options, progress: progress)
     }
 
     /// Splits `data:[<media type>][;base64],<data>` into its media type and bytes.

@@ -110,4 +110,18 @@ public struct DownloadResponse: Sendable {
         self.data = data
         self.head = head
     }
+
+    /// The response of a loader that has all of `data` at once (a file, a data URL, bytes
+    /// in memory): `progress` is told once, with every byte (and them as partial data when
+    /// `options` asks for it), and the head is a 200 with `Content-Length` and, when given,
+    /// `Content-Type`.
+    public static func whole(
+        _ data: Data, from url: URL, mediaType: String? = nil, options: DownloadOptions,
+        progress: (@Sendable (DownloadProgress) -> Void)?
+    ) -> DownloadResponse {
+        progress?(DownloadProgress(receivedBytes: data.count, expectedBytes: data.count, partialData: options.wantsPartialData ? data : nil))
+        var headers: HTTPHeaders = ["Content-Length": String(data.count)]
+        if let mediaType { headers.add(name: "Content-Type", value: mediaType) }
+        return DownloadResponse(data: data, head: DownloadResponseHead(url: url, statusCode: 200, headers: headers))
+    }
 }

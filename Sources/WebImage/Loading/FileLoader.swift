@@ -46,8 +46,6 @@ public struct FileLoader: ImageLoader {
             throw .notFound("the file \(path) is not readable (\(reason)); check its permissions")
         }
         guard !data.isEmpty else { throw .badImageData("the file \(path) is empty") }
-        progress?(DownloadProgress(receivedBytes: data.count, expectedBytes: data.count, partialData: options.wantsPartialData ? data : nil))
-        let headers: HTTPHeaders = ["Content-Length": String(data.count)]
-        return DownloadResponse(data: data, head: DownloadResponseHead(url: url, statusCode: 200, headers: headers))
+        return .whole(data, from: url, options: options, progress: progress)
     }
 }

@@ -97,9 +97,7 @@ public struct RootedFileLoader: ImageLoader {
             throw .forbiddenSource("\(url.absoluteString.prefix(200)) leads out of the root directory through a symbolic link")
         }
         let data = try read(canonical, relative: relative)
-        progress?(DownloadProgress(receivedBytes: data.count, expectedBytes: data.count, partialData: options.wantsPartialData ? data : nil))
-        let headers: HTTPHeaders = ["Content-Length": String(data.count)]
-        return DownloadResponse(data: data, head: DownloadResponseHead(url: url, statusCode: 200, headers: headers))
+        return .whole(data, from: url, options: options, progress: progress)
     }
 
     /// Reads the regular file at the canonical `path`, refusing a symbolic link put there

@@ -39,8 +39,6 @@ public final class StaticImageLoader: ImageLoader {
         guard let data = images.withLock({ $0[url] }) else {
             throw .notFound("no image is held for \(url.absoluteString)")
         }
-        progress?(DownloadProgress(receivedBytes: data.count, expectedBytes: data.count, partialData: options.wantsPartialData ? data : nil))
-        let headers: HTTPHeaders = ["Content-Length": String(data.count)]
-        return DownloadResponse(data: data, head: DownloadResponseHead(url: url, statusCode: 200, headers: headers))
+        return .whole(data, from: url, options: options, progress: progress)
     }
 }

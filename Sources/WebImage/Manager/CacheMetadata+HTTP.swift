@@ -25,7 +25,9 @@ extension CacheMetadata {
             etag: headers.first(name: "etag"),
             lastModified: headers.first(name: "last-modified"),
             expirationDate: expiration,
-            storedDate: now
+            storedDate: now,
+            cacheControl: headers["cache-control"].isEmpty ? nil : headers["cache-control"].joined(separator: ", "),
+            expires: headers.first(name: "expires")
         )
     }
 }

@@ -23,12 +23,10 @@ extension ImgproxyEnvironment {
         // Server
         ignored("WebImage listens on TCP only", "IMGPROXY_NETWORK")
         ignored("SO_REUSEPORT is not set: run one process per port, or several behind a load balancer (deploy/)", "IMGPROXY_SO_REUSEPORT")
-        ignored("a stop waits for every request in flight, bounded by the request timeout", "IMGPROXY_GRACEFUL_STOP_TIMEOUT")
         ignored("the response is written within the request timeout (--request-timeout)", "IMGPROXY_WRITE_RESPONSE_TIMEOUT")
         ignored("CORS headers are not sent; add them in the reverse proxy in front", "IMGPROXY_ALLOW_ORIGIN")
         ignored("no Link: rel=canonical header is sent", "IMGPROXY_SET_CANONICAL_HEADER")
         ignored("errors are always answered as plain text with the message", "IMGPROXY_DEVELOPMENT_ERRORS_MODE")
-        ignored("no debug headers are sent; /info/… gives an image's details", "IMGPROXY_ENABLE_DEBUG_HEADERS")
         ignored("WebImage has no deprecated settings", "IMGPROXY_FAIL_ON_DEPRECATION")
         ignored("a Go runtime setting; WebImage sets its allocator at start-up", "IMGPROXY_FREE_MEMORY_INTERVAL", "IMGPROXY_LOG_MEM_STATS")
         ignored("libvips' debugging aids are not exposed", "IMGPROXY_VIPS_CACHE_TRACE", "IMGPROXY_VIPS_LEAK_CHECK")
@@ -60,7 +58,6 @@ extension ImgproxyEnvironment {
         ignored("libvips' own safety limits of the SVG, PNG and TIFF loaders stay on", "IMGPROXY_SVG_UNLIMITED", "IMGPROXY_PNG_UNLIMITED", "IMGPROXY_TIFF_UNLIMITED")
 
         // Responses and caching headers
-        ignored("Cache-Control comes from the TTL (--ttl) and the URL's expires, never from the source", "IMGPROXY_CACHE_CONTROL_PASSTHROUGH")
 
         // Sources
         refused(
@@ -88,12 +85,14 @@ extension ImgproxyEnvironment {
         )
 
         // Metrics, tracing, error reports, logging
-        ignored("metrics are at /metrics on the proxy's own port, named webimage_*", "IMGPROXY_PROMETHEUS_BIND", "IMGPROXY_PROMETHEUS_NAMESPACE")
+        ignored("logs go to standard error, not by OpenTelemetry", "IMGPROXY_OPEN_TELEMETRY_ENABLE_LOGS", "IMGPROXY_OPEN_TELEMETRY_LOGGER_NAME")
         ignored(
-            "OpenTelemetry is set up by the standard OTEL_* variables (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_TRACES_EXPORTER, OTEL_METRICS_EXPORTER), over OTLP/HTTP",
-            "IMGPROXY_OPEN_TELEMETRY_ENABLE", "IMGPROXY_OPEN_TELEMETRY_ENABLE_METRICS", "IMGPROXY_OPEN_TELEMETRY_ENABLE_LOGS",
-            "IMGPROXY_OPEN_TELEMETRY_SERVER_CERT", "IMGPROXY_OPEN_TELEMETRY_CLIENT_CERT", "IMGPROXY_OPEN_TELEMETRY_CLIENT_KEY",
-            "IMGPROXY_OPEN_TELEMETRY_PROPAGATE_EXTERNAL", "IMGPROXY_OPEN_TELEMETRY_TRACE_ID_GENERATOR", "IMGPROXY_OPEN_TELEMETRY_LOGGER_NAME"
+            "the OTLP exporter's TLS is set by the standard OTEL_EXPORTER_OTLP_CERTIFICATE, _CLIENT_CERTIFICATE and _CLIENT_KEY variables",
+            "IMGPROXY_OPEN_TELEMETRY_SERVER_CERT", "IMGPROXY_OPEN_TELEMETRY_CLIENT_CERT", "IMGPROXY_OPEN_TELEMETRY_CLIENT_KEY"
+        )
+        ignored(
+            "trace IDs are random (W3C) and the request's traceparent is always continued",
+            "IMGPROXY_OPEN_TELEMETRY_TRACE_ID_GENERATOR", "IMGPROXY_OPEN_TELEMETRY_PROPAGATE_EXTERNAL"
         )
         ignored(
             "this monitoring service is not supported: use /metrics or OpenTelemetry",

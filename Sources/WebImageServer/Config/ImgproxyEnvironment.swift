@@ -188,6 +188,14 @@ public enum ImgproxyEnvironment {
         same("IMGPROXY_BASE_URL", .baseURL)
         same("IMGPROXY_URL_REPLACEMENTS", .urlReplacements)
         same("IMGPROXY_BASE64_URL_INCLUDES_FILENAME", .base64URLIncludesFilename)
+        same("IMGPROXY_CACHE_CONTROL_PASSTHROUGH", .cacheControlPassthrough)
+        same("IMGPROXY_GRACEFUL_STOP_TIMEOUT", .gracefulStopTimeout)
+        same("IMGPROXY_ENABLE_DEBUG_HEADERS", .enableDebugHeaders)
+        same("IMGPROXY_PROMETHEUS_BIND", .prometheusBind)
+        same("IMGPROXY_PROMETHEUS_NAMESPACE", .prometheusNamespace)
+        // Read by `webimage serve` with the OTEL_* variables (TelemetryConfiguration).
+        custom("IMGPROXY_OPEN_TELEMETRY_ENABLE") { _, _, _ in }
+        custom("IMGPROXY_OPEN_TELEMETRY_ENABLE_METRICS") { _, _, _ in }
         // Read by `webimage serve` for its logger (logLevel(_:), logFormat(_:)).
         custom("IMGPROXY_LOG_LEVEL") { _, _, _ in }
         custom("IMGPROXY_LOG_FORMAT") { _, _, _ in }

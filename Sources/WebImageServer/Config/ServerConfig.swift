@@ -40,6 +40,10 @@ public struct ServerConfig: Sendable {
     public var downloadTimeout: Duration = .seconds(10)
     /// The longest a request may take from arrival to response. Default 30 s.
     public var requestTimeout: Duration = .seconds(30)
+    /// How long a stop (SIGTERM, SIGINT) waits for the requests in flight before it cuts
+    /// them off (imgproxy's `IMGPROXY_GRACEFUL_STOP_TIMEOUT`). `nil`: as long as they take,
+    /// which the request timeout bounds. Default `nil`; 20 s under ``ServerProfile/imgproxy``.
+    public var gracefulStopTimeout: Duration?
     /// Requests processed at once (download, decode, transform, encode). Default 2 × cores.
     public var workers = 2 * System.coreCount
     /// Requests that may wait for a worker; more are answered 429. Default 256.
@@ -95,11 +99,30 @@ public struct ServerConfig: Sendable {
     /// `dpr` and width, and send `Vary` with them (imgproxy's `IMGPROXY_ENABLE_CLIENT_HINTS`).
     /// Default off.
     public var enableClientHints = false
-    /// Put in every `ETag` (`"<buster>/<tag>"`), so that changing it changes every ETag and
-    /// clients and CDNs fetch again (imgproxy's `IMGPROXY_ETAG_BUSTER`). `nil`: none.
+    /// Put in every `ETag` (`"<buster>/<base64url of the tag>"`, as imgproxy writes it), so
+    /// that changing it changes every ETag and clients and CDNs fetch again (imgproxy's
+    /// `IMGPROXY_ETAG_BUSTER`). `nil`: none.
     public var etagBuster: String?
-    /// Send `Last-Modified` (the time the variant was made) and answer a matching
-    /// `If-Modified-Since` with 304 (imgproxy's `IMGPROXY_USE_LAST_MODIFIED`). Default on.
+    /// Where `ETag` and `Last-Modified` come from: the served bytes (default) or, as
+    /// imgproxy does, the source (the default under ``ServerProfile/imgproxy``).
+    public var validators = ResponseValidators.variant
+    /// Send the source's `Cache-Control` (else a `max-age` from its `Expires`) instead of
+    /// the TTL's, unless the URL's `expires` sets the age (imgproxy's
+    /// `IMGPROXY_CACHE_CONTROL_PASSTHROUGH`). Default off.
+    public var cacheControlPassthrough = false
+    /// `host:port` of a listener of its own for `/metrics` (imgproxy's
+    /// `IMGPROXY_PROMETHEUS_BIND`; a port alone, `:9464`, listens on every address). `nil`:
+    /// `/metrics` is on the proxy's port.
+    public var prometheusBind: String?
+    /// The prefix of the metrics' names in place of `webimage` (imgproxy's
+    /// `IMGPROXY_PROMETHEUS_NAMESPACE`). `nil`: `webimage`.
+    public var prometheusNamespace: String?
+    /// Send `X-Origin-Width`, `X-Origin-Height`, `X-Origin-Content-Length`, `X-Result-Width`
+    /// and `X-Result-Height` with images (imgproxy's `IMGPROXY_ENABLE_DEBUG_HEADERS`).
+    /// Default off.
+    public var enableDebugHeaders = false
+    /// Send `Last-Modified` and answer a matching `If-Modified-Since` with 304 (imgproxy's
+    /// `IMGPROXY_USE_LAST_MODIFIED`). Default on.
     public var useLastModified = true
     /// A `Last-Modified` earlier than this is sent as this, and an `If-Modified-Since`
     /// before it is not matched (imgproxy's `IMGPROXY_LAST_MODIFIED_BUSTER`). `nil`: none.

@@ -49,6 +49,8 @@ public enum ServerProfile: String, Sendable, Hashable, CaseIterable {
         config.formatQuality = [.webp: 79, .avif: 63, .jxl: 77]
         config.downloadTimeout = .seconds(5)
         config.requestTimeout = .seconds(10)
+        config.validators = .source
+        config.gracefulStopTimeout = .seconds(20)
         return config
     }
 

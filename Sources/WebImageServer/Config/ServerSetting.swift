@@ -21,6 +21,7 @@ public enum ServerSetting: String, CaseIterable, Sendable {
     case fallbackImageData, fallbackImagePath, fallbackImageURL, fallbackImageHTTPCode, fallbackImageTTL
     case pathPrefix, argumentsSeparator, baseURL, urlReplacements, base64URLIncludesFilename
     case etagBuster, useLastModified, lastModifiedBuster, enableClientHints
+    case validators, cacheControlPassthrough, prometheusBind, prometheusNamespace, gracefulStopTimeout, enableDebugHeaders
 
     /// The command-line flag, without the leading dashes.
     public var flag: String {
@@ -196,6 +197,34 @@ public enum ServerSetting: String, CaseIterable, Sendable {
         case .base64URLIncludesFilename: config.base64URLIncludesFilename = try boolean(value)
         case .etagBuster: config.etagBuster = value.isEmpty ? nil : value
         case .enableClientHints: config.enableClientHints = try boolean(value)
+        case .validators:
+            guard let validators = ResponseValidators(rawValue: value.trimmingCharacters(in: .whitespaces).lowercased()) else {
+                throw invalid(value, "variant or source")
+            }
+            config.validators = validators
+        case .cacheControlPassthrough: config.cacheControlPassthrough = try boolean(value)
+        case .enableDebugHeaders: config.enableDebugHeaders = try boolean(value)
+        case .gracefulStopTimeout:
+            // 0 cuts the requests in flight off at once, as imgproxy's 0 does.
+            config.gracefulStopTimeout = Double(value.trimmingCharacters(in: .whitespaces)) == 0 ? .zero : try seconds(value)
+        case .prometheusBind:
+            let bind = value.trimmingCharacters(in: .whitespaces)
+            guard !bind.isEmpty else {
+                config.prometheusBind = nil
+                return
+            }
+            guard ListenAddress(bind) != nil else { throw invalid(value, "host:port or :port, e.g. :9464 or 127.0.0.1:9464") }
+            config.prometheusBind = bind
+        case .prometheusNamespace:
+            let namespace = value.trimmingCharacters(in: .whitespaces)
+            guard !namespace.isEmpty else {
+                config.prometheusNamespace = nil
+                return
+            }
+            guard PrometheusNames.sanitized(namespace) == namespace, namespace.first != "_" else {
+                throw invalid(value, "a Prometheus name: letters, digits and _, not starting with a digit")
+            }
+            config.prometheusNamespace = namespace
         case .useLastModified: config.useLastModified = try boolean(value)
         case .lastModifiedBuster:
             // RFC 3339, as imgproxy reads IMGPROXY_LAST_MODIFIED_BUSTER.

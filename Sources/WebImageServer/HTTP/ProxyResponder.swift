@@ -9,11 +9,14 @@ import WebImage
 /// `/health` and `/metrics`.
 ///
 /// An image response carries `Content-Type`, `Content-Length`, `Cache-Control: public,
-/// max-age=<ttl>` (no longer than the URL's `expires` leaves, and `no-cache` at 0), a strong `ETag` (unless turned off), `Last-Modified`, `Vary: Accept` when the format was
-/// or could have been negotiated, `Content-Disposition` (`inline`, or `attachment` with
-/// `return_attachment`) with a file name, a
-/// sandboxing `Content-Security-Policy` and `X-Content-Type-Options: nosniff`; a matching
-/// `If-None-Match` gets 304. A request that cannot be served throws a ``ProxyError``,
+/// max-age=<ttl>` (no longer than the URL's `expires` leaves, `no-cache` at 0, or the
+/// source's own when passed through), an `ETag` and a `Last-Modified` (the served bytes'
+/// or the source's, as ``CachingHeaders`` says), `Vary: Accept` when the format was or
+/// could have been negotiated, `Content-Disposition` (`inline`, or `attachment` with
+/// `return_attachment`) with a file name, a sandboxing `Content-Security-Policy` and
+/// `X-Content-Type-Options: nosniff`. A matching `If-None-Match` (or, without one,
+/// `If-Modified-Since`) gets 304, and so does one the source answered with 304 when the
+/// conditions are sent on. A request that cannot be served throws a ``ProxyError``,
 /// answered as plain text with `Cache-Control: no-store`.
 ///
 /// Where an image came from (`memory`, `disk`, `miss`) is recorded here, where it is known:
@@ -27,8 +30,6 @@ struct ProxyResponder: Sendable {
     let cacheControl: String
     /// The TTL in seconds: the longest `max-age` answered.
     let ttl: Int
-    /// Whether images carry an `ETag` and `If-None-Match` is answered.
-    let useETag: Bool
     /// Whether requests have spans (Hummingbird's `TracingMiddleware` is installed).
     let tracesRequests: Bool
     /// The header fields of the images answered, made once for each.
@@ -37,32 +38,28 @@ struct ProxyResponder: Sendable {
     let profile: ServerProfile
     /// The prefix proxy paths start with (`""`: none), taken off before parsing.
     let pathPrefix: String
-    /// Put in every ETag (`"<buster>/<tag>"`); `nil`: none.
-    let etagBuster: String?
-    /// Whether images carry `Last-Modified` and `If-Modified-Since` is answered.
-    let useLastModified: Bool
-    /// The earliest `Last-Modified` answered; `nil`: none.
-    let lastModifiedBuster: Date?
+    /// The validators and caching headers answered, and the conditions sent on to sources.
+    let caching: CachingHeaders
     /// Whether client hints set a URL's starting `dpr` and width (and images vary with them).
     let readsClientHints: Bool
+    /// Whether images carry the source's and the result's sizes (`X-Origin-*`, `X-Result-*`).
+    let sendsDebugHeaders: Bool
     /// `Bearer <secret>`, the `Authorization` every image request must carry; `nil`: none asked for.
     let authorization: [UInt8]?
 
     typealias Field = ProxyResponses.Field
 
     init(
-        pipeline: ProxyPipeline, metrics: ServerMetrics, ttl: Int, requestTimeout: Duration, useETag: Bool = true, tracesRequests: Bool = false,
-        profile: ServerProfile = .webimage, secret: String? = nil, pathPrefix: String = "",
-        etagBuster: String? = nil, useLastModified: Bool = true, lastModifiedBuster: Date? = nil, readsClientHints: Bool = false
+        pipeline: ProxyPipeline, metrics: ServerMetrics, ttl: Int, requestTimeout: Duration, caching: CachingHeaders = CachingHeaders(),
+        tracesRequests: Bool = false, profile: ServerProfile = .webimage, secret: String? = nil, pathPrefix: String = "",
+        readsClientHints: Bool = false, sendsDebugHeaders: Bool = false
     ) {
         self.readsClientHints = readsClientHints
-        self.etagBuster = etagBuster
-        self.useLastModified = useLastModified
-        self.lastModifiedBuster = lastModifiedBuster
+        self.sendsDebugHeaders = sendsDebugHeaders
+        self.caching = caching
         self.pathPrefix = pathPrefix
         self.profile = profile
         self.authorization = secret.map { Array("Bearer \($0)".utf8) }
-        self.useETag = useETag
         self.pipeline = pipeline
         self.metrics = metrics
         self.requestTimeout = requestTimeout
@@ -127,9 +124,43 @@ struct ProxyResponder: Sendable {
         if let hit = pipeline.memoryHit(resolved) {
             outcome = hit
         } else {
-            outcome = try await withTimeout { [pipeline] in await pipeline.serve(resolved) }.get()
+            let conditions = caching.forwardedConditions(
+                ifNoneMatch: request.headers[.ifNoneMatch], ifModifiedSince: request.headers[.ifModifiedSince]
+            )
+            switch await withTimeout({ [pipeline] in await pipeline.serve(resolved, conditions: conditions) }) {
+            case .success(let served): outcome = served
+            case .failure(let error) where error == ProxyPipeline.sourceNotModified:
+                return (notModified(resolved, request: request), .miss)
+            case .failure(let error): throw error
+            }
         }
         return (response(for: outcome, request: request, expires: resolved.request.options.expires), outcome.cache)
+    }
+
+    /// The 304 for a request whose conditions the source answered with 304: nothing was
+    /// downloaded or made. It names the entity tag the request sent, when it sent one.
+    private func notModified(_ resolved: ProxyPipeline.Resolved, request: Request) -> Response {
+        var headers = ProxyResponses.securityHeaders
+        var maxAge = ttl
+        if let expires = resolved.request.options.expires {
+            maxAge = min(ttl, max(0, expires - Int(Date().timeIntervalSince1970)))
+        }
+        headers[.cacheControl] = Self.cacheControl(maxAge: maxAge)
+        if let ifNoneMatch = request.headers[.ifNoneMatch], !ifNoneMatch.contains(","), ifNoneMatch != "*" {
+            headers[.eTag] = ifNoneMatch.trimmingCharacters(in: .whitespaces)
+        }
+        if let vary = vary(variesWithAccept: resolved.variesWithAccept, kind: resolved.kind) { headers[.vary] = vary }
+        return Response(status: .notModified, headers: headers)
+    }
+
+    /// The `Vary` of an answer.
+    private func vary(variesWithAccept: Bool, kind: ProxyResponseKind) -> String? {
+        switch (variesWithAccept, readsClientHints && kind == .image) {
+        case (true, true): "Accept, " + ClientHints.varyFields
+        case (true, false): "Accept"
+        case (false, true): ClientHints.varyFields
+        case (false, false): nil
+        }
     }
 
     /// Where the answer came from, on the request's span and in the `debug` log (`bytes` is
@@ -190,19 +221,21 @@ struct ProxyResponder: Sendable {
             status = fallback.statusCode > 0 ? HTTPResponse.Status(code: fallback.statusCode) : replaced.answered(under: profile).status
             if let fallbackTTL = fallback.ttl { maxAge = min(maxAge ?? ttl, fallbackTTL) }
         }
-        if let maxAge {
-            let value = Self.cacheControl(maxAge: maxAge)
-            headers.ok[.cacheControl] = value
-            headers.notModified[.cacheControl] = value
+        // The URL's expiry and the fallback's TTL first, then the source's own, then the TTL's.
+        let cacheControl = maxAge.map(Self.cacheControl(maxAge:))
+            ?? (outcome.replacedError == nil ? caching.passedThroughCacheControl(of: variant) : nil)
+        if let cacheControl {
+            headers.ok[.cacheControl] = cacheControl
+            headers.notModified[.cacheControl] = cacheControl
         }
         if let ifNoneMatch = request.headers[.ifNoneMatch] {
             // If-None-Match decides alone when it is there (RFC 9110 13.1.3).
             // The ETag answered, buster included, as the kept header fields hold it.
-            if let etag = headers.ok[.eTag], Self.matches(ifNoneMatch, etag: etag) {
+            if let etag = headers.ok[.eTag], CachingHeaders.matches(ifNoneMatch, etag: etag) {
                 return Response(status: .notModified, headers: headers.notModified)
             }
-        } else if useLastModified, let since = request.headers[.ifModifiedSince].flatMap(HTTPDate.date(from:)),
-                  lastModified(of: variant) <= since {
+        } else if let since = request.headers[.ifModifiedSince].flatMap(HTTPDate.date(from:)),
+                  let lastModified = caching.lastModified(of: variant), lastModified <= since {
             return Response(status: .notModified, headers: headers.notModified)
         }
         let body = request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: variant.bytes)
@@ -216,16 +249,22 @@ struct ProxyResponder: Sendable {
         var headers = ProxyResponses.securityHeaders
         headers.append(Field(name: .contentType, value: outcome.kind.contentType ?? variant.format.mimeType))
         headers.append(Field(name: .cacheControl, value: cacheControl))
-        if useETag { headers.append(Field(name: .eTag, value: servedETag(variant.etag))) }
-        if useLastModified { headers.append(Field(name: .lastModified, value: HTTPDate.string(from: lastModified(of: variant)))) }
-        switch (outcome.variesWithAccept, readsClientHints && outcome.kind == .image) {
-        case (true, true): headers.append(Field(name: .vary, value: "Accept, " + ClientHints.varyFields))
-        case (true, false): headers.append(Field(name: .vary, value: "Accept"))
-        case (false, true): headers.append(Field(name: .vary, value: ClientHints.varyFields))
-        case (false, false): break
+        if let etag = caching.etag(of: variant) { headers.append(Field(name: .eTag, value: etag)) }
+        if let lastModified = caching.lastModified(of: variant) {
+            headers.append(Field(name: .lastModified, value: HTTPDate.string(from: lastModified)))
         }
+        if let vary = vary(variesWithAccept: outcome.variesWithAccept, kind: outcome.kind) { headers.append(Field(name: .vary, value: vary)) }
         if outcome.kind == .image {
             headers.append(Field(name: .contentDisposition, value: outcome.disposition.value(for: variant.format)))
+        }
+        if sendsDebugHeaders, outcome.kind == .image {
+            if let source = variant.sourcePixelSize {
+                headers.append(Field(name: Self.originWidthHeader, value: String(source.width)))
+                headers.append(Field(name: Self.originHeightHeader, value: String(source.height)))
+            }
+            if let bytes = variant.sourceByteCount { headers.append(Field(name: Self.originLengthHeader, value: String(bytes))) }
+            headers.append(Field(name: Self.resultWidthHeader, value: String(variant.pixelSize.width)))
+            headers.append(Field(name: Self.resultHeightHeader, value: String(variant.pixelSize.height)))
         }
         if let score = variant.score {
             // Auto quality: what it chose and the SSIM that choice keeps.
@@ -237,30 +276,15 @@ struct ProxyResponder: Sendable {
         return ImageHeadersCache.Headers(ok: ok, notModified: headers)
     }
 
-    /// The ETag answered for a variant's `etag`: with the buster in it when there is one.
-    func servedETag(_ etag: String) -> String {
-        guard let etagBuster else { return etag }
-        return "\"" + etagBuster + "/" + etag.trimmingCharacters(in: CharacterSet(charactersIn: "\"")) + "\""
-    }
-
-    /// The `Last-Modified` of `variant`: when it was made, to the second, or the buster if later.
-    func lastModified(of variant: EncodedVariant) -> Date {
-        let made = Date(timeIntervalSince1970: variant.createdAt.timeIntervalSince1970.rounded(.down))
-        guard let lastModifiedBuster, lastModifiedBuster > made else { return made }
-        return lastModifiedBuster
-    }
+    /// imgproxy's debug headers: the source's size and length, and the result's size.
+    static let originWidthHeader = Field.Name("X-Origin-Width")!
+    static let originHeightHeader = Field.Name("X-Origin-Height")!
+    static let originLengthHeader = Field.Name("X-Origin-Content-Length")!
+    static let resultWidthHeader = Field.Name("X-Result-Width")!
+    static let resultHeightHeader = Field.Name("X-Result-Height")!
 
     /// `X-Quality`: the encoder quality auto quality chose.
     static let qualityHeader = Field.Name("X-Quality")!
     /// `X-Image-Score`: the SSIM of the served image against the image encoded.
     static let scoreHeader = Field.Name("X-Image-Score")!
-
-    /// Whether an `If-None-Match` list names `etag` (weak comparison, as RFC 9110 asks for GET).
-    static func matches(_ ifNoneMatch: String, etag: String) -> Bool {
-        let strip: (Substring) -> Substring = { $0.hasPrefix("W/") ? $0.dropFirst(2) : $0 }
-        return ifNoneMatch.split(separator: ",").contains { item in
-            let tag = item.trimmingCharacters(in: .whitespaces)
-            return tag == "*" || strip(Substring(tag)) == strip(Substring(etag))
-        }
-    }
 }

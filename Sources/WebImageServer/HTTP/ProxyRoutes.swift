@@ -10,6 +10,8 @@ struct ProxyRoutes: Sendable {
     var healthCheckPath: String?
     /// The prefix every path starts with (`""`: none); the proxy paths are under it too.
     var pathPrefix = ""
+    /// Whether `/metrics` is served here (not when it has a listener of its own).
+    var servesMetrics = true
 
     /// The answer to `/` and `/favicon.ico` without the playground.
     static let notFound = ProxyError(status: 404, message: "not found: ask for /<signature>/<options>/<source>")
@@ -34,7 +36,7 @@ struct ProxyRoutes: Sendable {
         }
         route("/health") { _, _ in responder.health() }
         if let healthCheckPath, healthCheckPath != "/health" { route(healthCheckPath) { _, _ in responder.health() } }
-        route("/metrics") { _, _ in responder.metricsPage() }
+        if servesMetrics { route("/metrics") { _, _ in responder.metricsPage() } }
         if let playground {
             route("/") { request, _ in ProxyResponses.playground(playground.page, request: request) }
             route(PlaygroundPage.scriptPath) { request, _ in ProxyResponses.playground(PlaygroundPage.script, request: request) }

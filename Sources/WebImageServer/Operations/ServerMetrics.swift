@@ -60,16 +60,19 @@ final class ServerMetrics: Sendable {
         return factory
     }
 
-    /// Metrics kept in a registry of their own.
-    convenience init() {
+    /// Metrics kept in a registry of their own, served with `namespace` in place of
+    /// `webimage` when given.
+    convenience init(namespace: String? = nil) {
         let registry = PrometheusCollectorRegistry()
-        self.init(registry: registry, factory: Self.prometheusFactory(registry))
+        self.init(registry: registry, factory: Self.prometheusFactory(registry), namespace: namespace)
     }
 
-    /// Metrics recorded through `factory`, which records into `registry` (and possibly elsewhere).
-    init(registry: PrometheusCollectorRegistry, factory: any MetricsFactory) {
+    /// Metrics recorded through `factory`, which records into `registry` (and possibly
+    /// elsewhere), served with `namespace` in place of `webimage` when given.
+    init(registry: PrometheusCollectorRegistry, factory: any MetricsFactory, namespace: String? = nil) {
         self.registry = registry
         self.factory = factory
+        self.namespace = namespace
         queueDepth = Meter(label: "webimage_queue_depth", factory: factory)
         memoryBudget = Meter(label: "webimage_memory_budget_bytes", factory: factory)
         memoryReserved = Meter(label: "webimage_memory_reserved_bytes", factory: factory)
@@ -136,10 +139,36 @@ final class ServerMetrics: Sendable {
     /// A client connection was closed by a deadline.
     func clientTimedOut(_ kind: ClientTimeoutKind) { clientTimeouts[kind]?.increment() }
 
+    /// The prefix of every metric's name in place of `webimage` (`--prometheus-namespace`);
+    /// `nil` keeps `webimage`.
+    private let namespace: String?
+
     /// Every metric in the Prometheus text format.
     func render() -> [UInt8] {
         var buffer: [UInt8] = []
         registry.emit(into: &buffer)
-        return buffer
+        guard let namespace else { return buffer }
+        return Self.renamed(buffer, namespace: namespace)
+    }
+
+    /// `text` with `webimage_` replaced by `namespace_` where a metric's name starts: at
+    /// the start of a line, and after `# HELP ` and `# TYPE `.
+    static func renamed(_ text: [UInt8], namespace: String) -> [UInt8] {
+        let old = Array("webimage_".utf8)
+        let new = Array((namespace + "_").utf8)
+        var result: [UInt8] = []
+        result.reserveCapacity(text.count + 64)
+        for line in text.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+            var line = Array(line)
+            for prefix in [Array("# HELP ".utf8), Array("# TYPE ".utf8), []] where line.starts(with: prefix + old) {
+                line.replaceSubrange(prefix.count..<prefix.count + old.count, with: new)
+                break
+            }
+            result += line
+            result.append(UInt8(ascii: "\n"))
+        }
+        // The newline added after the last piece is not the text's.
+        result.removeLast()
+        return result
     }
 }

@@ -216,20 +216,34 @@ final class ProxyPipeline: Sendable {
         )
     }
 
+    /// What ``serve(_:conditions:)`` fails with when the source answered its conditions
+    /// with 304: the client's copy is current, and nothing was downloaded or made.
+    static let sourceNotModified = ProxyError(status: 304, message: "not modified: the source answered the request's conditions with 304")
+
     /// Serves `resolved` through the manager: from its variant caches, or made.
+    ///
+    /// `conditions` go to the source with the download, when there is one; a source that
+    /// answers them with 304 fails the call with ``sourceNotModified``.
     ///
     /// A request that is cancelled (it timed out, its client hung up) stops waiting at once,
     /// but the variant it started is finished and cached for the next request
     /// (``ImageOptions/continueInBackground``) rather than thrown away.
-    func serve(_ resolved: Resolved) async -> Result<Outcome, ProxyError> {
+    func serve(_ resolved: Resolved, conditions: SourceConditions? = nil) async -> Result<Outcome, ProxyError> {
         let result: VariantResult
         var replacedError: ProxyError?
         do throws(ImageError) {
             // retryFailed: every request reports the source's real status, never a stale block.
-            result = try await manager.loadVariant(
-                resolved.variant.request, options: [.retryFailed, .continueInBackground],
-                context: context(for: resolved.request.options.limits)
-            )
+            let options: ImageOptions = [.retryFailed, .continueInBackground]
+            let context = context(for: resolved.request.options.limits)
+            if let conditions {
+                var request = try manager.request(for: resolved.variant.request, options: options, context: context)
+                request.sourceConditions = conditions
+                result = try await manager.loadVariant(request)
+            } else {
+                result = try await manager.loadVariant(resolved.variant.request, options: options, context: context)
+            }
+        } catch .cacheNotModified {
+            return .failure(Self.sourceNotModified)
         } catch {
             guard let fallback, resolved.kind == .image, Self.isDownloadFailure(error) else { return .failure(ProxyError(error)) }
             var request = resolved.variant.request

@@ -52,7 +52,7 @@ public struct ProxyTelemetry: Sendable {
             do {
                 let (factory, service) = try OTel.makeMetricsBackend(configuration: otel)
                 metricsFactory = MultiplexMetricsHandler(factories: [prometheus, factory])
-                services.append(service)
+                services.append(OffEventLoopService(service: service))
             } catch {
                 throw TelemetryConfigError("", "cannot export metrics by OTLP: \(error) (check the OTEL_EXPORTER_OTLP_METRICS_* variables)")
             }
@@ -64,7 +64,7 @@ public struct ProxyTelemetry: Sendable {
             do {
                 let (tracer, service) = try OTel.makeTracingBackend(configuration: otel)
                 InstrumentationSystem.bootstrap(tracer)
-                services.append(service)
+                services.append(OffEventLoopService(service: service))
             } catch {
                 throw TelemetryConfigError("", "cannot export traces by OTLP: \(error) (check the OTEL_EXPORTER_OTLP_TRACES_* variables)")
             }

@@ -10,6 +10,9 @@ import Foundation
 /// - Metrics go out (besides `/metrics`) when `OTEL_METRICS_EXPORTER=otlp`, or when
 ///   `OTEL_EXPORTER_OTLP_METRICS_ENDPOINT` is set and the exporter is not `none`: a shared
 ///   endpoint alone turns on traces only, since `/metrics` serves the metrics already.
+/// - imgproxy's `IMGPROXY_OPEN_TELEMETRY_ENABLE` turns traces on as well, and
+///   `IMGPROXY_OPEN_TELEMETRY_ENABLE_METRICS` with it metrics; they need
+///   `OTEL_EXPORTER_OTLP_PROTOCOL` set to an HTTP protocol, since imgproxy's default is gRPC.
 /// - `OTEL_SDK_DISABLED=true` turns both off.
 /// - OTLP goes over HTTP, as protobuf (`http/protobuf`, the default) or JSON
 ///   (`http/json`); gRPC is not built in, and asking for it stops start-up.
@@ -48,6 +51,7 @@ public struct TelemetryConfiguration: Sendable, Equatable {
             exporter: "OTEL_METRICS_EXPORTER", endpoints: ["OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"], value: value,
             otherwise: "; Prometheus metrics are always served at /metrics"
         )
+        try applyImgproxySwitches(value)
         let signals = (exportsTraces ? ["TRACES"] : []) + (exportsMetrics ? ["METRICS"] : [])
         for signal in signals {
             for variable in ["OTEL_EXPORTER_OTLP_\(signal)_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"] {
@@ -67,6 +71,29 @@ public struct TelemetryConfiguration: Sendable, Equatable {
                 else { throw TelemetryConfigError(variable, "'\(endpoint)' is not an http or https URL") }
             }
         }
+    }
+
+    /// imgproxy's switches: `IMGPROXY_OPEN_TELEMETRY_ENABLE` turns traces on, and with it
+    /// `IMGPROXY_OPEN_TELEMETRY_ENABLE_METRICS` metrics, unless the `OTEL_*` exporter
+    /// variables say `none`. imgproxy exports by gRPC unless `OTEL_EXPORTER_OTLP_PROTOCOL`
+    /// names another protocol, so the switch needs that variable set to an HTTP one: the
+    /// same endpoint spoken to over HTTP would lose every span without a word.
+    private mutating func applyImgproxySwitches(_ value: (String) -> String?) throws(TelemetryConfigError) {
+        func flag(_ name: String) throws(TelemetryConfigError) -> Bool {
+            guard let text = value(name) else { return false }
+            guard let flag = ServerSetting.parsedBoolean(text) else { throw TelemetryConfigError(name, "'\(text)' is not true or false") }
+            return flag
+        }
+        guard try flag("IMGPROXY_OPEN_TELEMETRY_ENABLE") else { return }
+        let protocols = ["OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"]
+        guard protocols.contains(where: { value($0) != nil }) else {
+            throw TelemetryConfigError(
+                "IMGPROXY_OPEN_TELEMETRY_ENABLE",
+                "imgproxy exports by gRPC when OTEL_EXPORTER_OTLP_PROTOCOL is unset, and webimage exports by OTLP/HTTP only: set OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf and an HTTP endpoint (the collector's port 4318)"
+            )
+        }
+        if value("OTEL_TRACES_EXPORTER")?.lowercased() != "none" { exportsTraces = true }
+        if try flag("IMGPROXY_OPEN_TELEMETRY_ENABLE_METRICS"), value("OTEL_METRICS_EXPORTER")?.lowercased() != "none" { exportsMetrics = true }
     }
 
     /// Whether one signal is exported: `exporter` names `otlp`, or is unset while one of

@@ -15,7 +15,12 @@ struct ImgproxySwitchingTests {
         let bucketName = "switch-\(UUID().uuidString.prefix(8).lowercased())"
         _ = try s3.makeBucket(bucketName, objects: [("photos/q.png", ProxyImages.png)])
         let origin = try await TestOrigin.start()
-        origin.register("/photo.jpg", .image(ProxyImages.jpeg))
+        let sourceETag = "\"photo-v1\""
+        let sourceLastModified = "Sun, 22 Nov 2026 00:00:00 GMT"
+        origin.register("/photo.jpg", handler: { request in
+            if request.header("if-none-match") == sourceETag { return .notModified(headers: [("ETag", sourceETag)]) }
+            return .image(ProxyImages.jpeg, headers: [("ETag", sourceETag), ("Last-Modified", sourceLastModified)])
+        })
         origin.register("/private.jpg", .status(403))
         let port = try freeLoopbackPort()
         let cacheHome = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-switch-\(UUID().uuidString)").path
@@ -52,7 +57,14 @@ struct ImgproxySwitchingTests {
         #expect(thumb.header("cache-control") == "public, max-age=3600")
         #expect(thumb.header("vary") == nil)
         #expect(try ProxyImages.size(of: thumb.body) == PixelSize(width: 40, height: 30))
-        #expect(thumb.header("etag") != nil && thumb.header("last-modified") != nil)
+        // The source's ETag and Last-Modified, passed through.
+        #expect(thumb.header("etag") == sourceETag)
+        #expect(thumb.header("last-modified") == sourceLastModified)
+        // A CDN revalidating: answered 304 from what the proxy holds, without asking the source.
+        let requests = origin.requestCount("/photo.jpg")
+        let revalidated = try await client.get(proxyPath("preset:thumb", source: origin.url("/photo.jpg"), key: key), headers: [("If-None-Match", sourceETag)])
+        #expect(revalidated.status == 304)
+        #expect(origin.requestCount("/photo.jpg") == requests)
 
         // An s3:// source.
         let object = try await client.get(proxyPath("rs:fit:20:20", source: URL(string: "s3://\(bucketName)/photos/q.png")!, extension: "png", key: key))

@@ -200,6 +200,9 @@ struct ProxyTelemetryTests {
         #expect(receiver.exports.isEmpty)
         #expect(try await proxy.metric("webimage_requests_total{status=\"200\"}") >= 1)
         proxy.stop()
+        // The exporters are released as their services end: the process exits cleanly.
+        #expect(proxy.termination?.reason == .exit)
+        #expect(proxy.termination?.status == 0)
         try await receiver.shutdown()
         try await origin.shutdown()
     }

@@ -27,6 +27,29 @@ struct TelemetryConfigurationTests {
         #expect(both.exportsTraces && both.exportsMetrics)
     }
 
+    @Test("imgproxy's IMGPROXY_OPEN_TELEMETRY_ENABLE and _ENABLE_METRICS turn on traces and metrics over an HTTP protocol")
+    func imgproxySwitches() throws {
+        let http = ["OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf"]
+        let traces = try TelemetryConfiguration(environment: http.merging(["IMGPROXY_OPEN_TELEMETRY_ENABLE": "true"]) { $1 })
+        #expect(traces.exportsTraces && !traces.exportsMetrics)
+        let both = try TelemetryConfiguration(environment: http.merging([
+            "IMGPROXY_OPEN_TELEMETRY_ENABLE": "1", "IMGPROXY_OPEN_TELEMETRY_ENABLE_METRICS": "true",
+        ]) { $1 })
+        #expect(both.exportsTraces && both.exportsMetrics)
+        let metricsAlone = try TelemetryConfiguration(environment: http.merging(["IMGPROXY_OPEN_TELEMETRY_ENABLE_METRICS": "true"]) { $1 })
+        #expect(!metricsAlone.exportsTraces && !metricsAlone.exportsMetrics, "metrics need the main switch, as in imgproxy")
+        let off = try TelemetryConfiguration(environment: http.merging(["IMGPROXY_OPEN_TELEMETRY_ENABLE": "false"]) { $1 })
+        #expect(!off.exportsTraces)
+        let vetoed = try TelemetryConfiguration(environment: http.merging(["IMGPROXY_OPEN_TELEMETRY_ENABLE": "true", "OTEL_TRACES_EXPORTER": "none"]) { $1 })
+        #expect(!vetoed.exportsTraces)
+        // imgproxy's default protocol is gRPC: without an HTTP one named, start-up stops.
+        #expect(throws: TelemetryConfigError.self) { try TelemetryConfiguration(environment: ["IMGPROXY_OPEN_TELEMETRY_ENABLE": "true"]) }
+        #expect(throws: TelemetryConfigError.self) {
+            try TelemetryConfiguration(environment: ["IMGPROXY_OPEN_TELEMETRY_ENABLE": "true", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"])
+        }
+        #expect(throws: TelemetryConfigError.self) { try TelemetryConfiguration(environment: http.merging(["IMGPROXY_OPEN_TELEMETRY_ENABLE": "maybe"]) { $1 }) }
+    }
+
     @Test("OTEL_SDK_DISABLED=true and an exporter named none win over an endpoint")
     func disabled() throws {
         let endpoint = ["OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318", "OTEL_METRICS_EXPORTER": "otlp"]

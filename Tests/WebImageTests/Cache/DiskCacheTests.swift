@@ -324,6 +324,28 @@ struct DiskCacheTests {
         }
     }
 
+    @Test("C10 every metadata field survives a restart, those of a variant's source included")
+    func C10_everyFieldSurvivesRestart() async throws {
+        try await withTemporaryDirectory { directory in
+            let metadata = CacheMetadata(
+                etag: "\"v\"", lastModified: "Wed, 21 Oct 2015 07:28:00 GMT", expirationDate: Date(timeIntervalSince1970: 2_000_000_000),
+                storedDate: Date(timeIntervalSince1970: 1_900_000_000), sourceURL: URL(string: "https://h/a.jpg"),
+                pixelSize: PixelSize(width: 40, height: 30), sourceETag: "\"s\"", sourceLastModified: "Thu, 22 Oct 2015 07:28:00 GMT",
+                encodeQuality: 81, similarityScore: 0.987, cacheControl: "public, max-age=60", expires: "Fri, 23 Oct 2015 07:28:00 GMT",
+                sourceCacheControl: "max-age=5", sourceExpires: "Sat, 24 Oct 2015 07:28:00 GMT",
+                sourcePixelSize: PixelSize(width: 4000, height: 3000), sourceByteCount: 5_000_000_000
+            )
+            do {
+                let cache = DiskCache(config: testConfig(directory))
+                try await cache.store(Data("image".utf8), forKey: "k", metadata: metadata)
+            }
+            let entry = try #require(await DiskCache(config: testConfig(directory)).entry(forKey: "k"))
+            var expected = metadata
+            expected.storedDate = entry.metadata.storedDate  // the time of the write
+            #expect(entry.metadata == expected)
+        }
+    }
+
     @Test func metadataUpdateKeepsTheBytes() async throws {
         try await withTemporaryDirectory { directory in
             let cache = DiskCache(config: testConfig(directory))

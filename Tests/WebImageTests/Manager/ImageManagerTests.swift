@@ -305,7 +305,7 @@ struct ImageManagerTests {
         // Deterministic: the origin sends the first half of the file and holds the rest until the
         // test has seen a preview; every chunk is reported (no throttling) so the preview of the
         // whole first half is made, whatever the TCP reads look like.
-        try await withManager(downloader: { $0.minimumProgressInterval = .zero; $0.idleTimeout = .seconds(5) }) { origin, manager in
+        try await withManager(downloader: { $0.minimumProgressInterval = .zero; $0.idleTimeout = .seconds(120) }) { origin, manager in
             let gate = TestOriginGate()
             origin.register("/p.jpg", TestOriginResponse.image(jpeg, contentType: "image/jpeg").pausing(afterBodyBytes: jpeg.count / 2, until: gate))
             let url = origin.url("/p.jpg")

@@ -75,6 +75,9 @@ struct ResolvedRequest: Sendable {
         if let revalidating {
             if let etag = revalidating.etag { download.headers.add(name: "If-None-Match", value: etag) }
             if let lastModified = revalidating.lastModified { download.headers.add(name: "If-Modified-Since", value: lastModified) }
+        } else if let conditions = request.sourceConditions {
+            if let etag = conditions.ifNoneMatch { download.headers.add(name: "If-None-Match", value: etag) }
+            if let since = conditions.ifModifiedSince { download.headers.add(name: "If-Modified-Since", value: since) }
         }
         downloadOptions = download
         // Only a decoded image has a scale: other outputs skip the search of the key.
@@ -174,6 +177,8 @@ struct ResolvedRequest: Sendable {
         key += "|q:\(request.caching.query)|s:\(resultStore)"
         if request.options.contains(.waitStoreCache) { key += "|wait" }
         if request.options.contains(.fromCacheOnly) { key += "|cache-only" }
+        // A conditional making can end in a 304, which only its own waiters may get.
+        if let conditions = request.sourceConditions, !conditions.isEmpty { key += "|" + conditions.key }
         return key
     }
 }

@@ -13,8 +13,8 @@ enum VariantEncoder {
             try ImageDetails(data: source.data, coder: coder, limits: limits, includeGPS: includeGPS)
         }
         return EncodedVariant(
-            data: try ImageDetails.json(details), pixelSize: PixelSize(width: details.width, height: details.height),
-            sourceETag: source.metadata.etag, sourceLastModified: source.metadata.lastModified
+            data: try ImageDetails.json(details), pixelSize: PixelSize(width: details.width, height: details.height), source: source,
+            info: nil
         )
     }
 
@@ -26,20 +26,14 @@ enum VariantEncoder {
         if case .never = passthrough { return nil }
         let info = try coder.inspect(source.data, limits: limits)
         if case .formats(let formats) = passthrough, !formats.contains(info.format) { return nil }
-        return EncodedVariant(
-            data: source.data, pixelSize: info.uprightPixelSize, sourceETag: source.metadata.etag,
-            sourceLastModified: source.metadata.lastModified
-        )
+        return EncodedVariant(data: source.data, pixelSize: info.uprightPixelSize, source: source, info: info)
     }
 
     /// The ThumbHash of `processed` (its first frame), as its base64 text.
     static func thumbHash(of processed: ProcessedImage) throws(ImageError) -> EncodedVariant {
         let image = ImageCache.firstFrame(of: processed.image)
         let hash = try ThumbHash(image: image)
-        let metadata = processed.decoded.source.metadata
-        return EncodedVariant(
-            data: Data(hash.base64.utf8), pixelSize: image.pixelSize, sourceETag: metadata.etag, sourceLastModified: metadata.lastModified
-        )
+        return EncodedVariant(data: Data(hash.base64.utf8), pixelSize: image.pixelSize, source: processed.decoded.source, info: processed.decoded.info)
     }
 
     /// `processed` encoded as `encoding` says, in a `webimage.encode` span: in the format
@@ -61,9 +55,8 @@ enum VariantEncoder {
             if let score = choice.score { span.attributes["webimage.score"] = score }
             return choice
         }
-        let metadata = processed.decoded.source.metadata
         return EncodedVariant(
-            data: choice.data, pixelSize: output.pixelSize, sourceETag: metadata.etag, sourceLastModified: metadata.lastModified,
+            data: choice.data, pixelSize: output.pixelSize, source: processed.decoded.source, info: processed.decoded.info,
             quality: choice.quality, score: choice.score
         )
     }

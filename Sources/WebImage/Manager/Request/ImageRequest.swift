@@ -40,6 +40,10 @@ public struct ImageRequest: Sendable {
     /// ``DownloaderConfig/maxBodySize``; a result is not made from a cached source larger
     /// than it either. `nil` keeps the downloader's limit.
     public var maxSourceBytes: Int?
+    /// URL sources: the validators of a copy the caller holds, sent to the source; a
+    /// source that answers 304 fails the load with ``ImageError/cacheNotModified``.
+    /// `nil`: an unconditional download.
+    public var sourceConditions: SourceConditions?
     /// URL sources: changes the request before it is sent.
     public var requestModifier: RequestModifier?
     /// URL sources: changes the response head before it is checked.
@@ -66,6 +70,7 @@ public struct ImageRequest: Sendable {
         caching: Caching = Caching(),
         limits: ImageLimits = .default,
         maxSourceBytes: Int? = nil,
+        sourceConditions: SourceConditions? = nil,
         requestModifier: RequestModifier? = nil,
         responseModifier: ResponseModifier? = nil,
         decryptor: Decryptor? = nil,
@@ -81,6 +86,7 @@ public struct ImageRequest: Sendable {
         self.caching = caching
         self.limits = limits
         self.maxSourceBytes = maxSourceBytes
+        self.sourceConditions = sourceConditions
         self.requestModifier = requestModifier
         self.responseModifier = responseModifier
         self.decryptor = decryptor

@@ -322,6 +322,14 @@ struct ImageRequestFieldTests {
             guard case .failure(.bodyTooLarge(10)) = outcome else { Issue.record("expected bodyTooLarge, got \(outcome)"); return }
             #expect(harness.loader.lastOptions?.maxBodySize == 10)
         },
+        RequestFieldCase("sourceConditions") { _, request, _ in
+            request.sourceConditions = SourceConditions(ifNoneMatch: RecordingLoader.etag, ifModifiedSince: "Sun, 06 Nov 1994 08:49:37 GMT")
+        } check: { harness, _, _, outcome in
+            guard case .failure(.cacheNotModified) = outcome else { Issue.record("expected the source's 304, got \(outcome)"); return }
+            let headers = harness.loader.lastOptions?.headers
+            #expect(headers?.first(name: "If-None-Match") == RecordingLoader.etag)
+            #expect(headers?.first(name: "If-Modified-Since") == "Sun, 06 Nov 1994 08:49:37 GMT")
+        },
         RequestFieldCase("requestModifier") { _, request, _ in
             request.requestModifier = { $0 }
         } check: { harness, _, _, outcome in

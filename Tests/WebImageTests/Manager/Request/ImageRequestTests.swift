@@ -68,6 +68,7 @@ struct ImageRequestTests {
         let base = ImageRequest(source: .custom(key: "k") { () throws(ImageError) -> Data in Self.jpeg })
         let settings: [(String, @Sendable (inout ImageRequest) -> Void)] = [
             ("loader", { $0.loader = FileLoader() }),
+            ("sourceConditions", { $0.sourceConditions = SourceConditions(ifNoneMatch: "\"a\"") }),
             ("requestModifier", { $0.requestModifier = { $0 } }),
             ("responseModifier", { $0.responseModifier = { $0 } }),
             ("decryptor", { $0.decryptor = { data, _ in data } }),
