@@ -47,9 +47,10 @@ orc-stress: bootstrap
 
 # The DocC catalogs (Sources/WebImage/WebImage.docc, Sources/WebImageServer/WebImageServer.docc)
 # as .doccarchive folders under .build/docs, with swift-docc-plugin; any warning fails it.
-# Open one with `docc preview`, or serve it as static files.
+# `swift package --disable-sandbox preview-documentation --target WebImage` serves one locally.
 DOCS_DIR ?= $(CURDIR)/.build/docs
 docs: bootstrap
+	mkdir -p "$(DOCS_DIR)"
 	for target in WebImage WebImageServer; do \
 	  swift package --allow-writing-to-directory "$(DOCS_DIR)" generate-documentation --target $$target \
 	    --output-path "$(DOCS_DIR)/$$target.doccarchive" --warnings-as-errors || exit 1; \

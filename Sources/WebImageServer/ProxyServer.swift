@@ -27,6 +27,8 @@ public final class ProxyServer: Sendable {
 
     /// Creates the server; nothing listens until ``run(services:onRunning:)``.
     /// - Parameters:
+    ///   - config: the settings; validated here.
+    ///   - logger: where the server logs.
     ///   - telemetry: what the process set up with ``ProxyTelemetry/bootstrap(_:logger:)``:
     ///     `/metrics` then serves the process's registry (Hummingbird's request metrics
     ///     with the proxy's), and requests are traced when it exports traces. Without it

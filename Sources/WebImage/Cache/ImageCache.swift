@@ -45,6 +45,8 @@ public final class ImageCache: ImageCaching {
     /// Creates a cache with `config`, decoding with `coder`.
     ///
     /// - Parameters:
+    ///   - config: the limits, directory and expiry of the tiers this cache makes.
+    ///   - coder: the coder that decodes disk hits and encodes images stored without bytes.
     ///   - memoryTier: where decoded images are kept; `nil` (the default) makes a
     ///     ``MemoryCache`` with the configuration's memory limits. A tier shared by several
     ///     caches is shared: each stores into it and clears it.

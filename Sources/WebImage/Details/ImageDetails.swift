@@ -41,7 +41,9 @@ public struct ImageDetails: Sendable, Hashable, Codable {
     /// Reads the facts of an encoded image: its header (limits checked first), EXIF, and a
     /// thumbnail of at most 100 × 100 for the colour and the ThumbHash.
     /// - Parameters:
+    ///   - data: the encoded image.
     ///   - coder: the coder that decodes it (EXIF is read by libvips where it can).
+    ///   - limits: the pixel and frame limits checked against the header before decoding.
     ///   - includeGPS: whether to include the EXIF position (left out by default).
     /// - Throws: ``ImageError`` for data that is no image or exceeds `limits`.
     public init(

@@ -3,9 +3,10 @@ import Foundation
 /// Something that happened to a download, as SDWebImage's download notifications report,
 /// or a variant the manager made.
 ///
-/// For one transfer the order is: ``started``, ``receivedResponse``, ``stopped``, then
-/// ``finished`` when it succeeded. A failed or cancelled transfer stops without finishing.
-/// ``variantMade`` comes from ``ImageManager/events``, once per variant made (however
+/// For one transfer the order is: ``started(url:)``,
+/// ``receivedResponse(url:statusCode:headers:)``, ``stopped(url:)``, then
+/// ``finished(url:bytes:)`` when it succeeded. A failed or cancelled transfer stops without
+/// finishing. ``variantMade(url:bytes:sourceCacheType:downloadedBytes:)`` comes from ``ImageManager/events``, once per variant made (however
 /// many requests shared it, and also when every one of them had left).
 public enum ImageEvent: Sendable, Equatable {
     /// A request for `url` was sent (once per transfer; redirects do not repeat it).

@@ -4,7 +4,11 @@ extension ImageManager {
     /// The details of the image at `url` (``ImageDetails``): made once from the cached
     /// original or one download, then kept in the variant caches like any variant, and
     /// shared by concurrent callers.
-    /// - Parameter includeGPS: whether to include the EXIF position (left out by default).
+    /// - Parameters:
+    ///   - url: the image's URL.
+    ///   - includeGPS: whether to include the EXIF position (left out by default).
+    ///   - options: the load's options, as for any load.
+    ///   - context: the load's context, as for any load.
     public func loadDetails(
         for url: URL, includeGPS: Bool = false, options: ImageOptions = [], context: ImageContext? = nil
     ) async throws(ImageError) -> ImageDetails {

@@ -5,10 +5,10 @@ import WebImageLocking
 /// Loads images through the cache and the loaders: SDWebImageManager's counterpart and
 /// the one pipeline behind every WebImage face (library, CLI, proxy).
 ///
-/// A load is one ``ImageRequest``: ``loadImage(_:)`` hands back a decoded image (or the
+/// A load is one ``ImageRequest``: ``loadImage(_:progress:)`` hands back a decoded image (or the
 /// source's bytes) and ``loadVariant(_:)`` an encoded output. SDWebImage's shape —
 /// ``loadImage(from:options:context:progress:)`` with ``ImageOptions`` and ``ImageContext``
-/// — builds one (``request(for:options:context:)``). Order of work: validate the request →
+/// — builds one (``request(for:options:context:)-(URL?,_,_)``). Order of work: validate the request →
 /// failed-URL check → query the cache → on a miss, make the result from a cached source or
 /// load it → decode → process → store → complete; requests that need the same source,
 /// decode or transform at once share one.

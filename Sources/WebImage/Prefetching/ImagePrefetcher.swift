@@ -14,7 +14,7 @@ import WebImageLocking
 ///     let result = await prefetcher.prefetch(urls)      // finished, skipped, total
 ///
 /// Three ways in: ``prefetch(_:progress:completion:)`` with callbacks and a token,
-/// ``prefetch(_:)`` awaiting the result (cancelling the awaiting task cancels the
+/// ``prefetch(_:)->PrefetchResult`` awaiting the result (cancelling the awaiting task cancels the
 /// prefetch), and ``progress(of:)``, an `AsyncStream` of progress reports. In an async
 /// context, `prefetch(urls)` alone is the awaiting form; pass `progress:` or `completion:`
 /// to get a token instead.
@@ -83,7 +83,7 @@ public final class ImagePrefetcher: Sendable {
 
     /// Prefetches `urls` without callbacks (SDWebImage's `prefetchURLs:`) and returns the
     /// token that cancels it. In an async context `prefetch(urls)` is the awaiting form,
-    /// ``prefetch(_:)-async``.
+    /// ``prefetch(_:)->PrefetchResult``.
     @discardableResult
     public func prefetch(_ urls: [URL]) -> PrefetchToken {
         prefetch(urls, progress: nil, completion: nil)

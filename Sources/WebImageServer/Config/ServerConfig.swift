@@ -53,7 +53,7 @@ public struct ServerConfig: Sendable {
     /// Requests that may wait for a worker; more are answered 429. Default 256.
     public var queueSize = 256
     /// Bytes the workers may reserve at once for the images they decode (the source's
-    /// bytes and its pixels after shrink-on-load, see ``MemoryBudget``): a worker whose
+    /// bytes and its pixels after shrink-on-load, see `MemoryBudget`): a worker whose
     /// image does not fit waits, holding its slot, until others finish. Default a quarter
     /// of the machine's memory, or of the container's limit when lower.
     public var memoryBudget = MemoryBudget.defaultBytes
@@ -175,7 +175,7 @@ public struct ServerConfig: Sendable {
     /// The HTTP proxy `https://` sources are fetched through (a `CONNECT` tunnel, TLS end to
     /// end); `nil` or empty: direct. ``readStandardProxyVariables(_:)`` takes it from `HTTPS_PROXY`.
     public var httpsProxy: String?
-    /// Source hosts fetched direct whatever the proxies, as curl reads `NO_PROXY` (``NoProxyList``).
+    /// Source hosts fetched direct whatever the proxies, as curl reads `NO_PROXY` (WebImage's `NoProxyList`).
     public var noProxy: String?
     /// Whether the proxies' own addresses are exempt from the source guard. Default off: a
     /// proxy on a loopback or private address is refused like such a source unless those

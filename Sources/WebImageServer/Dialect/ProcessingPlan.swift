@@ -2,7 +2,7 @@ import WebImage
 
 /// What the server does with one source image for one ``ProcessingOptions``: the
 /// transformers to run, the size they produce, and the encoder settings. Made by
-/// ``ProcessingOptions/plan(for:)``.
+/// `ProcessingOptions.plan(for:)`.
 public struct ProcessingPlan: Sendable {
     /// The size of the processed image: what ``pipeline`` produces from the planned source.
     public var outputSize: PixelSize

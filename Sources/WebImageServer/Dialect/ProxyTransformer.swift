@@ -1,8 +1,8 @@
 import WebImage
 
-/// The whole processing of a proxy URL as one ``ImageTransformer``: it plans for the size
+/// The whole processing of a proxy URL as one `ImageTransformer`: it plans for the size
 /// of the image it is given and runs that plan's pipeline. The proxy hands it to the
-/// ``ImageManager`` in a `VariantRequest`, so the variant is made and cached by the library
+/// `ImageManager` in a `VariantRequest`, so the variant is made and cached by the library
 /// pipeline, with ``ProcessingOptions/thumbnailPixelSize`` as the request's thumbnail size
 /// (or ``shrinkOnLoadSize(forSourceSize:)``) for shrink-on-load.
 ///

@@ -10,7 +10,7 @@ import WebImage
 /// ``signatureSize`` bytes; without keys any signature segment (`insecure`, `_`) without a
 /// `:` is accepted. As in imgproxy, the path is restored first (`%3A` in the options becomes
 /// `:`, a plain source's `https:/host` becomes `https://host`; see
-/// ``ProxyPathNormalization``), and the signature is checked against the restored path.
+/// `ProxyPathNormalization`), and the signature is checked against the restored path.
 ///
 /// Pass the request's path as it arrived, still percent-encoded, without its query string.
 public struct ProxyURLParser: Sendable {

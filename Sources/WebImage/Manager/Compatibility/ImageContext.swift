@@ -3,7 +3,7 @@ import Foundation
 /// Per-request settings beyond ``ImageOptions``: SDWebImageContext as a typed struct.
 ///
 /// With ``ImageOptions``, SDWebImage's shape of a request; the manager turns the pair into
-/// an ``ImageRequest`` (``ImageManager/request(for:options:context:)``), whose fields say
+/// an ``ImageRequest`` (``ImageManager/request(for:options:context:)-(URL?,_,_)``), whose fields say
 /// the same things directly.
 ///
 /// Copies share one storage until one of them changes, so that passing a context, or

@@ -2,7 +2,7 @@
 /// something on iOS.
 ///
 /// With ``ImageContext``, SDWebImage's shape of a request; the manager turns the pair into
-/// an ``ImageRequest`` (``ImageManager/request(for:options:context:)``): most options are
+/// an ``ImageRequest`` (``ImageManager/request(for:options:context:)-(URL?,_,_)``): most options are
 /// its ``ImageRequest/Options`` of the same name, the others its fields (priority,
 /// processing, output, cache tiers). The last three belong to image targets.
 public struct ImageOptions: OptionSet, Sendable, Hashable {

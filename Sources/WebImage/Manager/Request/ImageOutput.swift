@@ -1,6 +1,6 @@
 /// What an ``ImageRequest`` hands back.
 ///
-/// ``image`` and ``data`` come from ``ImageManager/loadImage(_:)`` as an ``ImageResult``;
+/// ``image`` and ``data`` come from ``ImageManager/loadImage(_:progress:)`` as an ``ImageResult``;
 /// the encoded outputs (``encoded(_:passthrough:)``, ``details(includeGPS:)``,
 /// ``thumbHash``) from ``ImageManager/loadVariant(_:)`` as a ``VariantResult``, cached in
 /// memory and on disk as bytes and made once for every request that asks at once.
@@ -18,7 +18,7 @@ public enum ImageOutput: Sendable, Hashable {
     /// The ThumbHash of the processed image (its first frame), as its base64 text (UTF-8).
     case thumbHash
 
-    /// Whether the output is a decoded image or the source's bytes (``ImageManager/loadImage(_:)``),
+    /// Whether the output is a decoded image or the source's bytes (``ImageManager/loadImage(_:progress:)``),
     /// rather than bytes made for serving (``ImageManager/loadVariant(_:)``).
     public var isImage: Bool {
         switch self {

@@ -2,11 +2,11 @@ import Foundation
 
 /// One load through ``ImageManager``: what to load, what to make of it, and how.
 ///
-/// Every way in builds one: ``ImageManager/loadImage(_:)`` and
+/// Every way in builds one: ``ImageManager/loadImage(_:progress:)`` and
 /// ``ImageManager/loadVariant(_:)`` take it as it is; SDWebImage's shape
 /// (``ImageManager/loadImage(from:options:context:progress:)`` with ``ImageOptions`` and
 /// ``ImageContext``, a ``VariantRequest``, image targets and the prefetcher) is turned into
-/// one in a single place (``ImageManager/request(for:options:context:)``). Inside the
+/// one in a single place (``ImageManager/request(for:options:context:)-(URL?,_,_)``). Inside the
 /// manager every request goes through the same stages — the source's bytes, the decoded
 /// image, the processed image, the encoded output — each shared by every request that
 /// needs the same thing at once.
