@@ -211,7 +211,8 @@ public final class ProxyServer: Sendable {
                 lastModifiedBuster: config.lastModifiedBuster, validators: config.validators, cacheControlPassthrough: config.cacheControlPassthrough
             ),
             tracesRequests: tracesRequests, profile: config.profile, secret: config.secret, pathPrefix: config.pathPrefix ?? "",
-            readsClientHints: config.enableClientHints, sendsDebugHeaders: config.enableDebugHeaders
+            readsClientHints: config.enableClientHints, sendsDebugHeaders: config.enableDebugHeaders,
+            sendsCanonicalLink: config.setCanonicalHeader
         )
     }
 

@@ -122,6 +122,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Send the source's Cache-Control (else a max-age from its Expires) unless the URL sets expires (default off).") var cacheControlPassthrough: Bool?
     @Option(help: "host:port or :port of a listener of its own for /metrics (default: /metrics on the proxy's port).") var prometheusBind: String?
     @Option(help: "Prefix of the metrics' names instead of webimage (default webimage).") var prometheusNamespace: String?
+    @Flag(inversion: .prefixedNo, help: "Send Link: <source>; rel=\"canonical\" with images of http(s) sources (default off).") var setCanonicalHeader: Bool?
     @Flag(inversion: .prefixedNo, help: "Send X-Origin-Width, X-Origin-Height, X-Origin-Content-Length, X-Result-Width and X-Result-Height with images (default off).") var enableDebugHeaders: Bool?
     @Option(help: "Seconds a connection to a source stays open, idle, for the next download; 0: closed after each (default 60; 90 under imgproxy's profile).") var sourceKeepAliveTimeout: String?
     @Option(help: "Seconds a stop waits for the requests in flight before cutting them off; 0: at once (default: as long as they take, up to the request timeout; 20 under imgproxy's profile).") var gracefulStopTimeout: String?
@@ -231,6 +232,7 @@ struct ServeCommand: AsyncParsableCommand {
             (.validators, validators), (.cacheControlPassthrough, cacheControlPassthrough.map(String.init)),
             (.prometheusBind, prometheusBind), (.prometheusNamespace, prometheusNamespace), (.gracefulStopTimeout, gracefulStopTimeout),
             (.enableDebugHeaders, enableDebugHeaders.map(String.init)), (.sourceKeepAliveTimeout, sourceKeepAliveTimeout),
+            (.setCanonicalHeader, setCanonicalHeader.map(String.init)),
         ]
         for (setting, value) in single {
             if let value { try setting.apply([value], to: &config) }

@@ -202,6 +202,7 @@ public enum ImgproxyEnvironment {
         same("IMGPROXY_CACHE_CONTROL_PASSTHROUGH", .cacheControlPassthrough)
         same("IMGPROXY_GRACEFUL_STOP_TIMEOUT", .gracefulStopTimeout)
         same("IMGPROXY_ENABLE_DEBUG_HEADERS", .enableDebugHeaders)
+        same("IMGPROXY_SET_CANONICAL_HEADER", .setCanonicalHeader)
         same("IMGPROXY_CLIENT_KEEP_ALIVE_TIMEOUT", .sourceKeepAliveTimeout)
         same("IMGPROXY_PROMETHEUS_BIND", .prometheusBind)
         same("IMGPROXY_PROMETHEUS_NAMESPACE", .prometheusNamespace)

@@ -153,6 +153,9 @@ public struct ServerConfig: Sendable {
     /// The prefix of the metrics' names in place of `webimage` (imgproxy's
     /// `IMGPROXY_PROMETHEUS_NAMESPACE`). `nil`: `webimage`.
     public var prometheusNamespace: String?
+    /// Send `Link: <source>; rel="canonical"` with images of http(s) sources (imgproxy's
+    /// `IMGPROXY_SET_CANONICAL_HEADER`). Default off.
+    public var setCanonicalHeader = false
     /// Send `X-Origin-Width`, `X-Origin-Height`, `X-Origin-Content-Length`, `X-Result-Width`
     /// and `X-Result-Height` with images (imgproxy's `IMGPROXY_ENABLE_DEBUG_HEADERS`).
     /// Default off.

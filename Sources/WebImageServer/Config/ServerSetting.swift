@@ -22,7 +22,7 @@ public enum ServerSetting: String, CaseIterable, Sendable {
     case pathPrefix, argumentsSeparator, baseURL, urlReplacements, base64URLIncludesFilename
     case etagBuster, useLastModified, lastModifiedBuster, enableClientHints
     case validators, cacheControlPassthrough, prometheusBind, prometheusNamespace, gracefulStopTimeout, enableDebugHeaders
-    case sourceKeepAliveTimeout
+    case sourceKeepAliveTimeout, setCanonicalHeader
     case autoJXL, enforceJXL, jpegProgressive, pngInterlaced, pngQuantize, pngQuantizationColors
     case webpEffort, webpPreset, avifSpeed, jxlEffort
     case allowOrigin
@@ -210,6 +210,7 @@ public enum ServerSetting: String, CaseIterable, Sendable {
             config.validators = validators
         case .cacheControlPassthrough: config.cacheControlPassthrough = try boolean(value)
         case .enableDebugHeaders: config.enableDebugHeaders = try boolean(value)
+        case .setCanonicalHeader: config.setCanonicalHeader = try boolean(value)
         case .sourceKeepAliveTimeout:
             // 0 turns keep-alive to sources off, as imgproxy's 0 does.
             config.sourceKeepAliveTimeout = Double(value.trimmingCharacters(in: .whitespaces)) == 0 ? .zero : try seconds(value)

@@ -20,6 +20,8 @@ final class ImageHeadersCache: Sendable {
         let variesWithAccept: Bool
         let disposition: ContentDisposition
         let kind: ProxyResponseKind
+        /// The `Link` to the source, when it is sent.
+        let canonical: String?
     }
 
     /// Entries kept; the cache starts afresh when it is full (a variant's headers cost a
@@ -32,10 +34,11 @@ final class ImageHeadersCache: Sendable {
     }
 
     /// The headers of `outcome`, made by `make` when they are not kept.
-    func headers(for outcome: ProxyPipeline.Outcome, make: () -> Headers) -> Headers {
+    /// - Parameter canonical: the `Link` to the source the headers name, if any.
+    func headers(for outcome: ProxyPipeline.Outcome, canonical: String? = nil, make: () -> Headers) -> Headers {
         let key = Key(
             etag: outcome.variant.etag, createdAt: outcome.variant.createdAt, variesWithAccept: outcome.variesWithAccept,
-            disposition: outcome.disposition, kind: outcome.kind
+            disposition: outcome.disposition, kind: outcome.kind, canonical: canonical
         )
         if let kept = entries.withLock({ $0[key] }) { return kept }
         let made = make()

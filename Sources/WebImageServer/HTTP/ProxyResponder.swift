@@ -44,6 +44,8 @@ struct ProxyResponder: Sendable {
     let readsClientHints: Bool
     /// Whether images carry the source's and the result's sizes (`X-Origin-*`, `X-Result-*`).
     let sendsDebugHeaders: Bool
+    /// Whether images of http(s) sources carry `Link: <source>; rel="canonical"`.
+    let sendsCanonicalLink: Bool
     /// `Bearer <secret>`, the `Authorization` every image request must carry; `nil`: none asked for.
     let authorization: [UInt8]?
 
@@ -52,10 +54,11 @@ struct ProxyResponder: Sendable {
     init(
         pipeline: ProxyPipeline, metrics: ServerMetrics, ttl: Int, requestTimeout: Duration, caching: CachingHeaders = CachingHeaders(),
         tracesRequests: Bool = false, profile: ServerProfile = .webimage, secret: String? = nil, pathPrefix: String = "",
-        readsClientHints: Bool = false, sendsDebugHeaders: Bool = false
+        readsClientHints: Bool = false, sendsDebugHeaders: Bool = false, sendsCanonicalLink: Bool = false
     ) {
         self.readsClientHints = readsClientHints
         self.sendsDebugHeaders = sendsDebugHeaders
+        self.sendsCanonicalLink = sendsCanonicalLink
         self.caching = caching
         self.pathPrefix = pathPrefix
         self.profile = profile
@@ -210,7 +213,8 @@ struct ProxyResponder: Sendable {
     /// - Parameter expires: the URL's `expires` time (Unix seconds): `max-age` never outlives it.
     private func response(for outcome: ProxyPipeline.Outcome, request: Request, expires: Int?) -> Response {
         let variant = outcome.variant
-        var headers = headersCache.headers(for: outcome) { makeHeaders(for: outcome) }
+        let canonical = sendsCanonicalLink ? Self.canonicalLink(for: outcome) : nil
+        var headers = headersCache.headers(for: outcome, canonical: canonical) { makeHeaders(for: outcome, canonical: canonical) }
         var maxAge: Int?
         if let expires {
             // Rare, and different every second: the cached fields get their Cache-Control replaced.
@@ -242,7 +246,16 @@ struct ProxyResponder: Sendable {
         return Response(status: status, headers: headers.ok, body: body)
     }
 
-    private func makeHeaders(for outcome: ProxyPipeline.Outcome) -> ImageHeadersCache.Headers {
+    /// `<source>; rel="canonical"` for an image of an http(s) source, as imgproxy's
+    /// `IMGPROXY_SET_CANONICAL_HEADER` sends it; `nil` otherwise.
+    static func canonicalLink(for outcome: ProxyPipeline.Outcome) -> String? {
+        guard outcome.kind == .image, outcome.replacedError == nil, let scheme = outcome.source.scheme?.lowercased(),
+              scheme == "http" || scheme == "https"
+        else { return nil }
+        return "<" + outcome.source.absoluteString + ">; rel=\"canonical\""
+    }
+
+    private func makeHeaders(for outcome: ProxyPipeline.Outcome, canonical: String?) -> ImageHeadersCache.Headers {
         let variant = outcome.variant
         // Appended, not assigned: these names are not in the security headers and each
         // comes once, so the result is the same without a search of the fields per header.
@@ -257,6 +270,7 @@ struct ProxyResponder: Sendable {
         if outcome.kind == .image {
             headers.append(Field(name: .contentDisposition, value: outcome.disposition.value(for: variant.format)))
         }
+        if let canonical { headers.append(Field(name: Self.linkHeader, value: canonical)) }
         if sendsDebugHeaders, outcome.kind == .image {
             if let source = variant.sourcePixelSize {
                 headers.append(Field(name: Self.originWidthHeader, value: String(source.width)))
@@ -276,6 +290,8 @@ struct ProxyResponder: Sendable {
         return ImageHeadersCache.Headers(ok: ok, notModified: headers)
     }
 
+    /// `Link`, naming the source as the image's canonical URL.
+    static let linkHeader = Field.Name("Link")!
     /// imgproxy's debug headers: the source's size and length, and the result's size.
     static let originWidthHeader = Field.Name("X-Origin-Width")!
     static let originHeightHeader = Field.Name("X-Origin-Height")!

@@ -20,6 +20,8 @@ final class ProxyPipeline: Sendable {
         var disposition: ContentDisposition
         /// What is answered: an image, details or a ThumbHash.
         var kind: ProxyResponseKind
+        /// The source the URL names (the fallback image's stands in for it, when answered).
+        var source: URL
         /// The error the fallback image stands in for, when it is answered in place of the
         /// source; `nil` for the source's own image.
         var replacedError: ProxyError?
@@ -217,7 +219,7 @@ final class ProxyPipeline: Sendable {
         metrics.cacheHit("memory")
         return Outcome(
             variant: variant, cache: .memory, variesWithAccept: resolved.variesWithAccept, disposition: resolved.disposition,
-            kind: resolved.kind
+            kind: resolved.kind, source: resolved.request.source
         )
     }
 
@@ -276,7 +278,7 @@ final class ProxyPipeline: Sendable {
         }
         return .success(Outcome(
             variant: result.variant, cache: cache, variesWithAccept: resolved.variesWithAccept, disposition: resolved.disposition,
-            kind: resolved.kind, replacedError: replacedError
+            kind: resolved.kind, source: resolved.request.source, replacedError: replacedError
         ))
     }
 

@@ -31,6 +31,25 @@ struct ProxyResponseTests {
         #expect(config.enableClientHints)
     }
 
+    @Test("--set-canonical-header: images of http(s) sources name them in Link, as imgproxy does; off by default")
+    func canonicalHeader() async throws {
+        try await LiveProxy.with(configure: { $0.setCanonicalHeader = true }) { (origin, proxy) async throws in
+            origin.register("/photo.jpg", .image(ProxyImages.jpeg))
+            let source = origin.url("/photo.jpg")
+            for _ in 0..<2 {  // made, then from memory
+                let reply = try await proxy.get(proxyPath("rs:fit:50:50", source: source, extension: "png"))
+                #expect(reply.header("link") == "<\(source.absoluteString)>; rel=\"canonical\"")
+            }
+        }
+        try await LiveProxy.with { (origin, proxy) async throws in
+            origin.register("/photo.jpg", .image(ProxyImages.jpeg))
+            #expect(try await proxy.get(proxyPath("", source: origin.url("/photo.jpg"), extension: "png")).header("link") == nil)
+        }
+        var config = ServerConfig()
+        try ImgproxyEnvironment.apply(["IMGPROXY_SET_CANONICAL_HEADER": "1"], to: &config)
+        #expect(config.setCanonicalHeader)
+    }
+
     @Test("--enable-debug-headers: the source's size and length and the result's size, as imgproxy's debug headers; off by default")
     func debugHeaders() async throws {
         try await LiveProxy.with(configure: { $0.enableDebugHeaders = true }) { (origin, proxy) async throws in
