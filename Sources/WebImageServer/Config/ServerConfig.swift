@@ -111,12 +111,12 @@ public struct ServerConfig: Sendable {
     /// `IMGPROXY_PNG_QUANTIZE`). Default off.
     public var pngQuantize = false
     /// The colours of a quantised PNG's palette, 2…256; stored in 1, 2, 4 or 8 bits an entry,
-    /// it holds at most 2, 4, 16 or 256 (``ImageEncodeOptions/pngPaletteColors``), as
+    /// it holds at most 2, 4, 16 or 256 (`ImageEncodeOptions.pngPaletteColors`), as
     /// imgproxy's `IMGPROXY_PNG_QUANTIZATION_COLORS`. Default 256.
     public var pngQuantizationColors = 256
     /// libwebp's effort, 1 (fastest) to 6 (smallest), as imgproxy's `IMGPROXY_WEBP_EFFORT`. Default 4.
     public var webpEffort = 4
-    /// The kind of picture lossy WebP is tuned for (imgproxy's `IMGPROXY_WEBP_PRESET`). Default ``WebPPreset/default``.
+    /// The kind of picture lossy WebP is tuned for (imgproxy's `IMGPROXY_WEBP_PRESET`). Default `WebPPreset.default`.
     public var webpPreset = WebPPreset.default
     /// AVIF's encoding speed, 0 (slowest, smallest) to 9 (fastest): the AV1 encoder's effort
     /// is 9 minus it, as imgproxy's `IMGPROXY_AVIF_SPEED`. Default 5 (libvips' effort 4);
