@@ -502,7 +502,11 @@ struct ImageDownloaderTests {
     func D17_invalidCertificates() async throws {
         let certificate = try SelfSignedCertificate()
         let origin = try await TestOrigin.start(tls: certificate.serverConfiguration)
-        let downloader = ImageDownloader(config: DownloaderConfig())
+        var config = DownloaderConfig()
+        // A TLS handshake under the thread sanitizer on 2 cores can take longer than the
+        // default 10 s to connect.
+        config.connectTimeout = .seconds(120)
+        let downloader = ImageDownloader(config: config)
         origin.register("/secure.png", .image(Self.png))
         #expect(origin.baseURL.scheme == "https")
 

@@ -50,6 +50,9 @@ struct PinnedConnectionTests {
         let origin = try await TestOrigin.start(tls: certificate.serverConfiguration)
         var config = DownloaderConfig()
         config.hopAddress = { url in url.host == "localhost" ? "127.0.0.1" : nil }
+        // A TLS handshake under the thread sanitizer on 2 cores can take longer than the
+        // default 10 s to connect.
+        config.connectTimeout = .seconds(120)
         let downloader = ImageDownloader(config: config)
         let urls = (0..<100).map { index in
             origin.register("/tls/\(index).png", .image(Self.png))
