@@ -33,7 +33,7 @@ struct CachingHeaders: Sendable {
     /// so that ``forwardedConditions(ifNoneMatch:ifModifiedSince:)`` can unwrap it again.
     func served(_ etag: String) -> String {
         guard let etagBuster else { return etag }
-        return "\"" + etagBuster + "/" + Self.base64URL(Array(etag.utf8)) + "\""
+        return "\"" + etagBuster + "/" + Base64URL.encode(etag.utf8) + "\""
     }
 
     /// The `Last-Modified` answered for `variant`: when it was made (to the second) or the
@@ -105,21 +105,7 @@ struct CachingHeaders: Sendable {
         while tag.first == "\"" { tag = tag.dropFirst() }
         while tag.last == "\"" { tag = tag.dropLast() }
         guard tag.hasPrefix(buster + "/") else { return nil }
-        guard let bytes = base64URLDecoded(tag.dropFirst(buster.count + 1)) else { return nil }
+        guard let bytes = Base64URL.decode(tag.dropFirst(buster.count + 1)) else { return nil }
         return String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// `bytes` in base64url without padding (RFC 4648, section 5).
-    static func base64URL(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-    }
-
-    /// The bytes of unpadded base64url `text`; `nil` when it is not that.
-    static func base64URLDecoded(_ text: Substring) -> [UInt8]? {
-        guard !text.contains(where: { $0 == "=" || $0 == "+" || $0 == "/" }) else { return nil }
-        var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        standard += String(repeating: "=", count: (4 - standard.count % 4) % 4)
-        return Data(base64Encoded: standard).map(Array.init)
     }
 }

@@ -11,7 +11,7 @@ struct CachingHeadersTests {
     static let buster = Date(timeIntervalSince1970: 1_577_836_800) // 2020-01-01T00:00:00Z
     static let afterBuster = HTTPDate.string(from: buster.addingTimeInterval(3600))
     static let beforeBuster = HTTPDate.string(from: buster.addingTimeInterval(-3600))
-    static func wrapped(_ tag: String, _ buster: String = "buster") -> String { buster + "/" + CachingHeaders.base64URL(Array(tag.utf8)) }
+    static func wrapped(_ tag: String, _ buster: String = "buster") -> String { buster + "/" + Base64URL.encode(tag.utf8) }
 
     struct ConditionRow: Sendable, CustomTestStringConvertible {
         let name: String
