@@ -190,7 +190,7 @@ public final class ProxyServer: Sendable {
     func makeApplications(onRunning: @escaping @Sendable (Int) async -> Void) -> [any Service] {
         let responder = makeResponder()
         var applications: [any Service] = [makeApplication(responder: responder, onRunning: onRunning)]
-        if let bind = config.prometheusBind, let address = ListenAddress(bind) {
+        if let address = config.prometheusListenAddress {
             let router = Router(context: BasicRequestContext.self)
             router.get("/metrics") { _, _ in responder.metricsPage() }
             applications.append(Application(

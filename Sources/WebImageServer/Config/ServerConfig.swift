@@ -153,6 +153,8 @@ public struct ServerConfig: Sendable {
     /// The prefix of the metrics' names in place of `webimage` (imgproxy's
     /// `IMGPROXY_PROMETHEUS_NAMESPACE`). `nil`: `webimage`.
     public var prometheusNamespace: String?
+    /// ``prometheusBind`` read; `nil` when there is none, or it is not `host:port`.
+    var prometheusListenAddress: ListenAddress? { prometheusBind.flatMap(ListenAddress.init) }
     /// Send `Link: <source>; rel="canonical"` with images of http(s) sources (imgproxy's
     /// `IMGPROXY_SET_CANONICAL_HEADER`). Default off.
     public var setCanonicalHeader = false
@@ -355,6 +357,12 @@ public struct ServerConfig: Sendable {
         }
         guard keepAliveTimeout >= .zero else {
             throw ServerConfigError("the keep-alive timeout must be 0 (keep-alive off) or more (--keep-alive-timeout, WEBIMAGE_KEEP_ALIVE_TIMEOUT)")
+        }
+        if let prometheusBind, prometheusListenAddress == nil {
+            throw ServerConfigError("the metrics listener '\(prometheusBind)' is not host:port or :port, e.g. :9464 (--prometheus-bind, WEBIMAGE_PROMETHEUS_BIND, IMGPROXY_PROMETHEUS_BIND)")
+        }
+        if let prometheusNamespace, !PrometheusNames.isPrefix(prometheusNamespace) {
+            throw ServerConfigError("the metrics namespace '\(prometheusNamespace)' is not letters, digits and _, starting with a letter (--prometheus-namespace, WEBIMAGE_PROMETHEUS_NAMESPACE, IMGPROXY_PROMETHEUS_NAMESPACE)")
         }
         if let etagBuster, etagBuster.contains(where: { $0 == "\"" || $0.isWhitespace || !$0.isASCII }) {
             throw ServerConfigError("the ETag buster '\(etagBuster)' may hold no quote, blank or non-ASCII character (--etag-buster, WEBIMAGE_ETAG_BUSTER, IMGPROXY_ETAG_BUSTER)")

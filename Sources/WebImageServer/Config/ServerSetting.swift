@@ -169,7 +169,7 @@ public enum ServerSetting: String, CaseIterable, Sendable {
         case .readRequestTimeout: config.readRequestTimeout = try seconds(value)
         case .keepAliveTimeout:
             // 0 turns keep-alive off, as imgproxy's IMGPROXY_KEEP_ALIVE_TIMEOUT=0.
-            config.keepAliveTimeout = Double(value.trimmingCharacters(in: .whitespaces)) == 0 ? .zero : try seconds(value)
+            config.keepAliveTimeout = try secondsOrZero(value)
         case .maxClients: config.maxClients = try integer(value)
         case .memoryBudget: config.memoryBudget = try bytes(value)
         case .useS3: config.useS3 = try boolean(value)
@@ -213,10 +213,10 @@ public enum ServerSetting: String, CaseIterable, Sendable {
         case .setCanonicalHeader: config.setCanonicalHeader = try boolean(value)
         case .sourceKeepAliveTimeout:
             // 0 turns keep-alive to sources off, as imgproxy's 0 does.
-            config.sourceKeepAliveTimeout = Double(value.trimmingCharacters(in: .whitespaces)) == 0 ? .zero : try seconds(value)
+            config.sourceKeepAliveTimeout = try secondsOrZero(value)
         case .gracefulStopTimeout:
             // 0 cuts the requests in flight off at once, as imgproxy's 0 does.
-            config.gracefulStopTimeout = Double(value.trimmingCharacters(in: .whitespaces)) == 0 ? .zero : try seconds(value)
+            config.gracefulStopTimeout = try secondsOrZero(value)
         case .prometheusBind:
             let bind = value.trimmingCharacters(in: .whitespaces)
             guard !bind.isEmpty else {
@@ -231,7 +231,7 @@ public enum ServerSetting: String, CaseIterable, Sendable {
                 config.prometheusNamespace = nil
                 return
             }
-            guard PrometheusNames.sanitized(namespace) == namespace, namespace.first != "_" else {
+            guard PrometheusNames.isPrefix(namespace) else {
                 throw invalid(value, "a Prometheus name: letters, digits and _, not starting with a digit")
             }
             config.prometheusNamespace = namespace
@@ -336,6 +336,11 @@ public enum ServerSetting: String, CaseIterable, Sendable {
             throw invalid(value, "a byte count, e.g. 10485760, 512K, 64M or 2G")
         }
         return number * multiplier
+    }
+
+    /// ``seconds(_:)``, or zero for `0`: the settings where imgproxy reads 0 as "off".
+    private func secondsOrZero(_ value: String) throws(ServerConfigError) -> Duration {
+        Double(value.trimmingCharacters(in: .whitespaces)) == 0 ? .zero : try seconds(value)
     }
 
     /// Seconds, decimals allowed, with an optional `s` or `ms` suffix.

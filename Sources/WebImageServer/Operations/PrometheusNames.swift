@@ -27,6 +27,12 @@ enum PrometheusNames {
         }
     }
 
+    /// Whether `prefix` can start every metric's name: ASCII letters, digits and `_`, not
+    /// starting with a digit or `_`.
+    static func isPrefix(_ prefix: String) -> Bool {
+        !prefix.isEmpty && sanitized(prefix) == prefix && prefix.first != "_"
+    }
+
     /// `name` with every character but ASCII letters, digits and `_` replaced by `_`, and a
     /// leading digit prefixed with `_`.
     static func sanitized(_ name: String) -> String {

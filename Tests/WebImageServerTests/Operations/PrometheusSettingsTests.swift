@@ -44,6 +44,15 @@ struct PrometheusSettingsTests {
         for bad in ["9lives", "a-b", "_x", "ä"] {
             #expect(throws: ServerConfigError.self, "\(bad)") { try ServerSetting.prometheusNamespace.apply([bad], to: &config) }
         }
+        // A configuration made in code is checked when the server is made.
+        var programmatic = ServerConfig()
+        programmatic.prometheusBind = "9464"
+        #expect(throws: ServerConfigError.self) { try programmatic.validate() }
+        programmatic.prometheusBind = ":9464"
+        programmatic.prometheusNamespace = "9lives"
+        #expect(throws: ServerConfigError.self) { try programmatic.validate() }
+        programmatic.prometheusNamespace = "imgproxy"
+        try programmatic.validate()
     }
 
     @Test("with a bind, /metrics is served there under the namespace, and is a proxy path on the proxy's port")
