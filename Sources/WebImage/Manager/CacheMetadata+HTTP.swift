@@ -3,11 +3,14 @@ import NIOHTTP1
 
 extension CacheMetadata {
     /// The validators and freshness a response declares: `ETag`, `Last-Modified`, and an
-    /// expiry from `Cache-Control: max-age` (or `s-maxage`), else `Expires`.
+    /// expiry from `Cache-Control: max-age` (or `s-maxage`), else `Expires`; the
+    /// `Cache-Control` and `Expires` themselves are kept as they were sent.
     init(response head: DownloadResponseHead, now: Date = Date()) {
         let headers = head.headers
+        let cacheControl = headers["cache-control"]
+        let expires = headers.first(name: "expires")
         var expiration: Date?
-        let directives = headers["cache-control"].flatMap { $0.split(separator: ",") }.map {
+        let directives = cacheControl.flatMap { $0.split(separator: ",") }.map {
             $0.trimmingCharacters(in: .whitespaces).lowercased()
         }
         for directive in directives {
@@ -18,7 +21,7 @@ extension CacheMetadata {
             }
             if directive == "no-cache" || directive == "no-store" { expiration = now }
         }
-        if expiration == nil, let expires = headers.first(name: "expires") {
+        if expiration == nil, let expires {
             expiration = HTTPDate.date(from: expires)
         }
         self.init(
@@ -26,8 +29,8 @@ extension CacheMetadata {
             lastModified: headers.first(name: "last-modified"),
             expirationDate: expiration,
             storedDate: now,
-            cacheControl: headers["cache-control"].isEmpty ? nil : headers["cache-control"].joined(separator: ", "),
-            expires: headers.first(name: "expires")
+            cacheControl: cacheControl.isEmpty ? nil : cacheControl.joined(separator: ", "),
+            expires: expires
         )
     }
 }

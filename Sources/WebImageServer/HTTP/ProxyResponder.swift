@@ -144,11 +144,7 @@ struct ProxyResponder: Sendable {
     /// downloaded or made. It names the entity tag the request sent, when it sent one.
     private func notModified(_ resolved: ProxyPipeline.Resolved, request: Request) -> Response {
         var headers = ProxyResponses.securityHeaders
-        var maxAge = ttl
-        if let expires = resolved.request.options.expires {
-            maxAge = min(ttl, max(0, expires - Int(Date().timeIntervalSince1970)))
-        }
-        headers[.cacheControl] = Self.cacheControl(maxAge: maxAge)
+        headers[.cacheControl] = Self.cacheControl(maxAge: maxAge(until: resolved.request.options.expires) ?? ttl)
         if let ifNoneMatch = request.headers[.ifNoneMatch], !ifNoneMatch.contains(","), ifNoneMatch != "*" {
             headers[.eTag] = ifNoneMatch.trimmingCharacters(in: .whitespaces)
         }
@@ -205,6 +201,12 @@ struct ProxyResponder: Sendable {
         ProxyError(status: 504, message: "request timed out after \(timeout)", imgproxyStatus: 503)
     }
 
+    /// The `max-age` a URL's `expires` (Unix seconds) leaves, no longer than the TTL; `nil`
+    /// without one.
+    private func maxAge(until expires: Int?) -> Int? {
+        expires.map { min(ttl, max(0, $0 - Int(Date().timeIntervalSince1970))) }
+    }
+
     /// `public, max-age=<seconds>`, or `no-cache` for 0, as imgproxy answers.
     static func cacheControl(maxAge: Int) -> String {
         maxAge > 0 ? "public, max-age=\(maxAge)" : "no-cache"
@@ -215,11 +217,8 @@ struct ProxyResponder: Sendable {
         let variant = outcome.variant
         let canonical = sendsCanonicalLink ? Self.canonicalLink(for: outcome) : nil
         var headers = headersCache.headers(for: outcome, canonical: canonical) { makeHeaders(for: outcome, canonical: canonical) }
-        var maxAge: Int?
-        if let expires {
-            // Rare, and different every second: the cached fields get their Cache-Control replaced.
-            maxAge = min(ttl, max(0, expires - Int(Date().timeIntervalSince1970)))
-        }
+        // Rare, and different every second: the cached fields get their Cache-Control replaced.
+        var maxAge = maxAge(until: expires)
         var status = HTTPResponse.Status.ok
         if let replaced = outcome.replacedError, let fallback = pipeline.fallback {
             status = fallback.statusCode > 0 ? HTTPResponse.Status(code: fallback.statusCode) : replaced.answered(under: profile).status
