@@ -21,18 +21,3 @@ struct OffEventLoopService: Service {
         }
     }
 }
-
-/// A `TaskExecutor` that runs jobs on a serial dispatch queue.
-final class DispatchQueueTaskExecutor: TaskExecutor, @unchecked Sendable {
-    // A DispatchQueue is thread-safe; the class holds nothing else.
-    private let queue: DispatchQueue
-
-    init(label: String) {
-        queue = DispatchQueue(label: label)
-    }
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        queue.async { [self] in job.runSynchronously(on: asUnownedTaskExecutor()) }
-    }
-}
