@@ -101,6 +101,9 @@ public struct VariantEncoding: Sendable, Hashable {
         }
     }
 
+    /// The settings a key leaves out where they are unchanged.
+    private static let defaults = VariantEncoding()
+
     /// A stable name of these settings for cache keys, e.g. `f:webp,q:80,sm`.
     public var key: String {
         var parts = ["f:" + format.key, "q:\(quality)"]
@@ -118,12 +121,13 @@ public struct VariantEncoding: Sendable, Hashable {
         if let keepColorProfile { parts.append(keepColorProfile ? "keep-icc" : "srgb") }
         if keepCopyright { parts.append("keep-copyright") }
         // The encoder settings, each only where it differs from the default.
+        let defaults = Self.defaults
         if pngInterlaced { parts.append("png-interlaced") }
         if let pngPaletteColors { parts.append("png-palette:\(pngPaletteColors)") }
-        if webpEffort != 4 { parts.append("webp-effort:\(webpEffort)") }
-        if webpPreset != .default { parts.append("webp-preset:" + webpPreset.rawValue) }
-        if avifEffort != 4 { parts.append("avif-effort:\(avifEffort)") }
-        if jxlEffort != 7 { parts.append("jxl-effort:\(jxlEffort)") }
+        if webpEffort != defaults.webpEffort { parts.append("webp-effort:\(webpEffort)") }
+        if webpPreset != defaults.webpPreset { parts.append("webp-preset:" + webpPreset.rawValue) }
+        if avifEffort != defaults.avifEffort { parts.append("avif-effort:\(avifEffort)") }
+        if jxlEffort != defaults.jxlEffort { parts.append("jxl-effort:\(jxlEffort)") }
         return parts.joined(separator: ",")
     }
 }
