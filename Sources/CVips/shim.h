@@ -385,6 +385,128 @@ static inline int wi_ssim(VipsImage *a, VipsImage *b, double *out) {
     return failed ? -1 : 0;
 }
 
+// MARK: Frames made on demand
+
+/// Makes frame `index` of an animation (8-bit pixels, a reference for the caller), or
+/// returns NULL with the libvips error set.
+typedef VipsImage *(*wi_frame_provider)(void *context, int index);
+/// Lets go of a provider's context.
+typedef void (*wi_frame_release)(void *context);
+
+/// The state behind an animation whose frames are made when a reader reaches them: the
+/// provider, and the last two frames it made, so that a region across a frame boundary,
+/// or a second reader close behind the first, does not make a frame again.
+typedef struct {
+    GMutex lock;
+    int frame_height;
+    wi_frame_provider provide;
+    wi_frame_release release;
+    void *context;
+    VipsImage *held[2];
+    int held_index[2];
+    int next_slot;
+} WiFrameStrip;
+
+static inline void wi_frame_strip_close(VipsImage *image, WiFrameStrip *strip) {
+    (void)image;
+    for (int slot = 0; slot < 2; slot++) {
+        if (strip->held[slot]) g_object_unref(strip->held[slot]);
+    }
+    strip->release(strip->context);
+    g_mutex_clear(&strip->lock);
+    g_free(strip);
+}
+
+/// Frame `index`, with a reference for the caller; NULL with the libvips error set.
+static inline VipsImage *wi_frame_strip_frame(WiFrameStrip *strip, int index) {
+    g_mutex_lock(&strip->lock);
+    VipsImage *frame = NULL;
+    for (int slot = 0; slot < 2; slot++) {
+        if (strip->held[slot] && strip->held_index[slot] == index) frame = strip->held[slot];
+    }
+    if (!frame) {
+        frame = strip->provide(strip->context, index);
+        if (frame) {
+            int slot = strip->next_slot;
+            strip->next_slot = 1 - slot;
+            if (strip->held[slot]) g_object_unref(strip->held[slot]);
+            strip->held[slot] = frame;
+            strip->held_index[slot] = index;
+        }
+    }
+    if (frame) g_object_ref(frame);
+    g_mutex_unlock(&strip->lock);
+    return frame;
+}
+
+/// Fills a region of the strip from the frames it crosses, through a region of each frame
+/// (a frame may be in memory or a view of pixels that are).
+static inline int wi_frame_strip_generate(VipsRegion *out, void *sequence, void *a, void *b, gboolean *stop) {
+    (void)sequence; (void)b; (void)stop;
+    WiFrameStrip *strip = (WiFrameStrip *)a;
+    VipsImage *image = out->im;
+    VipsRect *area = &out->valid;
+    size_t line = (size_t)VIPS_IMAGE_SIZEOF_PEL(image) * (size_t)area->width;
+    int y = area->top;
+    int bottom = VIPS_RECT_BOTTOM(area);
+    while (y < bottom) {
+        int index = y / strip->frame_height;
+        int top = index * strip->frame_height;
+        int end = VIPS_MIN(bottom, top + strip->frame_height);
+        VipsImage *frame = wi_frame_strip_frame(strip, index);
+        if (!frame) return -1;
+        if (frame->Xsize != image->Xsize || frame->Ysize != strip->frame_height ||
+            frame->Bands != image->Bands || frame->BandFmt != image->BandFmt) {
+            vips_error("webimage", "frame %d came out %d × %d with %d bands; the animation's frames are %d × %d with %d bands",
+                       index, frame->Xsize, frame->Ysize, frame->Bands, image->Xsize, strip->frame_height, image->Bands);
+            g_object_unref(frame);
+            return -1;
+        }
+        VipsRegion *source = vips_region_new(frame);
+        VipsRect rows = { area->left, y - top, area->width, end - y };
+        if (vips_region_prepare(source, &rows)) {
+            g_object_unref(source);
+            g_object_unref(frame);
+            return -1;
+        }
+        for (; y < end; y++) {
+            memcpy(VIPS_REGION_ADDR(out, area->left, y), VIPS_REGION_ADDR(source, area->left, y - top), line);
+        }
+        g_object_unref(source);
+        g_object_unref(frame);
+    }
+    return 0;
+}
+
+/// An 8-bit image of `frames` frames of `width` × `frame_height` stacked top to bottom
+/// (libvips' form of an animation), whose pixels are asked of `provide` a frame at a time
+/// as a reader reaches them. `release` is called with `context` once, when the image
+/// closes (also when this fails, which returns NULL).
+static inline VipsImage *wi_frame_strip_new(int width, int frame_height, int frames, int bands, int interpretation,
+                                            wi_frame_provider provide, wi_frame_release release, void *context) {
+    WiFrameStrip *strip = g_new0(WiFrameStrip, 1);
+    g_mutex_init(&strip->lock);
+    strip->frame_height = frame_height;
+    strip->provide = provide;
+    strip->release = release;
+    strip->context = context;
+    strip->held_index[0] = strip->held_index[1] = -1;
+    VipsImage *out = vips_image_new();
+    g_signal_connect(out, "close", G_CALLBACK(wi_frame_strip_close), strip);
+    vips_image_init_fields(out, width, frame_height * frames, bands, VIPS_FORMAT_UCHAR, VIPS_CODING_NONE,
+                           (VipsInterpretation)interpretation, 1.0, 1.0);
+    if (vips_image_pipelinev(out, VIPS_DEMAND_STYLE_THINSTRIP, NULL) ||
+        vips_image_generate(out, NULL, wi_frame_strip_generate, NULL, strip, NULL)) {
+        g_object_unref(out);
+        return NULL;
+    }
+    return out;
+}
+
+/// Sets the libvips error a provider reports.
+static inline void wi_set_error(const char *domain, const char *message) { vips_error(domain, "%s", message); }
+
+static inline void wi_object_ref(void *object) { g_object_ref(object); }
 static inline void wi_object_unref(void *object) { g_object_unref(object); }
 static inline void wi_g_free(void *memory) { g_free(memory); }
 

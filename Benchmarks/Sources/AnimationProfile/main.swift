@@ -15,8 +15,9 @@
 // high-water mark plus, for the baseline, the whole decode), and the growth of the
 // process's peak resident memory over the round (Linux VmHWM, reset before each side).
 // The last lines give the ratios whole / lazy of the medians. `SIDE=variant` measures
-// instead what an encoded variant of the GIF holds (the image proxy's path: decode whole,
-// resize every frame to half size, encode as GIF): decoded bytes and peak RSS growth.
+// instead the peak RSS growth of making an encoded variant of the GIF (every frame resized
+// to half size, encoded as GIF) through ImageManager.loadVariant, the image proxy's path,
+// against the same work with the whole animation decoded first.
 import BenchmarkSupport
 import Foundation
 import WebImage
@@ -113,29 +114,51 @@ func report(_ name: String, _ sample: Sample) {
 }
 func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 
-/// The proxy's variant path on `gif`: the decoded source and the resized frames, and the
-/// peak resident growth over decode, transform and encode.
-func variant(_ gif: Data) throws -> (decodedBytes: Int, residentGrowth: Int, time: TimeSample, output: Int) {
+/// An encoded variant of `gif` (every frame resized to half size, encoded as GIF) made
+/// through `ImageManager.loadVariant`, the image proxy's path, whose decode makes each
+/// frame when the encoder reads it; and the baseline, the same work through `VipsCoder`
+/// and the transformer with the whole animation decoded first. Returns the peak resident
+/// growth over the work.
+func variant(_ gif: Data, throughManager: Bool) async throws -> (residentGrowth: Int, time: TimeSample, output: Int) {
+    let resize = ResizeTransformer(size: PixelSize(width: size / 2, height: size / 2), mode: .fit)
     let base = PeakResident.reset() ?? 0
-    var decodedBytes = 0, output = 0
-    let time = try Clocks.measureBlocking {
-        let decoded = try VipsCoder.shared.decode(gif)
-        let resized = try ResizeTransformer(size: PixelSize(width: size / 2, height: size / 2), mode: .fit).transform(decoded)
-        output = try VipsCoder.shared.encode(resized, options: ImageEncodeOptions(format: .gif)).count
-        decodedBytes = decoded.memoryCost + resized.memoryCost
+    var output = 0
+    let time = try await Clocks.measureProcess {
+        if throughManager {
+            let url = URL(string: "memory:///animation.gif")!
+            let loader = StaticImageLoader(scheme: "memory", images: [url: gif])
+            // A cache of its own each time, so that every round makes the variant.
+            var config = CacheConfig()
+            config.rootDirectory = NSTemporaryDirectory() + "animation-profile-\(getpid())-\(UUID().uuidString)"
+            config.shouldCacheImagesInMemory = false
+            defer { try? FileManager.default.removeItem(atPath: config.rootDirectory) }
+            let manager = ImageManager(cache: ImageCache(config: config), loader: loader)
+            let request = VariantRequest(url: url, transformer: resize, encoding: VariantEncoding(format: .fixed(.gif)))
+            output = try await manager.loadVariant(request).variant.count
+        } else {
+            let decoded = try VipsCoder.shared.decode(gif)
+            output = try VipsCoder.shared.encode(try resize.transform(decoded), options: ImageEncodeOptions(format: .gif)).count
+        }
     }
-    return (decodedBytes, (PeakResident.highWaterMark() ?? 0) - base, time, output)
+    return ((PeakResident.highWaterMark() ?? 0) - base, time, output)
 }
 
 let gif = try makeGIF()
 if side == "variant" {
+    print("\(frameCount) frames of \(size) × \(size), GIF \(megabytes(gif.count)), to \(size / 2) × \(size / 2) GIF")
+    var manager: [Double] = [], whole: [Double] = []
     for round in 1...rounds {
-        let made = try variant(gif)
-        print(
-            "round \(round): variant \(megabytes(made.output)) in \(String(format: "%.2f", made.time.wall)) s, decoded peak "
-                + "\(megabytes(made.decodedBytes)), peak RSS growth \(megabytes(made.residentGrowth))"
-        )
+        for throughManager in [true, false] {
+            let made = try await variant(gif, throughManager: throughManager)
+            print(
+                "round \(round) \(throughManager ? "manager (frames on demand)" : "whole decode first     "): "
+                    + "\(megabytes(made.output)) in \(String(format: "%.2f", made.time.wall)) s, "
+                    + "peak RSS growth \(megabytes(made.residentGrowth))"
+            )
+            if throughManager { manager.append(Double(made.residentGrowth)) } else { whole.append(Double(made.residentGrowth)) }
+        }
     }
+    print(String(format: "whole / manager: peak RSS growth %.1f×", median(whole) / max(1, median(manager))))
     exit(0)
 }
 print("\(frameCount) frames of \(size) × \(size), GIF \(megabytes(gif.count)), buffer of \(capacity) frames")

@@ -7,36 +7,40 @@ import WebImageLocking
 ///
 /// Loading frame `i` alone (`page=i,n=1`) would make the GIF decoder composite every
 /// frame before it again, for each frame: quadratic in the frame count. The reader keeps
-/// one lazily loaded, sequential view of all frames (`n=-1,access=sequential`) and reads
-/// it forwards, so each frame of a playback in order costs one frame's decode. A frame
-/// before the last one read opens the view again: libvips' sequential loaders read
-/// forwards only.
+/// lazily loaded, sequential views of all frames (`n=-1,access=sequential`) and reads
+/// them forwards, so each frame of a playback in order costs one frame's decode. A frame
+/// before the last one a view read opens another view: libvips' sequential loaders read
+/// forwards only. Up to ``maxViews`` views stay open, so that as many readers going
+/// through the frames at once (encodes of one decoded animation) each read forwards.
 final class VipsFrameReader: Sendable {
     /// The encoded bytes libvips reads, at an address that does not move while a view
     /// reads them.
     private final class EncodedBytes: @unchecked Sendable {
         let buffer: UnsafeMutableRawBufferPointer
 
-        init(_ data: Data) {
-            buffer = .allocate(byteCount: data.count, alignment: 16)
-            data.withUnsafeBytes { buffer.copyMemory(from: $0) }
+        init(_ bytes: UnsafeRawBufferPointer) {
+            buffer = .allocate(byteCount: bytes.count, alignment: 16)
+            buffer.copyMemory(from: bytes)
         }
 
         deinit { buffer.deallocate() }
     }
 
-    /// The open view and the first page it has not read yet.
+    /// An open view and the first page it has not read yet.
     private struct Cursor {
-        var view: VipsImageHandle?
+        var view: VipsImageHandle
         var nextPage = 0
     }
+
+    /// How many views stay open at most.
+    static let maxViews = 4
 
     let format: ImageFormat
     let frameCount: Int
     let frameSize: PixelSize
     private let strictness: ImageDecodeOptions.Strictness
     private let bytes: EncodedBytes
-    private let cursor = Locked(Cursor())
+    private let cursors = Locked([Cursor]())
 
     /// The frame delays in milliseconds the header declares, if any.
     let delays: [Int]?
@@ -46,10 +50,22 @@ final class VipsFrameReader: Sendable {
     /// Reads the header of `data` (no pixel is decoded) and checks `limits`: the frame
     /// count against `maxFrames`, one frame's pixels against `maxFramePixels`, or
     /// `maxPixels` when that is not set.
-    init(data: Data, format: ImageFormat, limits: ImageLimits, strictness: ImageDecodeOptions.Strictness) throws(ImageError) {
+    convenience init(data: Data, format: ImageFormat, limits: ImageLimits, strictness: ImageDecodeOptions.Strictness) throws(ImageError) {
+        let bytes = data.withUnsafeBytes { EncodedBytes($0) }
+        try self.init(bytes: bytes, format: format, limits: limits, strictness: strictness)
+    }
+
+    /// A reader of a copy of `bytes`, as ``init(data:format:limits:strictness:)``.
+    convenience init(
+        bytes: UnsafeRawBufferPointer, format: ImageFormat, limits: ImageLimits, strictness: ImageDecodeOptions.Strictness
+    ) throws(ImageError) {
+        try self.init(bytes: EncodedBytes(bytes), format: format, limits: limits, strictness: strictness)
+    }
+
+    private init(bytes: EncodedBytes, format: ImageFormat, limits: ImageLimits, strictness: ImageDecodeOptions.Strictness) throws(ImageError) {
         self.format = format
         self.strictness = strictness
-        bytes = EncodedBytes(data)
+        self.bytes = bytes
         let first = try Self.open(bytes, options: "", format: format, strictness: strictness)
         let pages = format.supportsAnimation ? first.pagesInFile : 1
         let size = PixelSize(width: first.width, height: first.pageHeight)
@@ -71,44 +87,62 @@ final class VipsFrameReader: Sendable {
     }
 
     deinit {
-        // The view reads `bytes`: it goes first.
-        cursor.withLock { $0.view = nil }
+        // The views read `bytes`: they go first.
+        cursors.withLock { $0.removeAll() }
     }
 
     /// Frame `index`, decoded, in 8-bit sRGB (or grey) as ``VipsCoder`` decodes, owning its
     /// pixels. One frame is decoded at a time per reader.
     func frame(at index: Int) throws(ImageError) -> Image {
-        guard (0..<frameCount).contains(index) else {
-            throw .badImageData("frame \(index) is outside 0..<\(frameCount)")
-        }
-        let result = cursor.withLock { cursor in
-            Result { () throws(ImageError) -> VipsImageHandle in
-                do throws(ImageError) {
-                    return try read(index, with: &cursor)
-                } catch {
-                    // A failed read may leave the decoder mid-frame: start afresh next time.
-                    cursor = Cursor()
-                    throw error
-                }
-            }
-        }
-        let decoded = try result.get()
-        return Image(
-            handle: decoded, format: format, frameCount: 1, frameDurations: [], loopCount: 0,
+        Image(
+            handle: try frameHandle(at: index), format: format, frameCount: 1, frameDurations: [], loopCount: 0,
             sourceOrientation: 1, loadedPixelSize: frameSize, sourcePixelSize: frameSize
         )
     }
 
-    private func read(_ index: Int, with cursor: inout Cursor) throws(ImageError) -> VipsImageHandle {
-        let view: VipsImageHandle
-        if let open = cursor.view, index >= cursor.nextPage {
-            view = open
-        } else {
-            let options = frameCount > 1 ? "n=-1,access=sequential" : "access=sequential"
-            view = try Self.open(bytes, options: options, format: format, strictness: strictness)
-            cursor.view = view
-            cursor.nextPage = 0
+    /// The pixels of frame `index`, as ``frame(at:)`` gives them.
+    func frameHandle(at index: Int) throws(ImageError) -> VipsImageHandle {
+        guard (0..<frameCount).contains(index) else {
+            throw .badImageData("frame \(index) is outside 0..<\(frameCount)")
         }
+        let result = cursors.withLock { cursors in
+            Result { () throws(ImageError) -> VipsImageHandle in
+                // The view furthest along that has not passed the frame, else a new one.
+                let usable = cursors.indices.filter { cursors[$0].nextPage <= index }
+                let chosen: Int
+                if let best = usable.max(by: { cursors[$0].nextPage < cursors[$1].nextPage }) {
+                    chosen = best
+                } else {
+                    let view = try openAll()
+                    if cursors.count < Self.maxViews {
+                        cursors.append(Cursor(view: view))
+                        chosen = cursors.count - 1
+                    } else {
+                        // Every view is past the frame: the one furthest behind starts again.
+                        chosen = cursors.indices.min(by: { cursors[$0].nextPage < cursors[$1].nextPage }) ?? 0
+                        cursors[chosen] = Cursor(view: view)
+                    }
+                }
+                do throws(ImageError) {
+                    let frame = try read(index, from: cursors[chosen].view)
+                    cursors[chosen].nextPage = index + 1
+                    return frame
+                } catch {
+                    // A failed read may leave the decoder mid-frame: that view is not used again.
+                    cursors.remove(at: chosen)
+                    throw error
+                }
+            }
+        }
+        return try result.get()
+    }
+
+    private func openAll() throws(ImageError) -> VipsImageHandle {
+        let options = frameCount > 1 ? "n=-1,access=sequential" : "access=sequential"
+        return try Self.open(bytes, options: options, format: format, strictness: strictness)
+    }
+
+    private func read(_ index: Int, from view: VipsImageHandle) throws(ImageError) -> VipsImageHandle {
         let height = frameSize.height
         let page = frameCount > 1
             ? try Vips.run("extracting frame \(index)") {
@@ -119,7 +153,6 @@ final class VipsFrameReader: Sendable {
         guard let memory = vips_image_copy_memory(normalised.pointer) else {
             throw .badImageData("cannot decode frame \(index) of the \(frameCount)-frame \(format.rawValue): \(Vips.takeError())")
         }
-        cursor.nextPage = index + 1
         var decoded = VipsImageHandle(memory)
         // A frame is a still image: no frame height an encoder would act on.
         if decoded.int("page-height") != nil {

@@ -38,6 +38,13 @@ extension Image {
             throw .badImageData("frame \(index) is outside 0..<\(frameCount)")
         }
         if frameCount == 1 { return self }
+        let size = pixelSize
+        if let strip {
+            return Image(
+                handle: try strip.frame(index), format: format, frameCount: 1, frameDurations: [], loopCount: 0,
+                sourceOrientation: sourceOrientation, loadedPixelSize: size, sourcePixelSize: size, scale: scale
+            )
+        }
         let source = handle
         let height = pixelSize.height
         let extracted = try Vips.run("extract frame") {
@@ -46,7 +53,6 @@ extension Image {
         guard let memory = vips_image_copy_memory(extracted.pointer) else {
             throw .badImageData("cannot extract frame \(index): \(Vips.takeError())")
         }
-        let size = pixelSize
         return Image(
             handle: VipsImageHandle(memory), format: format, frameCount: 1, frameDurations: [],
             loopCount: 0, sourceOrientation: sourceOrientation, loadedPixelSize: size, sourcePixelSize: size, scale: scale

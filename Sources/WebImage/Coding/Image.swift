@@ -24,10 +24,14 @@ public struct Image: Sendable {
         let loadedPixelSize: PixelSize
         let sourcePixelSize: PixelSize
         let scale: Double
+        /// Where the frames of an animation come from when they are made on demand; `nil`
+        /// when the pixels are in memory.
+        let strip: FrameStrip?
 
         init(
             handle: VipsImageHandle, pixelSize: PixelSize, format: ImageFormat, frameCount: Int, frameDurations: [Double],
-            loopCount: Int, sourceOrientation: Int, loadedPixelSize: PixelSize, sourcePixelSize: PixelSize, scale: Double
+            loopCount: Int, sourceOrientation: Int, loadedPixelSize: PixelSize, sourcePixelSize: PixelSize, scale: Double,
+            strip: FrameStrip?
         ) {
             self.handle = handle
             self.pixelSize = pixelSize
@@ -39,10 +43,15 @@ public struct Image: Sendable {
             self.loadedPixelSize = loadedPixelSize
             self.sourcePixelSize = sourcePixelSize
             self.scale = scale
+            self.strip = strip
         }
     }
 
     var handle: VipsImageHandle { storage.handle }
+
+    /// Where the frames come from when they are made on demand (``FrameStrip``); `nil`
+    /// when the pixels are in memory.
+    var strip: FrameStrip? { storage.strip }
 
     /// The size of one frame, in pixels, upright (EXIF orientation already applied).
     public var pixelSize: PixelSize { storage.pixelSize }
@@ -82,13 +91,14 @@ public struct Image: Sendable {
         sourceOrientation: Int,
         loadedPixelSize: PixelSize,
         sourcePixelSize: PixelSize,
-        scale: Double = 1
+        scale: Double = 1,
+        strip: FrameStrip? = nil
     ) {
         let frames = max(1, frameCount)
         storage = Storage(
             handle: handle, pixelSize: PixelSize(width: handle.width, height: handle.height / frames), format: format,
             frameCount: frames, frameDurations: frameDurations, loopCount: loopCount, sourceOrientation: sourceOrientation,
-            loadedPixelSize: loadedPixelSize, sourcePixelSize: sourcePixelSize, scale: scale
+            loadedPixelSize: loadedPixelSize, sourcePixelSize: sourcePixelSize, scale: scale, strip: strip
         )
     }
 
@@ -106,7 +116,7 @@ public struct Image: Sendable {
         return Image(storage: Storage(
             handle: old.handle, pixelSize: old.pixelSize, format: old.format, frameCount: old.frameCount,
             frameDurations: old.frameDurations, loopCount: old.loopCount, sourceOrientation: old.sourceOrientation,
-            loadedPixelSize: old.loadedPixelSize, sourcePixelSize: old.sourcePixelSize, scale: scale
+            loadedPixelSize: old.loadedPixelSize, sourcePixelSize: old.sourcePixelSize, scale: scale, strip: old.strip
         ))
     }
 

@@ -39,6 +39,10 @@ public struct ImageDecodeOptions: Sendable, Hashable {
     /// Read a HEIC, HEIF or AVIF image from the thumbnail embedded in it, when it has one,
     /// instead of the main image. Default `false`.
     public var preferEmbeddedThumbnail = false
+    /// Make the frames of an animation decoded at full size when they are read, instead of
+    /// all of them into memory (``FrameStrip``): for an image that is encoded once and let
+    /// go, as an encoded variant is. ``VipsCoder`` honours it.
+    var framesOnDemand = false
 
     /// Creates decode options; by default: full size, all frames, default limits, strict.
     public init(

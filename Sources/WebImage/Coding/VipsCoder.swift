@@ -164,6 +164,16 @@ public struct VipsCoder: ImageCoder {
             throw .encodingFailed("\(options.format.rawValue) cannot be written; use jpeg, png, webp, avif, heic, gif or tiff")
         }
         try options.validate()
+        do throws(ImageError) {
+            return try encodeValidated(image, options: options)
+        } catch {
+            // Frames made on demand fail inside libvips' saver: their own error says why.
+            throw image.frameFailure(or: error)
+        }
+    }
+
+    /// ``encode(_:options:)`` after its checks.
+    private func encodeValidated(_ image: Image, options: ImageEncodeOptions) throws(ImageError) -> Data {
         let prepared = try VipsEncode.prepare(image, for: options)
         let quality = min(100, max(1, options.quality))
         let first = try VipsEncode.save(prepared, options: options, quality: quality)

@@ -83,10 +83,14 @@ struct VipsDecode {
             ? PixelSize(width: sourceSize.height, height: sourceSize.width)
             : sourceSize
         let animationOption = Self.joined(animated ? "n=-1" : "", embeddedThumbnailOption)
+        let target = options.targetSize(for: upright, frames: frames)
+        if animated, options.framesOnDemand, target == nil {
+            return try framesOnDemand(frames: frames, sourceSize: sourceSize, orientation: orientation, upright: upright)
+        }
 
         let loaded: VipsImageHandle
         var result: VipsImageHandle
-        if let target = options.targetSize(for: upright, frames: frames) {
+        if let target {
             // Shrink-on-load works on the stored image, before the EXIF rotation.
             let stored = orientation >= 5 ? PixelSize(width: target.height, height: target.width) : target
             let shrink = shrinkOnLoad(stored: sourceSize, target: stored)
@@ -123,6 +127,24 @@ struct VipsDecode {
             loadedPixelSize: PixelSize(width: loaded.width, height: loadedPage),
             sourcePixelSize: upright
         )
+    }
+
+    /// The animation as an image whose frames are decoded when they are read, from a copy
+    /// of the bytes this decode reads (``ImageDecodeOptions/framesOnDemand``).
+    private func framesOnDemand(frames: Int, sourceSize: PixelSize, orientation: Int, upright: PixelSize) throws(ImageError) -> Image {
+        let reader = try VipsFrameReader(bytes: bytes, format: format, limits: options.limits, strictness: options.strictness)
+        guard reader.frameCount == frames, reader.frameSize == sourceSize else {
+            throw .badImageData("the \(format.rawValue) animation's header changed between two reads")
+        }
+        let first = try reader.frameHandle(at: 0)
+        return try Image.framesOnDemand(
+            frameSize: sourceSize, frameCount: frames, bands: first.bands, interpretation: wi_interpretation(first.pointer),
+            frameDurations: Self.durations(reader.delays, frames: frames), loopCount: reader.loopCount, format: format,
+            sourceOrientation: orientation, loadedPixelSize: sourceSize, sourcePixelSize: upright, scale: 1
+        ) { index throws(ImageError) -> VipsImageHandle in
+            // The first frame, decoded for its bands, is kept: a reader starts with it.
+            index == 0 ? first : try reader.frameHandle(at: index)
+        }
     }
 
     /// The loader option that decodes the `stored` image at a reduced size on the way to

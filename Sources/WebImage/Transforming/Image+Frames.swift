@@ -5,39 +5,53 @@ extension Image {
     /// keeping frame durations and loop count: the way geometric transforms (resize, crop,
     /// rotate, blur…) treat an animation, whose frames libvips stores as one tall strip
     /// ("toilet roll", `page-height` tall each). Every frame must come out the same size.
-    /// `body` receives a lazy frame and returns a lazy result; the result is finished in
-    /// memory here, so the returned image owns its pixels.
+    /// `body` receives a lazy frame and returns a lazy result. Each frame is finished in
+    /// memory before the next is made, so the operations of one frame at a time are held:
+    /// an image whose frames are made on demand gives one too, made as it is read; any
+    /// other gives one that owns its pixels.
     func transformingFrames(
-        _ body: (VipsImageHandle) throws(ImageError) -> VipsImageHandle
+        _ body: @escaping @Sendable (VipsImageHandle) throws(ImageError) -> VipsImageHandle
     ) throws(ImageError) -> Image {
         if frameCount == 1 {
             let result = try body(handle)
             return result === handle ? self : try finishing(result)
         }
-        let height = pixelSize.height
-        var frames: [VipsImageHandle] = []
-        frames.reserveCapacity(frameCount)
-        for index in 0..<frameCount {
-            let frame = try VipsTransform.extract(handle, PixelRect(x: 0, y: index * height, width: pixelSize.width, height: height))
-            frames.append(try VipsTransform.normalise(try body(frame)))
+        let input = self
+        let first = try Self.finishedFrame(body(try input.frameHandle(0)))
+        let frames = frameCount
+        let made = try Image.framesOnDemand(
+            frameSize: PixelSize(width: first.width, height: first.height), frameCount: frames, bands: first.bands,
+            interpretation: wi_interpretation(first.pointer), frameDurations: frameDurations, loopCount: loopCount,
+            format: format, sourceOrientation: sourceOrientation, loadedPixelSize: loadedPixelSize,
+            sourcePixelSize: sourcePixelSize, scale: scale
+        ) { index throws(ImageError) -> VipsImageHandle in
+            if index == 0 { return first }
+            let frame = try Self.finishedFrame(body(try input.frameHandle(index)))
+            guard frame.width == first.width, frame.height == first.height, frame.bands == first.bands else {
+                throw .invalidTransform("the frames of the \(frames)-frame animation came out in different sizes; use a transform whose result does not depend on the frame's content")
+            }
+            return frame
         }
-        let first = frames[0]
-        guard frames.allSatisfy({ $0.width == first.width && $0.height == first.height && $0.bands == first.bands }) else {
-            throw .invalidTransform("the frames of the \(frameCount)-frame animation came out in different sizes; use a transform whose result does not depend on the frame's content")
+        return makesFramesOnDemand ? made : try made.inMemory()
+    }
+
+    /// One transformed frame in memory, 8 bits a channel.
+    private static func finishedFrame(_ frame: VipsImageHandle) throws(ImageError) -> VipsImageHandle {
+        let normalised = try VipsTransform.normalise(frame)
+        guard let memory = vips_image_copy_memory(normalised.pointer) else {
+            throw .invalidTransform("computing a transformed frame failed in libvips: \(Vips.takeError())")
         }
-        var pointers: [UnsafeMutablePointer<VipsImage>?] = frames.map { $0.pointer }
-        let joined = try Vips.run("joining \(frameCount) frames", failure: .invalidTransform) { out in
-            pointers.withUnsafeMutableBufferPointer { wi_arrayjoin_vertical($0.baseAddress, Int32($0.count), out) }
-        }
-        return try finishing(joined)
+        return VipsImageHandle(memory)
     }
 
     /// Applies `body` to all frames at once: for point operations (tint, grayscale,
     /// flattening), where no pixel depends on its neighbours, so the frame strip can be
-    /// processed in one go. The result must have the strip's size.
+    /// processed in one go. The result must have the strip's size. Frames made on demand
+    /// are processed one at a time, as ``transformingFrames(_:)`` does.
     func transformingPixels(
-        _ body: (VipsImageHandle) throws(ImageError) -> VipsImageHandle
+        _ body: @escaping @Sendable (VipsImageHandle) throws(ImageError) -> VipsImageHandle
     ) throws(ImageError) -> Image {
+        if makesFramesOnDemand { return try transformingFrames(body) }
         let result = try body(handle)
         return result === handle ? self : try finishing(result)
     }

@@ -37,6 +37,10 @@ enum AnimationFixtures {
         (0..<count).map { Double(20 + ($0 % 5) * 10) / 1000 }
     }
 
+    /// A 1,000-frame GIF of 64 × 64, played twice: made once per test run, because
+    /// encoding it takes seconds.
+    static let thousandFrameGIF = Result { try encoded(frames: 1_000, size: 64, loopCount: 2) }
+
     /// ``movingSquare(frames:size:alpha:loopCount:)`` encoded as `format`.
     static func encoded(
         frames count: Int, size: Int = 64, alpha: Bool = false, loopCount: Int = 0, as format: ImageFormat = .gif

@@ -10,7 +10,7 @@ struct BoundedAnimationMemoryTests {
 
     @Test("K2 played twice through the player, the buffer holds at most its capacity and every frame matches a whole decode")
     func K2_thousandFramesInBoundedMemory() async throws {
-        let gif = try AnimationFixtures.encoded(frames: Self.frameCount, size: 64, loopCount: 2)
+        let gif = try AnimationFixtures.thousandFrameGIF.get()
         let whole = try VipsCoder.shared.decode(gif)
         #expect(whole.frameCount == Self.frameCount)
         let animation = try AnimatedImage(data: gif)

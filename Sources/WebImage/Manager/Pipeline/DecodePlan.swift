@@ -14,6 +14,11 @@ struct DecodePlan: Sendable, Hashable {
     var limits: ImageLimits
     /// Read a HEIC, HEIF or AVIF source from its embedded thumbnail.
     var preferEmbeddedThumbnail: Bool
+    /// Make the frames of an animation when the encoder reads them, one at a time, instead
+    /// of decoding them all into memory: for an encoded output, which is made once and let
+    /// go. Not part of the key: a decode shared with a request that keeps its image is
+    /// brought into memory by that request.
+    var framesOnDemand: Bool
     /// The key of the transformer a still decode may be shrunk for
     /// (``ImageTransformer/shrinkOnLoadSize(forSourceSize:)``); `nil` when none may be.
     var shrinksFor: String?
@@ -35,6 +40,7 @@ struct DecodePlan: Sendable, Hashable {
         case .image, .data, .details:
             firstFrameOnly = processing.firstFrameOnly
         }
+        if case .encoded = request.output { framesOnDemand = !firstFrameOnly } else { framesOnDemand = false }
         let mayShrink = thumbnailPixelSize == nil && !preferEmbeddedThumbnail
         shrinksFor = mayShrink ? processing.transformer?.key : nil
     }
@@ -68,6 +74,7 @@ struct DecodePlan: Sendable, Hashable {
     /// that size was used, so the image is not the source at full size.
     func options(for info: ImageInfo, transformer: (any ImageTransformer)?) -> (options: ImageDecodeOptions, shrunk: Bool) {
         var options = requestedOptions
+        options.framesOnDemand = framesOnDemand
         guard shrinksFor != nil, let transformer, info.frameCount == 1 || firstFrameOnly,
               // EXIF orientations 5–8 turn the image a quarter: the transformer sees it upright.
               let size = transformer.shrinkOnLoadSize(forSourceSize: info.uprightPixelSize)

@@ -131,8 +131,10 @@ extension ImagePipeline {
             }
         } else {
             made = try await withProcessed(request, run: run) { made throws(ImageError) -> MadeImage in
-                // Kept in memory at the request's scale, so that a plain memory hit has it.
-                let processed = ProcessedImage(image: request.scaled(made.image), decoded: made.decoded, transformsAnimations: made.transformsAnimations)
+                // Kept in memory at the request's scale, so that a plain memory hit has it;
+                // frames made on demand for an encoder sharing the decode are made here.
+                let image = request.scaled(try made.image.inMemory())
+                let processed = ProcessedImage(image: image, decoded: made.decoded, transformsAnimations: made.transformsAnimations)
                 let pending = Self.store(processed, request, trace: trace)
                 let source = processed.decoded.source
                 // A thumbnail or a transformed image is no longer the source's bytes.
@@ -203,7 +205,7 @@ extension ImagePipeline {
             request.cache.storeToMemory(processed.image, forKey: memoryKey)
         }
         if !request.isSource, let originalKey = request.originalKey, request.sourceStore.includesMemory, source.cacheType != .memory,
-           request.plan.thumbnailPixelSize == nil, !processed.decoded.shrunk,
+           request.plan.thumbnailPixelSize == nil, !processed.decoded.shrunk, !processed.decoded.image.makesFramesOnDemand,
            ImageCache.memoryKey(forKey: originalKey, decodeOptions: request.plan.requestedOptions, data: sourceBytes) != nil {
             request.sourceCache.storeToMemory(processed.decoded.image.withScale(ImageScale.factor(forKey: originalKey)), forKey: originalKey)
         }
