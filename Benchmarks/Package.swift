@@ -47,7 +47,7 @@ let package = Package(
         // Auto quality and best format over a corpus of real images (bytes, SSIM, encodes, cost).
         .executableTarget(
             name: "QualityProfile",
-            dependencies: [.product(name: "WebImage", package: "WebImage")]
+            dependencies: ["BenchmarkSupport", .product(name: "WebImage", package: "WebImage")]
         ),
         // Cold encoded variants through the manager against libvips direct (the proxy's case 2 without HTTP).
         .executableTarget(

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The cached path side by side: one cached variant from the proxy's memory cache against
 # nginx sending the same bytes as a static file, for one or more `webimage` builds, in
-# interleaved rounds (wrk -t2 -c64). See README.md in this folder.
+# interleaved rounds (wrk -t2 -c64); the figure goes to Benchmarks/results/proxy-cached-variant.json.
+# See README.md in this folder.
 #
 #   BUILDS="before=/tmp/a/webimage after=.build/release/webimage" Benchmarks/proxy/cached.sh
 #   FLOOR=1 Benchmarks/proxy/cached.sh      # and Hummingbird alone, the floor (hummingbird-floor/)
@@ -111,3 +112,16 @@ awk '
         for (r = 1; r <= rounds; r++) nsum += rps["nginx", r]
         printf "%-12s %9.0f req/s\n", "nginx", nsum / rounds
     }' "$WORK/results/runs.txt"
+
+# The figure (Benchmarks/results/proxy-cached-variant.json): the first build against nginx,
+# with Hummingbird alone (FLOOR=1) and any other builds beside it.
+ratio_of() { awk -v n="$1" '{ rps[$1] += $3 } END { printf "%.3f", rps[n] / rps["nginx"] }' "$WORK/results/runs.txt"; }
+read -ra builds <<< "$BUILDS"
+first=${builds[0]%%=*}
+value="$(ratio_of "$first")× the requests/s ($(awk -v n="$first" -v r="$ROUNDS" '$1 == n { s += $3 } END { printf "%.1f", s / r / 1000 }' "$WORK/results/runs.txt") k/s)"
+[ -z "$FLOOR_BUILDS" ] || value+="; Hummingbird alone answering the same bytes and headers from one route: $(ratio_of floor)×, $(ratio_of floor-event-loops)× on NIO's event loops"
+for build in "${builds[@]:1}"; do value+="; ${build%%=*}: $(ratio_of "${build%%=*}")×"; done
+COMMAND="${FLOOR:+FLOOR=$FLOOR }Benchmarks/proxy/cached.sh"
+write_figure proxy-cached-variant "proxy, cached variant" "$value" "$(ratio_of "$first")" \
+    "nginx serving the same bytes as a static file (wrk -t$THREADS -c$CONNECTIONS, $ROUNDS interleaved rounds)" "≥ 0.6×" \
+    "$(figure_met "$(ratio_of "$first")" ">=" 0.6)"

@@ -22,7 +22,7 @@
 # over the images it made: the proxy's from /proc, serving included; the baselines' from
 # getrusage), and peak RSS (VmHWM; the proxy is a fresh process for every set and round,
 # its VmHWM reset before each run), with the proxy's ratios to pyvips'. The targets: CPU per image ≤ 1.10× pyvips', images/s at full load
-# ≥ 0.90× pyvips'.
+# ≥ 0.90× pyvips'. Each set's figures go to Benchmarks/results/proxy-formats-<set>.json.
 #
 # The sets (SETS, in this order by default):
 #   gnome-plasma  the photos of gnome-backgrounds (WebP, 4096 × 4096) and of
@@ -334,3 +334,20 @@ done
 echo
 echo "failed requests (non-2xx or socket errors), all runs: $(awk '{ for (i = 6; i <= NF; i++) if ($i ~ /^bad=/) { split($i, kv, "="); n += kv[2] } } END { print n + 0 }' "$RESULTS")"
 } | tee "$WORK/results/summary.txt"
+
+# The figures, one a set: Benchmarks/results/proxy-formats-<set>.json, the proxy against
+# the first baseline (pyvips) at each load; the targets those of the header.
+for set in $SETS; do
+    value="" met=yes
+    for load in $LOADS; do
+        rate=$(ratio "$(mean_rate "$set" "$load" proxy)" "$(mean_rate "$set" "$load" "$REFERENCE")")
+        cpu=$(ratio "$(cpu_per_image "$set" "$load" proxy)" "$(cpu_per_image "$set" "$load" "$REFERENCE")")
+        value+="${value:+; }load $load: ${rate}× the images/s, ${cpu}× the CPU an image, peak RSS $(peak_mb "$set" "$load" proxy) vs $(peak_mb "$set" "$load" "$REFERENCE") MB"
+        [ "$(figure_met "$cpu" "<=" 1.10)" = yes ] || met=no
+        [ "$load" != "$FULL" ] || [ "$(figure_met "$rate" ">=" 0.90)" = yes ] || met=no
+    done
+    write_figure "proxy-formats-$set" "proxy, cold variants of $set (${SET_DESCRIPTION[$set]}) → rs:fit:$WIDTH:$HEIGHT JPEG" \
+        "$value" "$(ratio "$(mean_rate "$set" "$FULL" proxy)" "$(mean_rate "$set" "$FULL" "$REFERENCE")")" \
+        "$REFERENCE with libvips' defaults, same bytes in memory, as many threads" \
+        "CPU an image ≤ 1.10×, images/s at full load ≥ 0.90×" "$met"
+done

@@ -1,5 +1,5 @@
 # What the scripts in this folder share: stopping what they started, starting the
-# origin, waiting for a server, and sampling the proxy's memory. Source it after setting
+# origin, waiting for a server, sampling the proxy's memory, and writing figures. Source it after setting
 # WORK and KEEP; it reads NGINX_PID, PROXY_PID, REFERENCE_PID (a reference server:
 # pipeline.sh's lean_server) and SAMPLER_PID, which the scripts set as they start things.
 
@@ -111,3 +111,14 @@ stop_sampler() {
     SAMPLER_PID=""
 }
 hwm_kb() { awk '/^VmHWM/ { print $2 }' "/proc/$PROXY_PID/status"; }
+
+# write_figure ID FIGURE VALUE [RATIO [BASELINE [TARGET [MET]]]]: one figure as JSON in
+# Benchmarks/results/ID.json (FIGURES_DIR: another folder), through tools/figure, which
+# adds this machine and today's date; the command is $COMMAND, else the script's path.
+# Benchmarks/tools/results then renders RESULTS.md from the files.
+write_figure() {
+    python3 "$(dirname "${BASH_SOURCE[0]}")/../tools/figure" "$1" --figure "$2" --value "$3" --ratio "${4:-}" \
+        --baseline "${5:-}" --target "${6:-}" --met "${7:-}" --command "${COMMAND:-Benchmarks/proxy/$(basename "$0")}"
+}
+# figure_met VALUE OP BOUND: "yes" when VALUE OP BOUND holds (OP: >=, <=, <), else "no".
+figure_met() { awk -v v="$1" -v b="$3" -v op="$2" 'BEGIN { ok = (op == ">=" ? v >= b : op == "<=" ? v <= b : v < b); print (ok ? "yes" : "no") }'; }

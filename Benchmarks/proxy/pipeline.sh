@@ -15,7 +15,8 @@
 #
 # Rounds are interleaved (A B A B …). Everything runs on 127.0.0.1, every load run is
 # bounded (wrk -d, timeout), and the script stops what it started and deletes its work
-# directory on exit (KEEP=1 keeps it). See README.md in this folder.
+# directory on exit (KEEP=1 keeps it). The figures go to Benchmarks/results/<id>.json
+# (write_figure in lib.sh). See README.md in this folder.
 #
 #   WEBIMAGE=/path/to/release/webimage Benchmarks/proxy/pipeline.sh
 #
@@ -47,6 +48,7 @@ INSTALL=${INSTALL:-1}                      # 0: never apt-get install, only repo
 WORK=${WORK:-$(mktemp -d "${TMPDIR:-/tmp}/webimage-pipeline-bench.XXXXXX")}
 KEEP=${KEEP:-0}                            # 1: keep $WORK (photos, cache, logs, wrk output)
 PERF=${PERF:-0}                            # 1: one more, unmeasured round of case 2 under perf record
+COMMAND="${VIPS_NOVECTOR:+VIPS_NOVECTOR=$VIPS_NOVECTOR }Benchmarks/proxy/pipeline.sh"   # the figures' command
 
 # The photo corpus: real photographs, 1.3–4.9 MP JPEGs, from two Debian packages
 # (the renders, paintings and drawings of those packages are left out).
@@ -382,13 +384,13 @@ echo
 printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' case "measured (per round)" "baseline (per round)" "ratio (mean; per round)" target met
 printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' --- --- --- --- --- ---
 printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' "1. cold, new source each request: host-named origin, req/s" "$(rates case1 host-named)" "IP-literal $(rates case1 ip-literal)" "$r1; $(round_ratios case1 host-named ip-literal)" "≥ 0.98" "$(met "$r1" 0.98)"
-printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' "2. cold variant of a cached photo, images/s" "$(rates case2 proxy)" "libvips direct $(rates case2 libvips)" "$r2; $(round_ratios case2 proxy libvips)" "≥ 0.95" "$(met "$r2" 0.95)"
+printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' "2. cold variant of a cached photo, images/s" "$(rates case2 proxy)" "libvips direct $(rates case2 libvips)" "$r2; $(round_ratios case2 proxy libvips)" "≥ 0.85" "$(met "$r2" 0.85)"
 if [ "$CORE_THREADS" != "$COLD_CONNECTIONS" ]; then
     r2b=$(ratio "$(mean case2 proxy)" "$(mean case2 libvips-cores)")
     printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' "(2, reference: libvips direct on $CORE_THREADS threads)" "" "libvips direct $(rates case2 libvips-cores)" "$r2b; $(round_ratios case2 proxy libvips-cores)" "—" "—"
 fi
 printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' "(2, reference: the proxy's libvips calls made directly)" "" "its call sequence $(rates case2 libvips-sequence)" "$r2s; $(round_ratios case2 proxy libvips-sequence)" "—" "—"
-printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' "(2, reference: those calls behind a minimal C HTTP server)" "" "lean server $(rates case2 lean-server)" "$r2p; $(round_ratios case2 proxy lean-server)" "—" "—"
+printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' "(2, reference: those calls behind a minimal C HTTP server)" "" "lean server $(rates case2 lean-server)" "$r2p; $(round_ratios case2 proxy lean-server)" "≥ 0.95" "$(met "$r2p" 0.95)"
 printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' "3. cached variant, req/s" "$(rates case3 proxy)" "nginx static $(rates case3 nginx)" "$r3; $(round_ratios case3 proxy nginx)" "≥ 0.5" "$(met "$r3" 0.5)"
 r3b=$(ratio "$(mean case3 proxy)" "$(mean case3 health)")
 printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' "(3, reference: the proxy's /health, its HTTP stack alone)" "" "/health $(rates case3 health)" "$r3b; $(round_ratios case3 proxy health)" "—" "—"
@@ -412,4 +414,28 @@ echo "case 2, where the gap is: the proxy's libvips calls made directly ÷ vips_
 echo "case 2, what serving costs: the lean server ÷ vips_thumbnail_buffer $r2l (CPU per image $cpu_ls ms, $(ratio "$cpu_ls" "$cpu_vb")×; the least any server adds), the proxy ÷ the lean server $r2p (CPU $(ratio "$cpu_px" "$cpu_ls")×; what WebImage adds beyond it)"
 echo "case 2, cores kept busy (images/s × CPU per image): proxy $(awk -v r="$(mean case2 proxy)" -v c="$cpu_px" 'BEGIN { printf "%.2f", r * c / 1000 }'), libvips direct $(awk -v r="$(mean case2 libvips)" -v c="$cpu_vb" 'BEGIN { printf "%.2f", r * c / 1000 }') of $(nproc)"
 echo "failed requests (non-2xx or socket errors), all runs: $(awk '{ for (i = 5; i <= NF; i++) if ($i ~ /^bad=/) { split($i, kv, "="); n += kv[2] } } END { print n + 0 }' "$RESULTS")"
+
+# The figures, as JSON (Benchmarks/results/<id>.json). With VIPS_NOVECTOR=1 (orc off on
+# both sides) case 2 is one figure of its own.
+baseline_mb=$(field_values case2 libvips vmhwm_kb | awk '$1 > m { m = $1 } END { printf "%d", m / 1024 }')
+if [ "${VIPS_NOVECTOR:-0}" = 1 ]; then
+    write_figure proxy-cold-photos-novector "proxy, cold transforms of ${#PHOTOS[@]} photos, orc off on both sides (\`VIPS_NOVECTOR=1\`)" \
+        "${r2}× the images/s; the proxy ${r2p}× the lean server's" "$r2" "\`vips_thumbnail_buffer\`; \`lean_server.c\`" \
+        "≥ 0.85× thumbnail, ≥ 0.95× lean server" "thumbnail $(figure_met "$r2" ">=" 0.85); lean server $(figure_met "$r2p" ">=" 0.95)"
+else
+    write_figure proxy-cold-photos "proxy, cold transforms of ${#PHOTOS[@]} photos, orc vector code on both sides" \
+        "${r2}× the images/s ($(round_ratios case2 proxy libvips) in $ROUNDS interleaved rounds), $(ratio "$cpu_px" "$cpu_vb")× the CPU per image; peak RSS $(( PEAK_RSS / 1024 )) MB vs $baseline_mb MB" \
+        "$r2" "\`vips_thumbnail_buffer\` at the same parallelism ($COLD_CONNECTIONS)" "≥ 0.85×" "$(figure_met "$r2" ">=" 0.85)"
+    write_figure proxy-cold-photos-call-sequence "proxy, cold transforms of ${#PHOTOS[@]} photos: the proxy's own libvips calls made directly (reference)" \
+        "${r2c}× the images/s" "$r2c" "\`vips_thumbnail_buffer\`"
+    write_figure proxy-cold-photos-lean-server "proxy, cold transforms of ${#PHOTOS[@]} photos: the proxy's libvips calls behind a minimal C HTTP server (\`lean_server.c\`, reference)" \
+        "${r2l}× the images/s; the proxy ${r2p}× of it ($(round_ratios case2 proxy lean-server) per round)" "$r2l" "\`vips_thumbnail_buffer\`" \
+        "≥ 0.95× (proxy ÷ lean server)" "$(figure_met "$r2p" ">=" 0.95)"
+fi
+write_figure proxy-host-named-origin "proxy, cold transforms, host-named (\`localhost\`) vs IP-literal keep-alive origin" \
+    "${r1}× the requests/s ($(round_ratios case1 host-named ip-literal) per round); $hn_conn connections for $hn_orig downloads" \
+    "$r1" "the same by IP literal" "≥ 0.98×" "$(figure_met "$r1" ">=" 0.98)"
+write_figure proxy-cached-variant-pipeline "proxy, cached variant (wrk -t$THREADS -c$CONNECTIONS)" \
+    "${r3}× the requests/s ($(round_ratios case3 proxy nginx) per round), ${r3b}× the rate of the proxy's own /health" \
+    "$r3" "nginx serving the same bytes as a static file" "≥ 0.5×" "$(figure_met "$r3" ">=" 0.5)"
 } | tee "$WORK/results/summary.txt"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Load test of `webimage serve` with wrk, beside nginx serving the same bytes as a static
-# file. Everything runs on 127.0.0.1 and stops by itself; see README.md in this folder.
+# file. Everything runs on 127.0.0.1 and stops by itself; the figures go to
+# Benchmarks/results/proxy-load-*.json. See README.md in this folder.
 #
 #   Benchmarks/proxy/run.sh                      # builds nothing: give the binary
 #   WEBIMAGE=.build/release/webimage Benchmarks/proxy/run.sh
@@ -110,6 +111,7 @@ run() {
     errors=$(awk '/Non-2xx or 3xx responses:/ { print $5 }' "$out")
     printf '%-28s %10s req/s   p99 %9s   non-2xx %-6s proxy VmRSS peak %6d MB   VmHWM %6d MB\n' \
         "$name" "$rps" "$p99" "${errors:-0}" $(( $(peak_kb "$rss") / 1024 )) $(( $(hwm_kb) / 1024 )) >> "$SUMMARY"
+    echo "$name $rps $p99 ${errors:-0} $(( $(peak_kb "$rss") / 1024 ))" >> "$WORK/results/figures.txt"
 }
 
 FIT="rs:fit:300:300"
@@ -135,3 +137,15 @@ echo
 echo "== summary ($(nproc) cores, $(uname -m), wrk ${DURATION}/${COLD_DURATION}, $CONNECTIONS/$COLD_CONNECTIONS connections)"
 cat "$SUMMARY"
 grep -E '^webimage_(cache_hits_total|cache_misses_total|processed_total|requests_total)' "$WORK/results/metrics.txt" || true
+
+# The figures, Benchmarks/results/proxy-load-*.json: each proxy run's requests/s, p99
+# latency and peak RSS; the cached run's against nginx's static file.
+field() { awk -v n="$1" -v i="$2" '$1 == n { print $i }' "$WORK/results/figures.txt"; }
+stated() { echo "$(field "$1" 2) requests/s, p99 $(field "$1" 3), $(field "$1" 4) non-2xx; proxy peak RSS $(field "$1" 5) MB"; }
+cached_ratio=$(awk -v a="$(field proxy-cached 2)" -v b="$(field nginx-static 2)" 'BEGIN { printf "%.3f", a / b }')
+write_figure proxy-load-cached "proxy, cached variant (24 MP JPEG → 300 px fit, $(stat -c %s "$WORK/www/variant.jpg") bytes), wrk -t$THREADS -c$CONNECTIONS" \
+    "$(stated proxy-cached); ${cached_ratio}× nginx's requests/s" "$cached_ratio" "nginx serving the same bytes as a static file: $(field nginx-static 2) requests/s"
+write_figure proxy-load-cold-cached-original "proxy, cold 24 MP JPEG → 300 px fit, the original from its disk cache, $COLD_CONNECTIONS connections" \
+    "$(stated proxy-cold-24mp-300-cb)"
+write_figure proxy-load-cold-download "proxy, cold 24 MP JPEG → 300 px fit, the original downloaded each time, $COLD_CONNECTIONS connections" \
+    "$(stated proxy-cold-24mp-300-source)"

@@ -23,7 +23,8 @@
 # Checks, on the allocator the project ships (SHIPPED, the Makefile's and the systemd
 # unit's): RSS growth after warm-up < 5 %, peak RSS after warm-up ≤ budget, fds back to
 # their level before the load, the process alive and healthy at the end. Exit 1 when one
-# fails; the other allocators are measured for comparison only.
+# fails; the other allocators are measured for comparison only. Each allocator's figures go
+# to Benchmarks/results/proxy-soak-<allocator>.json (write_figure in lib.sh).
 #
 #   WEBIMAGE=/path/to/release/webimage Benchmarks/proxy/soak.sh    # 9 × 20 s cold, 3 × 10 min soak
 #   SOAK_SECONDS=120 ALLOCATORS="jemalloc arena2" Benchmarks/proxy/soak.sh
@@ -218,12 +219,30 @@ run_allocator() {
     echo "RSS: idle $(( idle_rss / 1024 )) MB; after warm-up $(( first / 1024 )) MB, at the end $(( last / 1024 )) MB: growth $growth %; peak after warm-up $(( peak / 1024 )) MB (VmHWM $(( hwm / 1024 )) MB); budget $BUDGET_MB MB"
     echo "fds: $idle_fds before the load, at most $fdmax during it, $after_fds after it"
     echo "$name cold=$cold_rate soak_rate=$rate first_mb=$(( first / 1024 )) last_mb=$(( last / 1024 )) growth=$growth peak_mb=$(( peak / 1024 )) hwm_mb=$(( hwm / 1024 )) idle_mb=$(( idle_rss / 1024 )) fds=$idle_fds/$fdmax/$after_fds alive=$alive" >> "$RESULTS"
+    local failed_before=$FAILED
     if [ "$name" = "$SHIPPED" ]; then
         check "$name: RSS growth after warm-up < 5 %" "$(awk -v g="$growth" 'BEGIN { print (g < 5 ? 0 : 1) }')" "$growth % ($(( first / 1024 )) → $(( last / 1024 )) MB)"
         check "$name: peak RSS after warm-up within the budget" "$([ $(( peak / 1024 )) -le "$BUDGET_MB" ] && echo 0 || echo 1)" "$(( peak / 1024 )) MB ≤ $BUDGET_MB MB"
         check "$name: fds back to their level before the load" "$([ "$after_fds" -le $(( idle_fds + 2 )) ] && echo 0 || echo 1)" "$idle_fds before, $after_fds after"
         check "$name: alive and healthy after the soak" "$([ "$alive" = 1 ] && [ "${errors:-0}" = 0 ] && echo 0 || echo 1)" "health $alive, socket errors ${errors:-0}"
     fi
+    # The figure, Benchmarks/results/proxy-soak-<allocator>.json; the checks are its target
+    # for the shipped allocator only.
+    local described target="—" met="—" span="$SOAK_SECONDS s"
+    case $name in
+        glibc) described="glibc malloc with its defaults" ;;
+        arena2) described="\`MALLOC_ARENA_MAX=2\` (what \`webimage\` sets)" ;;
+        jemalloc) described="jemalloc (\`LD_PRELOAD\`)" ;;
+        *) described=$name ;;
+    esac
+    [ $(( SOAK_SECONDS % 60 )) != 0 ] || span="$(( SOAK_SECONDS / 60 )) minutes"
+    if [ "$name" = "$SHIPPED" ]; then
+        target="growth < 5 %, peak ≤ the budget, fds back to their level"
+        met=$([ "$FAILED" = "$failed_before" ] && echo yes || echo no)
+    fi
+    write_figure "proxy-soak-$name" "proxy soak, $span of mixed load, $described" \
+        "RSS $(( first / 1024 )) → $(( last / 1024 )) MB after warm-up ($growth % growth), peak $(( peak / 1024 )) MB (VmHWM $(( hwm / 1024 )) MB), idle $(( idle_rss / 1024 )) MB; fds $idle_fds / $fdmax / $after_fds; $rate requests/s; cold variants $cold_rate/s ($(cold_rates "$name"))" \
+        "" "memory budget $BUDGET_MB MB" "$target" "$met"
 }
 
 echo

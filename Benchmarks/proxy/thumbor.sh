@@ -6,7 +6,8 @@
 # server under wrk; reported per server: answered 200s a second, the peak RSS of the whole
 # server (thumbor: its process tree), CPU seconds a request, and the ratios
 # webimage/thumbor; with webimage's stated memory budget. The figures also go to
-# results.json in the work directory (RESULTS: another path). See README.md in this folder.
+# results.json in the work directory (RESULTS: another path), and the stated one per
+# concurrency to Benchmarks/results/proxy-thumbor-c<c>.json. See README.md in this folder.
 #
 #   Benchmarks/proxy/thumbor.sh
 #   DURATION=10s CONCURRENCIES=2 WEBIMAGE=/path/to/webimage Benchmarks/proxy/thumbor.sh
@@ -298,9 +299,10 @@ awk -v hz="$CLK_TCK" '
 # $RESULTS: one object per figure; a webimage figure has thumbor's as its baseline
 # and the ratio webimage/thumbor; the budget line has the budget as the baseline of
 # webimage's peak RSS.
-"$VENV/bin/python" - "$FIGURES" "$RESULTS" "$CLK_TCK" "$(nproc)" "$CPU_MODEL" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$COMMAND" <<'EOF'
-import json, sys
-figures_path, out_path, hz, cores, cpu_model, date, command = sys.argv[1:]
+"$VENV/bin/python" - "$FIGURES" "$RESULTS" "$CLK_TCK" "$(nproc)" "$CPU_MODEL" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$COMMAND" \
+    "$HERE/../tools/figure" "$(wc -l < "$WORK/names.txt")" "$DURATION" "${THUMBOR_PILLOW% *}" <<'EOF'
+import json, runpy, sys
+figures_path, out_path, hz, cores, cpu_model, date, command, figure_tool, photos, duration, thumbor = sys.argv[1:]
 values, concurrencies = {}, []
 for line in open(figures_path):
     server, c, name, value = line.split()
@@ -336,6 +338,24 @@ for c in concurrencies:
 with open(out_path, "w") as out:
     json.dump(figures, out, indent=1, ensure_ascii=False)
     out.write("\n")
+# The stated figure per concurrency, Benchmarks/results/proxy-thumbor-c<c>.json (tools/figure).
+write_figure = runpy.run_path(figure_tool)["write"]
+for c in concurrencies:
+    get = lambda server, name: values.get((server, c, name), 0.0)
+    rate = {s: get(s, "ok") / get(s, "seconds") if get(s, "seconds") else 0.0 for s in ("webimage", "thumbor")}
+    cpu = {s: get(s, "cpu_ticks") / float(hz) / get(s, "ok") * 1000 if get(s, "ok") else 0.0 for s in ("webimage", "thumbor")}
+    rss = {s: get(s, "peak_rss_kb") / 1024 for s in ("webimage", "thumbor")}
+    rate_ratio = rate["webimage"] / rate["thumbor"] if rate["thumbor"] else 0.0
+    rss_ratio = rss["webimage"] / rss["thumbor"] if rss["thumbor"] else 0.0
+    path = write_figure({
+        "id": f"proxy-thumbor-c{c}",
+        "figure": f"proxy vs thumbor {thumbor} (2 processes, file result storage), {photos} JPEGs, fit 500 JPEG, every request cold, {duration}, concurrency {c}",
+        "value": f"{rate_ratio:.2f}× the requests/s ({cpu['webimage']:.0f} vs {cpu['thumbor']:.0f} ms CPU a request), "
+                 f"{rss_ratio:.2f}× thumbor's peak RSS ({rss['webimage']:.0f} vs {rss['thumbor']:.0f} MB)",
+        "ratio": rate_ratio, "baseline": "thumbor", "target": "≥ 1.4× req/s, ≤ 0.5× RSS",
+        "met": "yes" if rate_ratio >= 1.4 and rss_ratio <= 0.5 else "no", "command": command,
+    })
+    print(f"figure: {path}")
 EOF
 case $RESULTS in
     "$WORK"/*) [ "$KEEP" = 1 ] && echo "results: $RESULTS" || echo "results: $RESULTS (removed on exit: KEEP=1 keeps it, RESULTS=<path> writes it elsewhere)" ;;

@@ -14,10 +14,12 @@
 // per second (process CPU and wall clock), the peak of decoded pixels held (the buffer's
 // high-water mark plus, for the baseline, the whole decode), and the growth of the
 // process's peak resident memory over the round (Linux VmHWM, reset before each side).
-// The last lines give the ratios whole / lazy of the medians. `SIDE=variant` measures
+// The last lines give the ratios whole / lazy of the medians, which also go to
+// Benchmarks/results/animation-lazy-gif.json (BenchmarkFigure). `SIDE=variant` measures
 // instead the peak RSS growth of making an encoded variant of the GIF (every frame resized
 // to half size, encoded as GIF) through ImageManager.loadVariant, the image proxy's path,
-// against the same work with the whole animation decoded first.
+// against the same work with the whole animation decoded first; the ratio goes to
+// Benchmarks/results/animation-variant-gif.json.
 import BenchmarkSupport
 import Foundation
 import WebImage
@@ -158,7 +160,20 @@ if side == "variant" {
             if throughManager { manager.append(Double(made.residentGrowth)) } else { whole.append(Double(made.residentGrowth)) }
         }
     }
-    print(String(format: "whole / manager: peak RSS growth %.1f×", median(whole) / max(1, median(manager))))
+    let ratio = median(whole) / max(1, median(manager))
+    print(String(format: "whole / manager: peak RSS growth %.1f×", ratio))
+    // Bounded: the manager's growth stays under a tenth of the decoded animation.
+    let decodedBytes = Double(frameCount * size * size * 4)
+    BenchmarkFigure.write([BenchmarkFigure(
+        id: "animation-variant-gif",
+        figure: "an encoded variant of a \(frameCount)-frame \(size) × \(size) GIF (every frame to \(size / 2) × \(size / 2), GIF) through `ImageManager.loadVariant`",
+        value: String(
+            format: "peak RSS growth %.1f MB (median of %d rounds), 1/%.1f of the baseline's %.1f MB; the decoded animation is %.1f MB",
+            median(manager) / 1_048_576, rounds, ratio, median(whole) / 1_048_576, decodedBytes / 1_048_576
+        ),
+        ratio: ratio, baseline: "the same work through `VipsCoder` with the whole animation decoded first",
+        target: "memory follows a few frames, not the frame count", met: BenchmarkFigure.met(median(manager) < decodedBytes / 10)
+    )])
     exit(0)
 }
 print("\(frameCount) frames of \(size) × \(size), GIF \(megabytes(gif.count)), buffer of \(capacity) frames")
@@ -181,4 +196,15 @@ if !lazy.isEmpty && !whole.isEmpty {
     let decoded = median(whole.map { Double($0.peakDecodedBytes) }) / median(lazy.map { Double($0.peakDecodedBytes) })
     let resident = median(whole.map { Double($0.residentGrowth) }) / max(1, median(lazy.map { Double($0.residentGrowth) }))
     print(String(format: "whole / lazy: frames per CPU-second %.2f×, peak decoded bytes %.1f×, peak RSS growth %.1f×", fps, decoded, resident))
+    // Memory follows the buffer: the lazy side holds at most its capacity (and the frame
+    // being made) of RGBA frames, whatever the frame count.
+    let lazyPeak = median(lazy.map { Double($0.peakDecodedBytes) })
+    let frameBytes = Double(size * size * 4)
+    BenchmarkFigure.write([BenchmarkFigure(
+        id: "animation-lazy-gif",
+        figure: "a \(frameCount)-frame \(size) × \(size) GIF played through `AnimatedImagePlayer` with a buffer of \(capacity)",
+        value: String(format: "peak decoded bytes %.2f MB, 1/%.0f of a whole decode's; %.2f× the CPU a frame", lazyPeak / 1_048_576, decoded, fps),
+        ratio: fps, baseline: "`VipsCoder.decode` of the whole GIF, the same player and buffer",
+        target: "memory follows the buffer, not the frame count", met: BenchmarkFigure.met(lazyPeak <= Double(capacity + 1) * frameBytes)
+    )])
 }

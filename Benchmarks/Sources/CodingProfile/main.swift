@@ -15,7 +15,8 @@
 // `CodingProfile compare thumbnail|png|png-sequential|resize-fill|resize-fill-transformer-only|
 // resize-fill-full-decode|resize-memory|blur [rounds]` instead alternates WebImage and the
 // direct libvips call, round after round, and prints the median ratio of their wall and
-// process CPU times: on a busy machine, interleaving keeps the load the same for both.
+// process CPU times: on a busy machine, interleaving keeps the load the same for both. It
+// writes the pair's figure to Benchmarks/results/<id>.json (BenchmarkFigure).
 import BenchmarkSupport
 import Foundation
 import WebImage
@@ -68,8 +69,9 @@ struct ProfileCase {
     }
 }
 
-/// Alternates `ours` and `theirs` for `rounds` rounds; prints median times and ratios.
-func compare(_ ours: ProfileCase, _ theirs: ProfileCase, rounds: Int) throws {
+/// Alternates `ours` and `theirs` for `rounds` rounds; prints median times and ratios and
+/// returns the medians of the per-round ratios, wall and CPU.
+func compare(_ ours: ProfileCase, _ theirs: ProfileCase, rounds: Int) throws -> (wall: Double, cpu: Double) {
     try ours.prepare()
     try theirs.prepare()
     var wall: [[Double]] = [[], []]
@@ -106,6 +108,16 @@ func compare(_ ours: ProfileCase, _ theirs: ProfileCase, rounds: Int) throws {
     }
     print(String(format: "ratio %@ / %@ over %d rounds: wall %.3f×, CPU %.3f× (medians of per-round ratios)",
                  ours.name, theirs.name, rounds, median(wallRatios), median(cpuRatios)))
+    return (median(wallRatios), median(cpuRatios))
+}
+
+/// What `compare NAME` states: the figure's id and text, its baseline, and whether it has a
+/// target (the CPU ratio ≤ 1.05×) or is a reference.
+struct ComparedFigure {
+    let id: String
+    let figure: String
+    let baseline: String
+    let hasTarget: Bool
 }
 
 @inline(never)
@@ -129,6 +141,28 @@ if arguments.first == "compare" {
         "resize-memory": (ProfileCase(.resizeMemoryWebImage), ProfileCase(.resizeMemoryDirect)),
         "blur": (ProfileCase(.blurWebImage), ProfileCase(.blurDirect)),
     ]
+    let figures: [String: ComparedFigure] = [
+        "thumbnail": ComparedFigure(
+            id: "coding-thumbnail-decode", figure: "thumbnail decode, 24 MP JPEG → 256 px", baseline: "`vips_thumbnail_buffer`", hasTarget: true),
+        "png": ComparedFigure(
+            id: "coding-png-decode", figure: "full decode, 4 MP PNG", baseline: "`vips_image_new_from_buffer`", hasTarget: true),
+        "png-sequential": ComparedFigure(
+            id: "coding-png-random-access", figure: "libvips' full decode of a 4 MP PNG with random access (reference)",
+            baseline: "the same with `access=sequential`", hasTarget: false),
+        "resize-fill": ComparedFigure(
+            id: "transform-resize-fill", figure: "resize-fill 12 MP JPEG → 400 × 300 (thumbnail decode + `ResizeTransformer`)",
+            baseline: "`vips_thumbnail_buffer`", hasTarget: true),
+        "resize-fill-transformer-only": ComparedFigure(
+            id: "transform-resize-fill-transformer-only",
+            figure: "resize-fill 12 MP JPEG → 400 × 300 with only `context.transformer` set", baseline: "`vips_thumbnail_buffer`", hasTarget: true),
+        "resize-fill-full-decode": ComparedFigure(
+            id: "transform-resize-fill-full-decode", figure: "resize-fill 12 MP JPEG → 400 × 300 after a full decode (reference)",
+            baseline: "`vips_thumbnail_buffer`", hasTarget: false),
+        "resize-memory": ComparedFigure(
+            id: "transform-resize-memory", figure: "resize-fill of a 12 MP image decoded in memory → 400 × 300",
+            baseline: "`vips_thumbnail_image`", hasTarget: true),
+        "blur": ComparedFigure(id: "transform-blur", figure: "blur σ 5 of a 1 MP image", baseline: "`vips_gaussblur`", hasTarget: true),
+    ]
     guard let name = arguments.dropFirst().first, let pair = pairs[name] else {
         let names = pairs.keys.sorted().joined(separator: "|")
         FileHandle.standardError.write(Data("usage: CodingProfile compare <\(names)> [rounds]\n".utf8))
@@ -136,7 +170,15 @@ if arguments.first == "compare" {
     }
     let rounds = arguments.dropFirst(2).first.flatMap { Int($0) } ?? 40
     do {
-        try compare(pair.0, pair.1, rounds: rounds)
+        let ratios = try compare(pair.0, pair.1, rounds: rounds)
+        if let stated = figures[name] {
+            BenchmarkFigure.write([BenchmarkFigure(
+                id: stated.id, figure: stated.figure,
+                value: String(format: "%.3f× CPU, %.3f× wall (medians of %d interleaved rounds)", ratios.cpu, ratios.wall, rounds),
+                ratio: ratios.cpu, baseline: stated.baseline, target: stated.hasTarget ? "≤ 1.05×" : "—",
+                met: stated.hasTarget ? BenchmarkFigure.met(ratios.cpu <= 1.05) : "—"
+            )])
+        }
     } catch {
         FileHandle.standardError.write(Data("compare \(name) failed: \(error)\n".utf8))
         exit(1)

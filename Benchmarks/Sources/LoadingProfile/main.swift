@@ -16,6 +16,9 @@
 //                                                      # async | lookup), rounds of 1,000 calls, for perf
 //   .build/release/LoadingProfile hits compare 200     # all three interleaved, 10,000 calls a round: medians
 //
+// `compare`, `pinned` and `hits compare` write their figure to Benchmarks/results/<id>.json
+// (BenchmarkFigure).
+//
 // After changing WebImage's API, touch this package's sources (or remove .build): an
 // incremental release build may keep objects compiled against the old API, which crash.
 //
@@ -106,6 +109,13 @@ func memoryHits(form: String, rounds: Int) async throws {
             format: "%d rounds, median ns CPU a call: lookup %.1f, async %.1f, callback %.1f; median ratio async %.2f×, callback %.2f×",
             rounds, median(lookupTimes), median(asyncTimes), median(callbackTimes), median(asyncRatios), median(callbackRatios)
         ))
+        let asyncRatio = median(asyncRatios), callbackRatio = median(callbackRatios)
+        BenchmarkFigure.write([BenchmarkFigure(
+            id: "loading-manager-memory-hit", figure: "`ImageManager` memory hit, `loadImage(from:)` / callback form",
+            value: String(format: "%.2f× / %.2f× the CPU a call (medians of %d interleaved rounds)", asyncRatio, callbackRatio, rounds),
+            ratio: asyncRatio, baseline: "a bare `MemoryCache` lookup", target: "≤ 2.5×",
+            met: "async \(BenchmarkFigure.met(asyncRatio <= 2.5)); callback \(BenchmarkFigure.met(callbackRatio <= 2.5))"
+        )])
         return
     }
     let calls = rounds * 1_000
@@ -178,6 +188,12 @@ if mode == "pinned" {
         format: "pinned / literal over %d rounds: throughput %.3f×, CPU %.3f×",
         rounds, median(throughputRatios), median(cpuRatios)
     ))
+    BenchmarkFigure.write([BenchmarkFigure(
+        id: "loading-downloads-pinned", figure: "1,000 × 100 KB downloads at concurrency 6, `localhost` pinned by `hopAddress`",
+        value: String(format: "%.3f× the throughput, %.3f× the CPU (medians of %d interleaved rounds)", median(throughputRatios), median(cpuRatios), rounds),
+        ratio: median(throughputRatios), baseline: "the same loads by IP literal", target: "≥ 0.98×",
+        met: BenchmarkFigure.met(median(throughputRatios) >= 0.98)
+    )])
     exit(0)
 }
 let pair = try DownloadPair()
@@ -227,6 +243,14 @@ case "compare", "shared":
         format: "ImageDownloader / AsyncHTTPClient over %d rounds: wall %.3f× (%.0f %% of the MB/s), CPU %.3f×",
         rounds, median(wallRatios), 100 / median(wallRatios), median(cpuRatios)
     ))
+    if mode == "compare" {
+        let share = 1 / median(wallRatios)
+        BenchmarkFigure.write([BenchmarkFigure(
+            id: "loading-downloads", figure: "1,000 × 100 KB downloads at concurrency 6",
+            value: String(format: "%.0f %% of the MB/s, %.2f× the CPU (medians of %d interleaved rounds)", share * 100, median(cpuRatios), rounds),
+            ratio: share, baseline: "AsyncHTTPClient used directly", target: "≥ 90 %", met: BenchmarkFigure.met(share >= 0.9)
+        )])
+    }
 case "three":
     // A second client configured as the direct one, fetching the same bodies the same way:
     // what it measures against the first is placement noise (which event loops its

@@ -8,7 +8,9 @@
 //
 // Every image is decoded once, fitted into 1024 × 1024 (shrink-on-load), then encoded
 // from that one decode by each side; times are the encodes' (and decodes and SSIMs of
-// the search), medians of 3 runs.
+// the search), medians of 3 runs. The summary's figures go to Benchmarks/results/quality-*.json
+// (BenchmarkFigure).
+import BenchmarkSupport
 import Foundation
 import WebImage
 
@@ -142,3 +144,36 @@ summary("best (q80) time ÷ one q80 encode", bestCost, worst: >, format: "%.0f")
 summary("best + auto bytes ÷ JPEG q80 bytes", bestAutoRatios, worst: >)
 summary("best + auto time ÷ one q80 encode", bestAutoCost, worst: >, format: "%.0f")
 print("\ntotal bytes over the corpus ÷ q80's: auto (default target) \(String(format: "%.2f", Double(totals.auto) / Double(totals.fixed))), auto (median-matched target) \(String(format: "%.2f", Double(totals.matched) / Double(totals.fixed))), auto (worst-matched target) \(String(format: "%.2f", Double(totals.floor) / Double(totals.fixed)))")
+
+/// The worst of `values`: the largest, or the smallest with `by: <`.
+func worst(_ values: [Double], by order: (Double, Double) -> Bool = (>)) -> Double { values.sorted(by: order).first ?? .nan }
+let photos = "\(samples.count) photos (1024 px)"
+BenchmarkFigure.write([
+    BenchmarkFigure(
+        id: "quality-auto-worst-matched", figure: "auto quality aimed at JPEG q80's worst SSIM over \(photos)",
+        value: String(
+            format: "every photo at or above it (%+.4f at worst); median %.2f× q80's bytes (worst %.2f×), %.2f× in total",
+            worst(floorScoreDeltas, by: <), median(floorRatios), worst(floorRatios), Double(totals.floor) / Double(totals.fixed)
+        ),
+        ratio: median(floorRatios), baseline: "JPEG quality 80"
+    ),
+    BenchmarkFigure(
+        id: "quality-auto-default-target", figure: "auto quality at the default target (SSIM \(auto.target)) over \(photos)",
+        value: String(
+            format: "median %.2f× q80's bytes (%.2f–%.2f×), %.2f× in total; SSIM %.3f–%.3f; %.0f encodes, %.0f× one q80 encode by the median (worst %.0f×)",
+            median(autoRatios), worst(autoRatios, by: <), worst(autoRatios), Double(totals.auto) / Double(totals.fixed),
+            (zip(scoreDeltas, samples).map { $0 + $1.fixedScore }).min() ?? .nan, (zip(scoreDeltas, samples).map { $0 + $1.fixedScore }).max() ?? .nan,
+            median(encodeCounts), median(autoCost), worst(autoCost)
+        ),
+        ratio: median(autoRatios), baseline: "JPEG quality 80"
+    ),
+    BenchmarkFigure(
+        id: "quality-best-format", figure: "`format:best` (JPEG, PNG, WebP, AVIF) over \(photos)",
+        value: String(
+            format: "at quality 80: median %.2f× JPEG's bytes (worst %.2f×), %.0f× one q80 encode (worst %.0f×); with auto quality: %.2f× (worst %.2f×), %.0f× (worst %.0f×)",
+            median(bestRatios), worst(bestRatios), median(bestCost), worst(bestCost),
+            median(bestAutoRatios), worst(bestAutoRatios), median(bestAutoCost), worst(bestAutoCost)
+        ),
+        ratio: median(bestRatios), baseline: "JPEG quality 80"
+    ),
+])

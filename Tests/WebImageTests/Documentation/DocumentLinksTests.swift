@@ -9,7 +9,7 @@ struct DocumentLinksTests {
         .deletingLastPathComponent().deletingLastPathComponent()
 
     static let documents = [
-        "README.md", "deploy/README.md", "Benchmarks/README.md", "Benchmarks/proxy/README.md",
+        "README.md", "deploy/README.md", "Benchmarks/README.md", "Benchmarks/RESULTS.md", "Benchmarks/proxy/README.md",
     ]
     static let folders = ["docs", "Sources/WebImage/WebImage.docc", "Sources/WebImageServer/WebImageServer.docc"]
 
