@@ -94,9 +94,13 @@ public struct BenchmarkFigure: Sendable {
     }
 
     /// The process's command line, the program by its name.
+    /// This process's command line, after the variables that choose what the profiles
+    /// measure (`SIDE`, `VIPS_NOVECTOR`) when they are set.
     static func command() -> String {
         let arguments = CommandLine.arguments
         let name = URL(fileURLWithPath: arguments.first ?? "benchmark").lastPathComponent
-        return ([name] + arguments.dropFirst()).joined(separator: " ")
+        let environment = ProcessInfo.processInfo.environment
+        let settings = ["SIDE", "VIPS_NOVECTOR"].compactMap { variable in environment[variable].map { "\(variable)=\($0)" } }
+        return (settings + [name] + arguments.dropFirst()).joined(separator: " ")
     }
 }
