@@ -18,6 +18,12 @@ final class FrameStrip: Sendable {
     private let provide: Provider
     private let firstFailure = Locked<ImageError?>(nil)
     private let made = Atomic<Int>(0)
+    /// Set once the strip is made. libvips hands the strip to its worker threads through
+    /// GLib's own synchronisation, which the thread sanitizer cannot see (GLib is not
+    /// instrumented): this release, and the acquire where libvips calls in, show it the
+    /// order libvips keeps, for everything made before the strip (the inputs the provider
+    /// reads).
+    private let published = Atomic<Bool>(false)
 
     private init(provide: @escaping Provider) {
         self.provide = provide
@@ -51,12 +57,14 @@ final class FrameStrip: Sendable {
         ) else {
             throw .badImageData("cannot set up an animation of \(frames) frames: \(Vips.takeError())")
         }
+        strip.published.store(true, ordering: .releasing)
         return (VipsImageHandle(pointer), strip)
     }
 
     /// Frame `index` with a reference for libvips, or `nil` with the error recorded and
     /// set as libvips' error.
     fileprivate func frameForLibvips(_ index: Int) -> UnsafeMutablePointer<VipsImage>? {
+        _ = published.load(ordering: .acquiring)
         do throws(ImageError) {
             let frame = try self.frame(index)
             wi_object_ref(frame.pointer)
