@@ -40,6 +40,8 @@ final class VipsFrameReader: Sendable {
     let frameSize: PixelSize
     private let strictness: ImageDecodeOptions.Strictness
     private let bytes: EncodedBytes
+    /// Load options every view is opened with besides the frames and the access.
+    private let loadOptions: String
     private let cursors = Locked([Cursor]())
 
     /// The frame delays in milliseconds the header declares, if any.
@@ -55,17 +57,24 @@ final class VipsFrameReader: Sendable {
         try self.init(bytes: bytes, format: format, limits: limits, strictness: strictness)
     }
 
-    /// A reader of a copy of `bytes`, as ``init(data:format:limits:strictness:)``.
+    /// A reader of a copy of `bytes`, as ``init(data:format:limits:strictness:)``, that
+    /// opens its views with `loadOptions` as well (a loader's shrink-on-load, such as
+    /// WebP's `scale=0.5`): ``frameSize`` is then the size the loader gives.
     convenience init(
-        bytes: UnsafeRawBufferPointer, format: ImageFormat, limits: ImageLimits, strictness: ImageDecodeOptions.Strictness
+        bytes: UnsafeRawBufferPointer, format: ImageFormat, limits: ImageLimits, strictness: ImageDecodeOptions.Strictness,
+        loadOptions: String = ""
     ) throws(ImageError) {
-        try self.init(bytes: EncodedBytes(bytes), format: format, limits: limits, strictness: strictness)
+        try self.init(bytes: EncodedBytes(bytes), format: format, limits: limits, strictness: strictness, loadOptions: loadOptions)
     }
 
-    private init(bytes: EncodedBytes, format: ImageFormat, limits: ImageLimits, strictness: ImageDecodeOptions.Strictness) throws(ImageError) {
+    private init(
+        bytes: EncodedBytes, format: ImageFormat, limits: ImageLimits, strictness: ImageDecodeOptions.Strictness,
+        loadOptions: String = ""
+    ) throws(ImageError) {
         self.format = format
         self.strictness = strictness
         self.bytes = bytes
+        self.loadOptions = loadOptions
         let first = try Self.open(bytes, options: "", format: format, strictness: strictness)
         let pages = format.supportsAnimation ? first.pagesInFile : 1
         let size = PixelSize(width: first.width, height: first.pageHeight)
@@ -79,9 +88,10 @@ final class VipsFrameReader: Sendable {
         }
         // Every page at once, still lazily: the delays and loop count of all frames, and
         // libvips' check that the pages share one size.
-        let all = pages > 1 ? try Self.open(bytes, options: "n=-1,access=sequential", format: format, strictness: strictness) : first
         frameCount = pages
-        frameSize = size
+        let options = Self.viewOptions(frames: pages, loadOptions: loadOptions)
+        let all = pages > 1 || !loadOptions.isEmpty ? try Self.open(bytes, options: options, format: format, strictness: strictness) : first
+        frameSize = loadOptions.isEmpty ? size : PixelSize(width: all.width, height: all.pageHeight)
         delays = all.intArray("delay")
         loopCount = max(0, all.int("loop") ?? 0)
     }
@@ -138,8 +148,12 @@ final class VipsFrameReader: Sendable {
     }
 
     private func openAll() throws(ImageError) -> VipsImageHandle {
-        let options = frameCount > 1 ? "n=-1,access=sequential" : "access=sequential"
-        return try Self.open(bytes, options: options, format: format, strictness: strictness)
+        try Self.open(bytes, options: Self.viewOptions(frames: frameCount, loadOptions: loadOptions), format: format, strictness: strictness)
+    }
+
+    /// The options of a view: every frame, read forwards, and `loadOptions`.
+    private static func viewOptions(frames: Int, loadOptions: String) -> String {
+        [frames > 1 ? "n=-1" : "", "access=sequential", loadOptions].filter { !$0.isEmpty }.joined(separator: ",")
     }
 
     private func read(_ index: Int, from view: VipsImageHandle) throws(ImageError) -> VipsImageHandle {

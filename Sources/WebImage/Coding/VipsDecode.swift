@@ -84,8 +84,11 @@ struct VipsDecode {
             : sourceSize
         let animationOption = Self.joined(animated ? "n=-1" : "", embeddedThumbnailOption)
         let target = options.targetSize(for: upright, frames: frames)
-        if animated, options.framesOnDemand, target == nil {
-            return try framesOnDemand(frames: frames, sourceSize: sourceSize, orientation: orientation, upright: upright)
+        // An animation is thumbnailed frame by frame, so that no frame's edge takes pixels
+        // of the next; one made on demand stays so.
+        if animated, options.framesOnDemand || target != nil {
+            let image = try framesOnDemand(frames: frames, sourceSize: sourceSize, orientation: orientation, upright: upright, target: target)
+            return options.framesOnDemand ? image : try image.inMemory()
         }
 
         let loaded: VipsImageHandle
@@ -130,20 +133,44 @@ struct VipsDecode {
     }
 
     /// The animation as an image whose frames are decoded when they are read, from a copy
-    /// of the bytes this decode reads (``ImageDecodeOptions/framesOnDemand``).
-    private func framesOnDemand(frames: Int, sourceSize: PixelSize, orientation: Int, upright: PixelSize) throws(ImageError) -> Image {
-        let reader = try VipsFrameReader(bytes: bytes, format: format, limits: options.limits, strictness: options.strictness)
-        guard reader.frameCount == frames, reader.frameSize == sourceSize else {
+    /// of the bytes this decode reads (``ImageDecodeOptions/framesOnDemand``), each made
+    /// `target` in size when there is one, as the whole decode makes every frame.
+    private func framesOnDemand(
+        frames: Int, sourceSize: PixelSize, orientation: Int, upright: PixelSize, target: PixelSize?
+    ) throws(ImageError) -> Image {
+        var shrink = ""
+        if let target {
+            let stored = orientation >= 5 ? PixelSize(width: target.height, height: target.width) : target
+            shrink = shrinkOnLoad(stored: sourceSize, target: stored)
+        }
+        let reader = try VipsFrameReader(
+            bytes: bytes, format: format, limits: options.limits, strictness: options.strictness, loadOptions: shrink
+        )
+        guard reader.frameCount == frames else {
             throw .badImageData("the \(format.rawValue) animation's header changed between two reads")
         }
-        let first = try reader.frameHandle(at: 0)
+        let format = format
+        let decodeFrame = { @Sendable (index: Int) throws(ImageError) -> VipsImageHandle in
+            let frame = try reader.frameHandle(at: index)
+            guard let target else { return frame }
+            let thumbnail = try Vips.run("thumbnail of frame \(index)") {
+                wi_thumbnail_image(frame.pointer, $0, Int32(target.width), Int32(target.height), Int32(VIPS_SIZE_FORCE.rawValue), 0)
+            }
+            let normalised = try Self.normalise(thumbnail)
+            guard let memory = vips_image_copy_memory(normalised.pointer) else {
+                throw .badImageData("cannot decode frame \(index) of the \(frames)-frame \(format.rawValue): \(Vips.takeError())")
+            }
+            return VipsImageHandle(memory)
+        }
+        let first = try decodeFrame(0)
         return try Image.framesOnDemand(
-            frameSize: sourceSize, frameCount: frames, bands: first.bands, interpretation: wi_interpretation(first.pointer),
-            frameDurations: Self.durations(reader.delays, frames: frames), loopCount: reader.loopCount, format: format,
-            sourceOrientation: orientation, loadedPixelSize: sourceSize, sourcePixelSize: upright, scale: 1
+            frameSize: PixelSize(width: first.width, height: first.height), frameCount: frames, bands: first.bands,
+            interpretation: wi_interpretation(first.pointer), frameDurations: Self.durations(reader.delays, frames: frames),
+            loopCount: reader.loopCount, format: format, sourceOrientation: orientation, loadedPixelSize: reader.frameSize,
+            sourcePixelSize: upright, scale: 1
         ) { index throws(ImageError) -> VipsImageHandle in
-            // The first frame, decoded for its bands, is kept: a reader starts with it.
-            index == 0 ? first : try reader.frameHandle(at: index)
+            // The first frame, decoded for its size and bands, is kept: a reader starts with it.
+            index == 0 ? first : try decodeFrame(index)
         }
     }
 

@@ -45,6 +45,22 @@ struct FramesOnDemandTests {
         #expect(output.frameCount == 40 && output.frameDurations == whole.frameDurations && output.loopCount == 3)
     }
 
+    @Test("K3 an animation decoded on demand into a thumbnail box gives the whole decode's size, timing and pixels, each frame thumbnailed on its own", arguments: [ImageFormat.gif, .webp])
+    func K3_onDemandThumbnailMatchesWholeDecode(format: ImageFormat) throws {
+        let source = try AnimationFixtures.encoded(frames: 24, size: 96, as: format)
+        let box = ImageDecodeOptions(thumbnailPixelSize: PixelSize(width: 40, height: 40))
+        let whole = try VipsCoder.shared.decode(source, options: box)
+        let lazy = try VipsCoder.shared.decode(source, options: Self.onDemand(box))
+        #expect(lazy.makesFramesOnDemand && lazy.pixelSize == whole.pixelSize && lazy.frameCount == 24)
+        #expect(lazy.loadedPixelSize == whole.loadedPixelSize && lazy.sourcePixelSize == whole.sourcePixelSize)
+        #expect(lazy.frameDurations == whole.frameDurations)
+        let made = try lazy.inMemory()
+        #expect(!made.makesFramesOnDemand)
+        for index in [0, 11, 23] {
+            #expect(try made.frame(at: index).pixels() == whole.frame(at: index).pixels(), "frame \(index)")
+        }
+    }
+
     @Test("K2 one encode makes each frame once at every stage, and a second encode makes them again")
     func K2_eachFrameMadeOncePerEncode() throws {
         let frames = 200

@@ -93,16 +93,18 @@ extension ImagePipeline {
     /// source's bytes and the decoded pixels after shrink-on-load (4 bands with alpha,
     /// else 3, for every frame decoded), twice the pixels when a full-size still image is
     /// turned for its EXIF orientation. An animation whose frames are made on demand holds
-    /// a copy of its bytes and about ``framesHeldOnDemand`` frames.
+    /// a copy of its bytes and about ``framesHeldOnDemand`` frames, and one frame at full
+    /// size on its way to a thumbnail.
     static func reservedBytes(decoding info: ImageInfo, with options: ImageDecodeOptions, sourceBytes: Int) -> Int {
         let frames = options.firstFrameOnly || !info.format.supportsAnimation ? 1 : max(1, info.frameCount)
         let upright = info.uprightPixelSize
         let target = options.targetSize(for: upright, frames: frames)
         let decoded = target ?? upright
         let turned = target == nil && frames == 1 && info.orientation != 1
-        let onDemand = frames > 1 && target == nil && options.framesOnDemand
+        let onDemand = frames > 1 && options.framesOnDemand
         let heldFrames = onDemand ? Double(min(frames, framesHeldOnDemand)) : Double(frames)
-        let pixels = Double(decoded.width) * Double(decoded.height) * heldFrames
+        var pixels = Double(decoded.width) * Double(decoded.height) * heldFrames
+        if onDemand, target != nil { pixels += Double(upright.width) * Double(upright.height) }
         let bytes = pixels * (info.hasAlpha ? 4 : 3) * (turned ? 2 : 1) + Double(sourceBytes) * (onDemand ? 2 : 1)
         return bytes >= Double(Int.max) ? Int.max : Int(bytes)
     }
