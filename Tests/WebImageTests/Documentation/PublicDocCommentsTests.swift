@@ -111,7 +111,7 @@ struct PublicDocCommentsTests {
 /// ``SwiftSourceText`` (so comments and string literals hide nothing and fake nothing).
 ///
 /// A declaration is public with `public` or `open` among its modifiers, or with no access
-/// modifier inside a `public extension` or a public protocol, and an enum case in a public
+/// modifier inside a `public extension` or a public protocol; so is every case of a public
 /// enum. Its comment is the line right above its first attribute or modifier.
 enum PublicDeclarations {
     /// One declaration: the line of its first attribute, modifier or keyword (from 1), the
@@ -145,6 +145,7 @@ enum PublicDeclarations {
         "distributed", "isolated",
     ]
 
+    /// The public declarations of `source` other than extensions, in the order they appear.
     static func scan(_ source: String) -> [Declaration] {
         let lines = source.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         let tokens = tokens(SwiftSourceText.code(source))
