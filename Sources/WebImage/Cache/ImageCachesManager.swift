@@ -119,6 +119,9 @@ public final class ImageCachesManager: ImageCaching {
 
     // MARK: Lookups
 
+    /// The first image held in memory for `key` in the caches ``queryPolicy`` asks, highest
+    /// priority first; with ``fillsHigherCachesOnHit``, the caches above the one that has it
+    /// keep it too.
     public func imageFromMemory(forKey key: String) -> Image? {
         let (caches, _, fills) = selection(\.queryPolicy)
         for (index, cache) in caches.enumerated() {
@@ -131,6 +134,9 @@ public final class ImageCachesManager: ImageCaching {
         return nil
     }
 
+    /// The first encoded variant held in memory for `key` in the caches ``queryPolicy`` asks,
+    /// highest priority first; with ``fillsHigherCachesOnHit``, the caches above the one that
+    /// has it keep it too.
     public func variantFromMemory(forKey key: String) -> EncodedVariant? {
         let (caches, _, fills) = selection(\.queryPolicy)
         for (index, cache) in caches.enumerated() {
@@ -143,6 +149,8 @@ public final class ImageCachesManager: ImageCaching {
         return nil
     }
 
+    /// The first entry a cache ``queryPolicy`` asks can read for `key` on the calling thread,
+    /// highest priority first.
     public func entrySync(forKey key: String) -> DiskCacheEntry? {
         let (caches, _, _) = selection(\.queryPolicy)
         for cache in caches {
@@ -151,6 +159,8 @@ public final class ImageCachesManager: ImageCaching {
         return nil
     }
 
+    /// The stored bytes and metadata for `key` from the first cache ``queryPolicy`` finds them
+    /// in; with ``fillsHigherCachesOnHit``, they are also stored in the caches above it.
     public func entry(forKey key: String) async -> DiskCacheEntry? {
         let (caches, policy, fills) = selection(\.queryPolicy)
         let found = await firstHit(in: caches, concurrently: policy == .concurrent) { await $0.entry(forKey: key) }
@@ -163,6 +173,8 @@ public final class ImageCachesManager: ImageCaching {
         return entry
     }
 
+    /// Looks `key` up in the caches ``queryPolicy`` asks and returns the first hit; with
+    /// ``fillsHigherCachesOnHit``, the caches above the one that answered get its image and bytes.
     public func query(forKey key: String, cacheType: CacheType, decodeOptions: ImageDecodeOptions) async -> CacheQueryResult? {
         let (caches, policy, fills) = selection(\.queryPolicy)
         let found = await firstHit(in: caches, concurrently: policy == .concurrent) {
@@ -182,6 +194,8 @@ public final class ImageCachesManager: ImageCaching {
         return hit
     }
 
+    /// The tier holding `key` in the first cache ``containsPolicy`` finds it in;
+    /// ``CacheType/none`` when no cache has it.
     public func contains(forKey key: String) async -> CacheType {
         let (caches, policy, _) = selection(\.containsPolicy)
         let found = await firstHit(in: caches, concurrently: policy == .concurrent) { cache -> CacheType? in
@@ -191,21 +205,25 @@ public final class ImageCachesManager: ImageCaching {
         return found?.1 ?? .none
     }
 
+    /// The stored bytes for `key`: ``entry(forKey:)``'s bytes.
     public func diskData(forKey key: String) async -> Data? {
         await entry(forKey: key)?.data
     }
 
+    /// The metadata stored with `key`'s bytes: ``entry(forKey:)``'s metadata.
     public func metadata(forKey key: String) async -> CacheMetadata? {
         await entry(forKey: key)?.metadata
     }
 
     // MARK: Writes
 
+    /// Puts `image` in the memory tier of the caches ``storePolicy`` names.
     public func storeToMemory(_ image: Image, forKey key: String) {
         let (caches, _, _) = selection(\.storePolicy)
         for cache in caches { cache.storeToMemory(image, forKey: key) }
     }
 
+    /// Keeps `variant` in memory in the caches ``storePolicy`` names.
     public func storeVariantToMemory(_ variant: EncodedVariant, forKey key: String) {
         let (caches, _, _) = selection(\.storePolicy)
         for cache in caches { cache.storeVariantToMemory(variant, forKey: key) }
@@ -226,11 +244,13 @@ public final class ImageCachesManager: ImageCaching {
         if let error = errors.compactMap({ $0 }).first { throw error }
     }
 
+    /// Removes `key` from the tiers `cacheType` names in the caches ``removePolicy`` names.
     public func remove(forKey key: String, cacheType: CacheType) async {
         let (caches, policy, _) = selection(\.removePolicy)
         _ = await each(caches, concurrently: policy == .concurrent) { await $0.remove(forKey: key, cacheType: cacheType) }
     }
 
+    /// Empties the tiers `cacheType` names in the caches ``clearPolicy`` names.
     public func clear(_ cacheType: CacheType) async {
         let (caches, policy, _) = selection(\.clearPolicy)
         _ = await each(caches, concurrently: policy == .concurrent) { await $0.clear(cacheType) }

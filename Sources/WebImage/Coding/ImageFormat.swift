@@ -7,6 +7,8 @@ import Foundation
 /// so ``qoi`` bytes decode only through ``QOICoder`` (on its own, or added to an
 /// ``ImageCodersManager``).
 public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
+    /// A format recognised by its signature bytes: JPEG, PNG, GIF, WebP, HEIC, HEIF, AVIF,
+    /// TIFF, BMP, ICO, JPEG XL, PDF or SVG.
     case jpeg, png, gif, webp, heic, heif, avif, tiff, bmp, ico, jxl, pdf, svg
     /// The "Quite OK Image" format (qoiformat.org), read and written by ``QOICoder``.
     case qoi

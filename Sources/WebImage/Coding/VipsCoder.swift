@@ -41,16 +41,21 @@ public struct VipsCoder: ImageCoder {
     /// Whether untrusted loaders are allowed (see ``setUntrustedLoadersAllowed(_:)``).
     public static var untrustedLoadersAllowed: Bool { untrustedAllowed.withLock { $0 } }
 
+    /// Whether `data` starts like a format libvips reads: not QOI, and not a format of an
+    /// untrusted loader unless ``untrustedLoadersAllowed``.
     public func canDecode(_ data: Data) -> Bool {
         let format = ImageFormat(data: data)
         guard format != .unknown, Self.otherCoders[format] == nil else { return false }
         return Self.untrustedLoaders[format] == nil || Self.untrustedLoadersAllowed
     }
 
+    /// Whether libvips writes `format` (``ImageFormat/isWritable``).
     public func canEncode(_ format: ImageFormat) -> Bool { format.isWritable }
 
     // MARK: Decoding
 
+    /// Decodes `data` with libvips, checking the header against the limits in `options` before
+    /// any pixel is allocated.
     public func decode(_ data: Data, options: ImageDecodeOptions = .init()) throws(ImageError) -> Image {
         try Vips.start()
         let format = try Self.checkedFormat(of: data)
@@ -88,6 +93,7 @@ public struct VipsCoder: ImageCoder {
         try AnimatedImage(data: data, limits: limits, strictness: strictness)
     }
 
+    /// Reads the header of `data` and checks `limits`, without decoding any pixel.
     public func inspect(_ data: Data, limits: ImageLimits = .default) throws(ImageError) -> ImageInfo {
         try Vips.start()
         let format = try Self.checkedFormat(of: data)
@@ -99,6 +105,8 @@ public struct VipsCoder: ImageCoder {
         return try result.get()
     }
 
+    /// Decodes the first frame of what has arrived of `data`, leniently; `nil` while too few
+    /// bytes have arrived, or for a format this coder does not read.
     public func decodePartial(_ data: Data, options: ImageDecodeOptions = .init()) throws(ImageError) -> Image? {
         try Vips.start()
         let format = ImageFormat(data: data)
@@ -153,6 +161,8 @@ public struct VipsCoder: ImageCoder {
 
     // MARK: Encoding
 
+    /// Encodes `image` as `options.format`; with a ``ImageEncodeOptions/maxFileSize``, lowers
+    /// a lossy format's quality until the bytes fit.
     public func encode(_ image: Image, options: ImageEncodeOptions) throws(ImageError) -> Data {
         try Vips.start()
         guard options.format.isWritable else {

@@ -6,8 +6,11 @@ public struct DataURLLoader: ImageLoader {
     /// Creates a data URL loader.
     public init() {}
 
+    /// Whether `url` is a `data:` URL.
     public func canLoad(_ url: URL) -> Bool { url.scheme?.lowercased() == "data" }
 
+    /// Returns the bytes and media type `url` carries, without any I/O; a URL without bytes
+    /// fails with ``ImageError/badImageData(_:)``.
     public func load(
         _ url: URL,
         options: DownloadOptions,

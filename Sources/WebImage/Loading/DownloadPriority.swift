@@ -7,5 +7,6 @@ public enum DownloadPriority: Int, Sendable, Comparable, CaseIterable {
     /// Jumps ahead of normal and low downloads.
     case high
 
+    /// Orders the priorities by their raw values: ``low`` before ``normal`` before ``high``.
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }

@@ -19,8 +19,11 @@ public struct FileLoader: ImageLoader {
         self.maxFileSize = maxFileSize
     }
 
+    /// Whether `url` is a `file:` URL.
     public func canLoad(_ url: URL) -> Bool { url.isFileURL }
 
+    /// Reads the regular file at `url`'s path, up to ``maxFileSize`` bytes; a missing,
+    /// unreadable or empty file fails with an ``ImageError`` naming its path.
     public func load(
         _ url: URL,
         options: DownloadOptions,

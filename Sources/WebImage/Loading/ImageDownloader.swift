@@ -146,6 +146,7 @@ public final class ImageDownloader: ImageLoader, Sendable {
 
     // MARK: Downloading
 
+    /// Whether `url` is an `http` or `https` URL with a host.
     public func canLoad(_ url: URL) -> Bool {
         guard let scheme = url.scheme?.lowercased() else { return false }
         return (scheme == "http" || scheme == "https") && url.host?.isEmpty == false

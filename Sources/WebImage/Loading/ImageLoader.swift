@@ -27,8 +27,11 @@ public struct ImageLoaders: ImageLoader {
         self.loaders = loaders
     }
 
+    /// Whether any of the ``loaders`` handles `url`.
     public func canLoad(_ url: URL) -> Bool { loaders.contains { $0.canLoad(url) } }
 
+    /// Loads `url` with the first of the ``loaders`` that handles it; without one,
+    /// fails with ``ImageError/invalidURL(_:)``.
     public func load(
         _ url: URL,
         options: DownloadOptions,

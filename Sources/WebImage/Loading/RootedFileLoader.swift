@@ -51,6 +51,7 @@ public struct RootedFileLoader: ImageLoader {
         self.maxFileSize = maxFileSize
     }
 
+    /// Whether `url` has this loader's ``scheme``.
     public func canLoad(_ url: URL) -> Bool { url.scheme?.lowercased() == scheme }
 
     /// The path `url` names under the root, checked without touching the file system:
@@ -81,6 +82,8 @@ public struct RootedFileLoader: ImageLoader {
         return components.joined(separator: "/")
     }
 
+    /// Reads the file `url` names under ``rootPath``, checked as the type's description says:
+    /// a path or a symbolic link leading out of the root is refused.
     public func load(
         _ url: URL,
         options: DownloadOptions,

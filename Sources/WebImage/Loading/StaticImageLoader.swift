@@ -29,8 +29,10 @@ public final class StaticImageLoader: ImageLoader {
         images.withLock { $0[url] != nil }
     }
 
+    /// Whether `url` has the scheme this loader was created for, whether or not bytes are held for it.
     public func canLoad(_ url: URL) -> Bool { url.scheme?.lowercased() == scheme }
 
+    /// Returns the bytes held for `url`; fails with ``ImageError/notFound(_:)`` when none are.
     public func load(
         _ url: URL,
         options: DownloadOptions,

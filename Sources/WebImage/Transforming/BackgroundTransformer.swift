@@ -15,8 +15,11 @@ public struct BackgroundTransformer: ImageTransformer {
         self.color = color
     }
 
+    /// `background-` and ``color`` as `rrggbbaa`.
     public var key: String { "background-\(color.hex)" }
 
+    /// Flattens the image onto ``color`` when it is opaque, else composites it over ``color``;
+    /// an image without alpha is returned as it is.
     public func transform(_ image: Image) throws(ImageError) -> Image {
         guard image.hasAlpha else { return image }
         let color = self.color

@@ -14,8 +14,11 @@ public struct BlurTransformer: ImageTransformer {
         self.sigma = sigma
     }
 
+    /// `blur-` and ``sigma``, e.g. `blur-0p5`.
     public var key: String { "blur-\(TransformKey.number(sigma))" }
 
+    /// Blurs each frame by ``sigma`` pixels; a sigma that is not a number above 0 fails with
+    /// ``ImageError/invalidTransform(_:)``.
     public func transform(_ image: Image) throws(ImageError) -> Image {
         guard sigma.isFinite, sigma > 0 else {
             throw .invalidTransform("blur sigma \(sigma) must be a number above 0 (the blur radius in pixels, e.g. 2)")

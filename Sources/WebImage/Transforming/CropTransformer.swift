@@ -32,6 +32,7 @@ public struct CropTransformer: ImageTransformer {
         region = .size(size, gravity)
     }
 
+    /// `crop-<x>-<y>-<W>x<H>` for a rectangle, `crop-<W>x<H>-<gravity>` for a size.
     public var key: String {
         switch region {
         case .rect(let rect):
@@ -41,6 +42,8 @@ public struct CropTransformer: ImageTransformer {
         }
     }
 
+    /// Cuts ``region`` out of every frame, clamped to the image; an empty rectangle or one
+    /// outside the image fails with ``ImageError/invalidTransform(_:)``.
     public func transform(_ image: Image) throws(ImageError) -> Image {
         let bounds = image.pixelSize
         switch region {

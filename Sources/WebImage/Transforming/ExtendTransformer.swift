@@ -23,10 +23,13 @@ public struct ExtendTransformer: ImageTransformer {
         self.background = background
     }
 
+    /// `extend-<W>x<H>-<gravity>-<rrggbbaa>` of ``size``, ``gravity`` and ``background``.
     public var key: String {
         "extend-\(TransformKey.size(size))-\(gravity.keyComponent)-\(background.hex)"
     }
 
+    /// Pads every frame to at least ``size`` on ``background``, placed by ``gravity``; an image
+    /// already that large is returned as it is.
     public func transform(_ image: Image) throws(ImageError) -> Image {
         guard size.width >= 0, size.height >= 0 else {
             throw .invalidTransform("extend to \(size): width and height must be 0 or more (0 keeps that dimension)")

@@ -15,6 +15,7 @@ public struct FlipTransformer: ImageTransformer {
         self.vertical = vertical
     }
 
+    /// `flip-h`, `flip-v`, `flip-hv` or `flip-none`, by the directions mirrored.
     public var key: String {
         switch (horizontal, vertical) {
         case (true, true): "flip-hv"
@@ -24,6 +25,8 @@ public struct FlipTransformer: ImageTransformer {
         }
     }
 
+    /// Mirrors every frame in the directions set; both together are a half turn, neither
+    /// returns the image as it is.
     public func transform(_ image: Image) throws(ImageError) -> Image {
         let (horizontal, vertical) = (self.horizontal, self.vertical)
         if !horizontal, !vertical { return image }

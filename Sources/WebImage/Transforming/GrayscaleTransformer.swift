@@ -8,8 +8,10 @@ public struct GrayscaleTransformer: ImageTransformer {
     /// Creates a grayscale transformer.
     public init() {}
 
+    /// `grayscale`.
     public var key: String { "grayscale" }
 
+    /// Converts the image to grey, keeping alpha; a grey image is returned as it is.
     public func transform(_ image: Image) throws(ImageError) -> Image {
         if VipsTransform.isGrey(image.handle) { return image }
         return try image.transformingPixels { strip throws(ImageError) in

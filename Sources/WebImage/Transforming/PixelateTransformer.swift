@@ -17,8 +17,11 @@ public struct PixelateTransformer: ImageTransformer {
         self.size = size
     }
 
+    /// `pixelate-` and ``size``, e.g. `pixelate-8`.
     public var key: String { "pixelate-\(size)" }
 
+    /// Pixelates each frame in blocks of ``size`` pixels; a size below 1 fails with
+    /// ``ImageError/invalidTransform(_:)``.
     public func transform(_ image: Image) throws(ImageError) -> Image {
         guard size >= 1 else {
             throw .invalidTransform("pixelate size \(size) must be 1 or more (the block size in pixels, e.g. 8)")

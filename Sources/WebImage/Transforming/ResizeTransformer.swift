@@ -29,6 +29,7 @@ public struct ResizeTransformer: ImageTransformer {
         self.enlarge = enlarge
     }
 
+    /// `resize-<mode>-<W>x<H>`, then the gravity for the fill modes and `-up` when enlarging.
     public var key: String {
         var key = "resize-\(mode.rawValue)-\(TransformKey.size(size))"
         if mode == .fill || mode == .fillDown { key += "-" + gravity.keyComponent }
@@ -36,6 +37,8 @@ public struct ResizeTransformer: ImageTransformer {
         return key
     }
 
+    /// Resizes every frame to ``size`` in ``mode``, by the rules of the type's description;
+    /// a size of 0 by 0 returns the image as it is.
     public func transform(_ image: Image) throws(ImageError) -> Image {
         guard size.width >= 0, size.height >= 0 else {
             throw .invalidTransform("resize to \(size): width and height must be 0 or more (0 derives one from the other)")

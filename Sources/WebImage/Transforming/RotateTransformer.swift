@@ -47,12 +47,16 @@ public struct RotateTransformer: ImageTransformer {
         }
     }
 
+    /// `rotate-<angle>` for a multiple of 90°, else `rotate-<angle>-fit|keep-<rrggbbaa>`, the
+    /// angle taken modulo 360.
     public var key: String {
         let angle = TransformKey.number(normalisedDegrees)
         if rightAngle != nil { return "rotate-\(angle)" }
         return "rotate-\(angle)-\(fitSize ? "fit" : "keep")-\(background.hex)"
     }
 
+    /// Rotates every frame clockwise by ``degrees``: a lossless turn for a multiple of 90°, else
+    /// resampled on a canvas ``fitSize`` and ``background`` decide.
     public func transform(_ image: Image) throws(ImageError) -> Image {
         guard degrees.isFinite else {
             throw .invalidTransform("rotation by \(degrees)°: give a finite angle in degrees")

@@ -23,11 +23,15 @@ public struct RoundCornerTransformer: ImageTransformer {
         self.borderColor = borderColor
     }
 
+    /// `round-<radius>`, plus `-<borderWidth>-<rrggbbaa>` with a border.
     public var key: String {
         let base = "round-\(TransformKey.number(radius))"
         return borderWidth == 0 ? base : "\(base)-\(TransformKey.number(borderWidth))-\(borderColor.hex)"
     }
 
+    /// Makes every frame's pixels outside the rounded rectangle transparent and draws the
+    /// border, if any; a negative radius or border width fails with
+    /// ``ImageError/invalidTransform(_:)``.
     public func transform(_ image: Image) throws(ImageError) -> Image {
         guard radius >= 0, borderWidth >= 0 else {
             throw .invalidTransform("round corners radius \(radius), border \(borderWidth): both must be 0 or more pixels")

@@ -13,8 +13,11 @@ public struct SharpenTransformer: ImageTransformer {
         self.sigma = sigma
     }
 
+    /// `sharpen-` and ``sigma``, e.g. `sharpen-1p5`.
     public var key: String { "sharpen-\(TransformKey.number(sigma))" }
 
+    /// Sharpens each frame with a mask ``sigma`` pixels wide; a sigma that is not a number
+    /// above 0 fails with ``ImageError/invalidTransform(_:)``.
     public func transform(_ image: Image) throws(ImageError) -> Image {
         guard sigma.isFinite, sigma > 0 else {
             throw .invalidTransform("sharpen sigma \(sigma) must be a number above 0 (the mask radius in pixels, e.g. 1)")

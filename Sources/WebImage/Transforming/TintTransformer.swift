@@ -15,8 +15,11 @@ public struct TintTransformer: ImageTransformer {
         self.color = color
     }
 
+    /// `tint-` and ``color`` as `rrggbbaa`.
     public var key: String { "tint-\(color.hex)" }
 
+    /// Blends ``color`` over every pixel by the colour's alpha, keeping the image's alpha; a
+    /// fully transparent colour returns the image as it is.
     public func transform(_ image: Image) throws(ImageError) -> Image {
         let color = self.color
         if color.alpha == 0 { return image }

@@ -12,8 +12,10 @@ public struct TransformerPipeline: ImageTransformer {
         self.transformers = transformers
     }
 
+    /// The ``transformers``' keys joined with `+`; empty for an empty pipeline.
     public var key: String { transformers.map(\.key).joined(separator: "+") }
 
+    /// Applies the ``transformers`` in order, each to the previous one's result.
     public func transform(_ image: Image) throws(ImageError) -> Image {
         var result = image
         for transformer in transformers {

@@ -31,6 +31,7 @@ public struct TrimTransformer: ImageTransformer {
         self.equalVertical = equalVertical
     }
 
+    /// `trim-<threshold>-<rrggbb or auto>`, plus `-eqh` and `-eqv` for the equal sides.
     public var key: String {
         var key = "trim-\(TransformKey.number(threshold))-" + (color.map { String($0.hex.prefix(6)) } ?? "auto")
         if equalHorizontal { key += "-eqh" }
@@ -38,6 +39,8 @@ public struct TrimTransformer: ImageTransformer {
         return key
     }
 
+    /// Cuts away the border of background colour; an animation, or an image that is all
+    /// background, is returned as it is.
     public func transform(_ image: Image) throws(ImageError) -> Image {
         guard threshold.isFinite, threshold >= 0 else {
             throw .invalidTransform("trim threshold \(threshold) must be 0 or more (the colour distance still counted as background, e.g. 10)")

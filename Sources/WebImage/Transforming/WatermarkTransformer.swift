@@ -42,6 +42,7 @@ public struct WatermarkTransformer: ImageTransformer {
         self.scale = scale
     }
 
+    /// `watermark-<mark key>-<opacity>-<placement>`, plus `-s<scale>` with a scale.
     public var key: String {
         let name = String(markKey.unicodeScalars.filter { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0)) })
         let where_: String
@@ -52,6 +53,8 @@ public struct WatermarkTransformer: ImageTransformer {
         return "watermark-\(name)-\(TransformKey.number(opacity))-\(where_)" + (scale.map { "-s\(TransformKey.number($0))" } ?? "")
     }
 
+    /// Puts ``mark`` over every frame at ``opacity``, placed by ``placement`` and scaled by
+    /// ``scale``; an opacity of 0 returns the image as it is.
     public func transform(_ image: Image) throws(ImageError) -> Image {
         guard opacity.isFinite, (0...1).contains(opacity) else {
             throw .invalidTransform("watermark opacity \(opacity) must be from 0 to 1")

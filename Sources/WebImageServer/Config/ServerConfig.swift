@@ -523,5 +523,6 @@ public struct ServerConfigError: Error, Sendable, Equatable, CustomStringConvert
     /// Creates an error with `message`.
     public init(_ message: String) { self.message = message }
 
+    /// The ``message``.
     public var description: String { message }
 }

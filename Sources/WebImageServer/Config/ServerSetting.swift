@@ -5,26 +5,63 @@ import WebImage
 /// how its text is parsed. Flags and the environment go through the same parser, so both
 /// give the same messages.
 public enum ServerSetting: String, CaseIterable, Sendable {
+    /// Where the server listens, how URLs are signed, and which sources and source addresses
+    /// are allowed.
     case bind, port, key, salt, signatureSize, allowedSource, allowLoopback, allowPrivate, allowLinkLocal
+    /// Limits on a source's bytes, pixels and frames, and on a result's width and height.
     case maxSourceBytes, maxSourceResolution, maxAnimationFrames, maxResultDimension
+    /// Timeouts, the workers and their queue, `Cache-Control`'s max age, the formats served by
+    /// `Accept` or kept from the source, and the default quality.
     case downloadTimeout, requestTimeout, workers, queueSize, ttl, autoWebP, autoAVIF, preferredFormats, quality
+    /// The disk and memory caches' location, sizes and age limit, and the named presets.
     case cacheDir, cacheMaxDisk, cacheMaxMemory, cacheMaxAge, preset
+    /// Presets-only URLs, the root of `local://` sources, the key of `enc/` sources,
+    /// per-format qualities, WebP and AVIF enforced by `Accept`, and ETags.
     case onlyPresets, localFilesystemRoot, sourceURLEncryptionKey, formatQuality, enforceWebP, enforceAVIF, useETag
+    /// Metadata stripping, the `User-Agent` and redirects of source downloads, and the security
+    /// options in URLs.
     case stripMetadata, userAgent, maxRedirects, allowSecurityOptions
+    /// The watermark image and its opacity, signatures accepted without a check, and the
+    /// playground page.
     case watermarkPath, watermarkURL, watermarkData, watermarkOpacity, trustedSignature, playground
+    /// Auto quality's SSIM target and the candidates of `format:best`.
     case autoQualityTarget, bestFormats
+    /// Client connections: the request read and keep-alive timeouts, the most clients, and
+    /// the memory budget of the images being decoded.
     case readRequestTimeout, keepAliveTimeout, maxClients, memoryBudget
+    /// `s3://` sources: whether they load, the endpoint, region and addressing style, and the
+    /// buckets allowed and denied.
     case useS3, s3Endpoint, s3Region, s3EndpointUsePathStyle, s3AllowedBucket, s3DeniedBucket
+    /// The proxies sources are fetched through, the hosts fetched direct, whether the proxies'
+    /// own addresses pass the source guard, and TLS to sources: trusted authorities and a
+    /// client certificate.
     case proxy, noProxy, trustProxyAddress, caFile, clientCert, clientKey
+    /// The bearer token requests carry, the processing options URLs may use, and the
+    /// server-wide defaults of `keep_copyright`, `strip_color_profile`, `auto_rotate` and
+    /// `enforce_thumbnail`.
     case secret, allowedProcessingOption, keepCopyright, stripColorProfile, autoRotate, enforceThumbnail
+    /// Formats served unprocessed, the most pixels of an animation's frame, and a second
+    /// health check path.
     case skipProcessingFormats, maxAnimationFrameResolution, healthCheckPath
+    /// The fallback image served for a source that cannot be downloaded, its status and its
+    /// max age.
     case fallbackImageData, fallbackImagePath, fallbackImageURL, fallbackImageHTTPCode, fallbackImageTTL
+    /// How URLs are read: the path prefix, the arguments separator, the base URL and rewrites
+    /// of source URLs, and file names after base64 sources.
     case pathPrefix, argumentsSeparator, baseURL, urlReplacements, base64URLIncludesFilename
+    /// The ETag buster, `Last-Modified` and its buster, and client hints.
     case etagBuster, useLastModified, lastModifiedBuster, enableClientHints
+    /// Where `ETag` and `Last-Modified` come from, the source's `Cache-Control` passed on, the
+    /// Prometheus listener and namespace, the graceful stop timeout, and the debug headers.
     case validators, cacheControlPassthrough, prometheusBind, prometheusNamespace, gracefulStopTimeout, enableDebugHeaders
+    /// The keep-alive timeout of connections to sources, and the canonical `Link` header.
     case sourceKeepAliveTimeout, setCanonicalHeader
+    /// JPEG XL served by `Accept`, progressive JPEGs, interlaced PNGs, and quantised PNGs and
+    /// their palette size.
     case autoJXL, enforceJXL, jpegProgressive, pngInterlaced, pngQuantize, pngQuantizationColors
+    /// The encoders' effort and speed for WebP, AVIF and JPEG XL, and the WebP preset.
     case webpEffort, webpPreset, avifSpeed, jxlEffort
+    /// The `Access-Control-Allow-Origin` of the proxy's responses.
     case allowOrigin
 
     /// The command-line flag, without the leading dashes.

@@ -40,8 +40,11 @@ public struct S3ImageLoader: ImageLoader {
         self.now = now
     }
 
+    /// Whether `url` is an `s3:` URL.
     public func canLoad(_ url: URL) -> Bool { url.scheme?.lowercased() == "s3" }
 
+    /// Fetches the object `url` names with a signed `GET` through ``downloader``; a bucket S3
+    /// places in another region is asked once more, signed for that region.
     public func load(
         _ url: URL,
         options: DownloadOptions,

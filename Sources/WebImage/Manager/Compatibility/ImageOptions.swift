@@ -6,6 +6,7 @@
 /// its ``ImageRequest/Options`` of the same name, the others its fields (priority,
 /// processing, output, cache tiers). The last three belong to image targets.
 public struct ImageOptions: OptionSet, Sendable, Hashable {
+    /// The options' bits.
     public let rawValue: Int
 
     /// Creates options from their raw bits.

@@ -4,6 +4,7 @@ extension ImageRequest {
     /// ``ImageProcessing``, ``ImageOutput`` and ``ImageRequest/Caching``) or belong to image
     /// targets.
     public struct Options: OptionSet, Sendable, Hashable {
+        /// The options' bits.
         public let rawValue: Int
 
         /// Creates options from their raw bits.
