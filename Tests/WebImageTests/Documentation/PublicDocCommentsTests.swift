@@ -122,10 +122,7 @@ enum PublicDeclarations {
         var isDocumented: Bool
     }
 
-    private struct Token {
-        var text: String
-        var line: Int
-    }
+    private typealias Token = SwiftSourceText.Token
 
     /// The braces of a type or an extension; other braces (bodies, accessors, closures) have no kind.
     private struct Scope {
@@ -148,7 +145,7 @@ enum PublicDeclarations {
     /// The public declarations of `source` other than extensions, in the order they appear.
     static func scan(_ source: String) -> [Declaration] {
         let lines = source.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        let tokens = tokens(SwiftSourceText.code(source))
+        let tokens = SwiftSourceText.tokens(SwiftSourceText.code(source)).filter { $0.text != "\n" }
         var declarations: [Declaration] = []
         var scopes: [Scope] = []
         var pending: Scope?
@@ -246,26 +243,5 @@ enum PublicDeclarations {
         guard text.hasSuffix("*/") else { return false }
         while above >= 0, !lines[above].contains("/*") { above -= 1 }
         return above >= 0 && lines[above].contains("/**")
-    }
-
-    /// Identifiers (with backquotes), `@attributes` and single punctuation characters, with their lines.
-    private static func tokens(_ code: String) -> [Token] {
-        var tokens: [Token] = []
-        var current = ""
-        var line = 1
-        func flush() {
-            if !current.isEmpty { tokens.append(Token(text: current, line: line)); current = "" }
-        }
-        for character in code {
-            if character.isLetter || character.isNumber || character == "_" || character == "`"
-                || (character == "@" && current.isEmpty) {
-                current.append(character)
-            } else {
-                flush()
-                if character == "\n" { line += 1 } else if !character.isWhitespace { tokens.append(Token(text: String(character), line: line)) }
-            }
-        }
-        flush()
-        return tokens
     }
 }

@@ -53,7 +53,7 @@ struct PublicSwiftAPI: Equatable {
     private static let accessKeywords: Set<String> = ["public", "open", "private", "fileprivate", "internal", "package"]
 
     private mutating func scan(_ source: String) {
-        let tokens = Self.tokens(SwiftSourceText.code(source))
+        let tokens = SwiftSourceText.tokens(SwiftSourceText.code(source)).map(\.text)
         var scopes: [Scope] = []
         var pending: Scope?
         var index = 0
@@ -201,23 +201,5 @@ struct PublicSwiftAPI: Equatable {
             position += 2
         }
         return (name, position)
-    }
-
-    /// Identifiers (with backquotes), `@attributes`, newlines and single punctuation characters.
-    private static func tokens(_ code: String) -> [String] {
-        var tokens: [String] = []
-        var current = ""
-        func flush() { if !current.isEmpty { tokens.append(current); current = "" } }
-        for character in code {
-            if character.isLetter || character.isNumber || character == "_" || character == "`"
-                || (character == "@" && current.isEmpty) {
-                current.append(character)
-            } else {
-                flush()
-                if character == "\n" { tokens.append("\n") } else if !character.isWhitespace { tokens.append(String(character)) }
-            }
-        }
-        flush()
-        return tokens
     }
 }

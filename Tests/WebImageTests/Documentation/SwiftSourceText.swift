@@ -3,6 +3,35 @@
 /// code at their original positions. Handles nested block comments, multi-line literals,
 /// raw literals (`#"…"#`) and interpolations inside literals as literal text.
 enum SwiftSourceText {
+    /// One token of ``tokens(_:)`` and the line it is on (from 1).
+    struct Token {
+        var text: String
+        var line: Int
+    }
+
+    /// The tokens of `code` (from ``code(_:)``): identifiers (with backquotes),
+    /// `@attributes`, newlines (`"\n"`) and single punctuation characters.
+    static func tokens(_ code: String) -> [Token] {
+        var tokens: [Token] = []
+        var current = ""
+        var line = 1
+        func flush() {
+            if !current.isEmpty { tokens.append(Token(text: current, line: line)); current = "" }
+        }
+        for character in code {
+            if character.isLetter || character.isNumber || character == "_" || character == "`"
+                || (character == "@" && current.isEmpty) {
+                current.append(character)
+            } else {
+                flush()
+                if !character.isWhitespace || character == "\n" { tokens.append(Token(text: String(character), line: line)) }
+                if character == "\n" { line += 1 }
+            }
+        }
+        flush()
+        return tokens
+    }
+
     static func code(_ source: String) -> String {
         let characters = Array(source)
         var output = [Character]()
