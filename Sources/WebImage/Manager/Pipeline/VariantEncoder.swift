@@ -66,7 +66,8 @@ enum VariantEncoder {
     /// With auto quality, a result that meets the target beats one that misses it whatever
     /// their sizes (a format may not reach the target even at its top quality).
     /// With several candidates, one that fails to encode is passed over; the error of the
-    /// last is thrown when all fail.
+    /// last is thrown when all fail. An animation whose frames are made on demand is made
+    /// again for each candidate: memory stays at a few frames, at the cost of its decode.
     static func encodeSmallest(
         _ image: Image, candidates: [ImageFormat], encoding: VariantEncoding, coder: any ImageCoder
     ) throws(ImageError) -> EncodeChoice {
