@@ -106,6 +106,17 @@ func play(_ provider: () throws -> any AnimatedImageProvider, extraDecodedBytes:
     return Sample(time: time, peakDecodedBytes: peak, residentGrowth: growth)
 }
 
+/// The frame count with thousands separated by commas, as the figures write numbers.
+let groupedFrameCount: String = {
+    var digits = String(frameCount)
+    var groups: [String] = []
+    while digits.count > 3 {
+        groups.insert(String(digits.suffix(3)), at: 0)
+        digits.removeLast(3)
+    }
+    return ([digits] + groups).joined(separator: ",")
+}()
+
 func megabytes(_ bytes: Int) -> String { String(format: "%.2f MB", Double(bytes) / 1_048_576) }
 func report(_ name: String, _ sample: Sample) {
     print(
@@ -166,7 +177,7 @@ if side == "variant" {
     let decodedBytes = Double(frameCount * size * size * 4)
     BenchmarkFigure.write([BenchmarkFigure(
         id: "animation-variant-gif",
-        figure: "an encoded variant of a \(frameCount)-frame \(size) × \(size) GIF (every frame to \(size / 2) × \(size / 2), GIF) through `ImageManager.loadVariant`",
+        figure: "an encoded variant of a \(groupedFrameCount)-frame \(size) × \(size) GIF (every frame to \(size / 2) × \(size / 2), GIF) through `ImageManager.loadVariant`",
         value: String(
             format: "peak RSS growth %.1f MB (median of %d rounds), 1/%.1f of the baseline's %.1f MB; the decoded animation is %.1f MB",
             median(manager) / 1_048_576, rounds, ratio, median(whole) / 1_048_576, decodedBytes / 1_048_576
@@ -202,7 +213,7 @@ if !lazy.isEmpty && !whole.isEmpty {
     let frameBytes = Double(size * size * 4)
     BenchmarkFigure.write([BenchmarkFigure(
         id: "animation-lazy-gif",
-        figure: "a \(frameCount)-frame \(size) × \(size) GIF played through `AnimatedImagePlayer` with a buffer of \(capacity)",
+        figure: "a \(groupedFrameCount)-frame \(size) × \(size) GIF played through `AnimatedImagePlayer` with a buffer of \(capacity)",
         value: String(format: "peak decoded bytes %.2f MB, 1/%.0f of a whole decode's; %.2f× the CPU a frame", lazyPeak / 1_048_576, decoded, fps),
         ratio: fps, baseline: "`VipsCoder.decode` of the whole GIF, the same player and buffer",
         target: "memory follows the buffer, not the frame count", met: BenchmarkFigure.met(lazyPeak <= Double(capacity + 1) * frameBytes)
