@@ -84,9 +84,12 @@ func thumbnailPeakFigure(_ peaks: [Double]) -> BenchmarkFigure? {
     guard let median = FigureSamples.median(peaks), let largest = peaks.max() else { return nil }
     let megabyte = 1_000_000.0
     let stated = { (bytes: Double) in bytes < megabyte ? "< 1 MB" : String(format: "%.1f MB", bytes / megabyte) }
+    let value =
+        largest < megabyte
+        ? "< 1 MB above the process baseline (each of \(peaks.count) decodes)"
+        : "\(stated(median)) above the process baseline (median of \(peaks.count) decodes, at most \(stated(largest)))"
     return BenchmarkFigure(
-        id: "coding-thumbnail-peak-memory", figure: "peak memory of a 24 MP → 256 px thumbnail decode",
-        value: "\(stated(median)) above the process baseline (median of \(peaks.count) decodes, at most \(stated(largest)))",
+        id: "coding-thumbnail-peak-memory", figure: "peak memory of a 24 MP → 256 px thumbnail decode", value: value,
         baseline: "`vips_thumbnail_buffer`: < 1 MB", target: "< 40 MB", met: BenchmarkFigure.met(largest < 40 * megabyte),
         command: "swift package benchmark --target CodingBenchmarks"
     )
