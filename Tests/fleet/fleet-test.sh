@@ -25,6 +25,10 @@
 #      of check 1 come from the instances' disk caches: disk hits = variants, no transform,
 #      no origin download.
 #
+# At the end it writes the counts as the figure fleet-three-instances to
+# Benchmarks/results/fleet-three-instances.json (FIGURES_DIR: another folder), through
+# write_figure (Benchmarks/proxy/lib.sh, tools/figure); met is "yes" when every check passes.
+#
 # Every wait is bounded; everything started is stopped and $WORK removed on exit (KEEP=1
 # keeps it: logs, configs, wrk output). Settings below; WEBIMAGE=/path/to/webimage skips
 # the release build. Needs nginx, wrk, curl and mate-backgrounds; as root it installs the
@@ -66,7 +70,7 @@ fi
 
 # --- Processes, cleanup ---------------------------------------------------------------------
 KEEP_WORK=$KEEP
-. "$ROOT/Benchmarks/proxy/lib.sh"          # wait_for (and a cleanup replaced below)
+. "$ROOT/Benchmarks/proxy/lib.sh"          # wait_for, write_figure (and a cleanup replaced below)
 KEEP=$KEEP_WORK
 ORIGIN_PID=""
 FRONT_PID=""
@@ -195,6 +199,22 @@ check() {  # NAME CONDITION-RESULT(0 = pass) DETAILS
     if [ "$2" = 0 ]; then echo "PASS  $1: $3"; else echo "FAIL  $1: $3"; FAILED=$(( FAILED + 1 )); fi
 }
 machine() { echo "$(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"; }
+thousands() { printf %s "$1" | sed -e ':a' -e 's/\([0-9]\)\([0-9]\{3\}\)\($\|,\)/\1,\2\3/' -e 'ta'; }
+
+# The figure fleet-three-instances, from the counts the checks print (check 1: transforms and
+# origin downloads; 2: kill -9 requests and failures; 3: rolling restart requests, seconds
+# and failures; 4: disk hits and transforms after the restart). Met when every check passed.
+write_fleet_figure() {
+    local value
+    value="$AFFINITY_MADE transforms, $AFFINITY_DOWNLOADS origin downloads"
+    value+="; kill -9 under load: $(thousands "$KILL_REQUESTS") requests, $KILL_BAD failed"
+    value+="; rolling restart: $(thousands "$ROLLING_REQUESTS") requests in $ROLLING_SECONDS s, $ROLLING_BAD failed"
+    value+="; after a restart: $RESTART_DISK_HITS disk hits, $RESTART_MADE transforms"
+    COMMAND="make fleet-test" write_figure fleet-three-instances \
+        "the fleet: $INSTANCES instances behind nginx, $VARIANTS variants of $SOURCES sources asked $REPEAT times each at once" \
+        "$value" "" "one transform per variant, one download per source" "as measured" \
+        "$([ "$FAILED" = 0 ] && echo yes || echo no)"
+}
 
 wait_for "$ORIGIN/photos/Aqua.jpg"
 for i in $(seq 0 $(( INSTANCES - 1 ))); do start_instance "$i"; done
@@ -231,6 +251,8 @@ ok200=$(echo "$codes" | tr ',' '\n' | awk '$2 == 200 { print $1 }')
 check "all answered 200" "$([ "${ok200:-0}" = $(( VARIANTS * REPEAT )) ] && echo 0 || echo 1)" "$(( VARIANTS * REPEAT )) requests, status counts: ${codes%,}"
 check "one transform per variant per fleet" "$([ "$made" = "$VARIANTS" ] && echo 0 || echo 1)" "$made transforms for $VARIANTS variants × $REPEAT requests (per instance $(per_instance webimage_processed_total); $busy of $INSTANCES instances had work)"
 check "one origin download per source per fleet" "$([ "$downloads" = "$SOURCES" ] && [ "$distinct" = "$SOURCES" ] && echo 0 || echo 1)" "$downloads downloads of $distinct distinct sources for $SOURCES sources"
+AFFINITY_MADE=$made
+AFFINITY_DOWNLOADS=$downloads
 
 # --- Load: a new variant each request (so every request reaches an instance) ------------------
 # start_load NAME: wrk in the background until stop_load; stop_load sets REQUESTS and BAD.
@@ -265,6 +287,8 @@ sleep "$KILL_LOAD"
 stop_load
 front_bad=$(( $(front_errors) - errors_before ))
 check "kill -9 under load: no failed request" "$([ "$BAD" = 0 ] && [ "$front_bad" = 0 ] && [ "$REQUESTS" -gt 0 ] && echo 0 || echo 1)" "$REQUESTS requests, $BAD failed (wrk), $front_bad non-2xx at nginx; instance $victim killed after $KILL_AFTER s of load, $victim_in_flight requests in flight on it"
+KILL_REQUESTS=$REQUESTS
+KILL_BAD=$BAD
 check "kill -9: the killed instance served part of the load" "$([ "$victim_made" -gt 0 ] && echo 0 || echo 1)" "it had made $victim_made of the load's variants before the kill"
 start_instance "$victim"
 
@@ -285,6 +309,9 @@ restart_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 front_bad=$(( $(front_errors) - errors_before ))
 clean=$([ "$statuses" = "$(printf '0 %.0s' $(seq 1 "$INSTANCES") | sed 's/ $//')" ] && echo 0 || echo 1)
 check "rolling restart under load: no failed request" "$([ "$BAD" = 0 ] && [ "$front_bad" = 0 ] && [ "$REQUESTS" -gt 0 ] && echo 0 || echo 1)" "$REQUESTS requests in $(( restart_ms / 1000 )) s, $BAD failed (wrk), $front_bad non-2xx at nginx"
+ROLLING_REQUESTS=$REQUESTS
+ROLLING_SECONDS=$(( restart_ms / 1000 ))
+ROLLING_BAD=$BAD
 check "rolling restart: every instance exited 0 on SIGTERM" "$clean" "exit statuses: $statuses"
 
 # --- 4. Restart of everything: the disk caches still hit -------------------------------------------
@@ -302,6 +329,9 @@ downloads=$(( $(origin_downloads) - downloads_before ))
 ok200=$(echo "$codes" | tr ',' '\n' | awk '$2 == 200 { print $1 }')
 check "restart: disk cache hits" "$([ "$disk" = "$VARIANTS" ] && [ "$made" = 0 ] && [ "${ok200:-0}" = "$VARIANTS" ] && echo 0 || echo 1)" "$VARIANTS variants after a restart of the fleet and nginx (empty nginx cache): $disk disk hits (per instance $(per_instance 'webimage_cache_hits_total{type="disk"}')), $made transforms, status counts ${codes%,}"
 check "restart: no origin download" "$([ "$downloads" = 0 ] && echo 0 || echo 1)" "$downloads downloads"
+RESTART_DISK_HITS=$disk
+RESTART_MADE=$made
 
 echo "fleet-test: $FAILED failed check(s); $(machine)"
+write_fleet_figure || echo "fleet-test: the figure was not written" >&2
 [ "$FAILED" = 0 ]

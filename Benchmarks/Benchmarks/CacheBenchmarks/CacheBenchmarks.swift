@@ -7,8 +7,10 @@ import WebImage
 // WebImage's memory and disk caches against the simplest code doing the same work.
 // Each benchmark is an interleaved A/B pair: every iteration times both sides in turn
 // (the order alternates), so both see the same machine load, and records each side's
-// rate and the per-iteration ratio WebImage / baseline (×1000; 1000 = equal). README.md
-// has the figures measured on the project's machine.
+// rate and the per-iteration ratio WebImage / baseline (×1000; 1000 = equal). At the end
+// of its run each pair writes its figure, the medians of those ratios, to
+// Benchmarks/results/<id>.json (BenchmarkFigure): cache-memory-hit, cache-disk-write,
+// cache-disk-read.
 
 func metric(_ name: String, larger: Bool = false) -> BenchmarkMetric {
     .custom(name, polarity: larger ? .prefersLarger : .prefersSmaller, useScalingFactor: false)
@@ -24,6 +26,28 @@ func pairConfiguration(_ custom: [BenchmarkMetric], maxDuration: Int = 4, maxIte
         maxDuration: .seconds(maxDuration),
         maxIterations: maxIterations
     )
+}
+
+extension Benchmark {
+    /// Whether this iteration counts: package-benchmark drops the warm-up iterations' measurements.
+    var isMeasured: Bool { currentIteration >= configuration.warmupIterations }
+}
+
+/// What the figures' `command` says: how to measure them again.
+let figureCommand = "swift package benchmark --target CacheBenchmarks"
+
+/// Writes the figure of a disk pair from its samples ("wall" and "cpu": baseline time /
+/// DiskCache time, the share of the baseline's MB/s) against a target share of `floor`.
+func writeDiskFigure(_ samples: FigureSamples, id: String, figure: String, baseline: String, target: String, floor: Double) {
+    guard let wall = samples.median("wall"), let cpu = samples.median("cpu") else { return }
+    BenchmarkFigure.write([BenchmarkFigure(
+        id: id, figure: figure,
+        value: String(
+            format: "%.0f %% of the MB/s (by CPU %.0f %%), medians of %d interleaved iterations",
+            wall * 100, cpu * 100, samples.values("wall").count
+        ),
+        ratio: wall, baseline: baseline, target: target, met: BenchmarkFigure.met(wall >= floor), command: figureCommand
+    )])
 }
 
 // MARK: Memory cache
@@ -117,6 +141,7 @@ let benchmarks: @Sendable () -> Void = {
     }
     let baseline = MutexDictionary(plain)
     let lookupsPerSide = Double(keyCount * passes)
+    let memorySamples = FigureSamples()
 
     Benchmark(
         "Memory cache hit, 10,000 keys: MemoryCache vs Mutex<Dictionary>",
@@ -143,10 +168,27 @@ let benchmarks: @Sendable () -> Void = {
             let ratio = a.permille(over: b)
             benchmark.measurement(memoryRatioCPU, ratio.cpu)
             benchmark.measurement(memoryRatioWall, ratio.wall)
+            if benchmark.isMeasured {
+                memorySamples.record(a.cpu / max(b.cpu, 1e-9), as: "cpu")
+                memorySamples.record(a.wall / b.wall, as: "wall")
+            }
         }
+    } teardown: {
+        guard let cpu = memorySamples.median("cpu"), let wall = memorySamples.median("wall") else { return }
+        BenchmarkFigure.write([BenchmarkFigure(
+            id: "cache-memory-hit", figure: "`MemoryCache` hit",
+            value: String(
+                format: "%.2f× the time (CPU; %.2f× wall), medians of %d interleaved iterations",
+                cpu, wall, memorySamples.values("cpu").count
+            ),
+            ratio: cpu, baseline: "`Mutex<Dictionary>` lookup", target: "≤ 1.5×", met: BenchmarkFigure.met(cpu <= 1.5),
+            command: figureCommand
+        )])
     }
 
     // 2. Disk cache, 100 KB entries: storeSync / dataSync vs POSIX write+rename / open+read+close.
+    let writeSamples = FigureSamples()
+    let readSamples = FigureSamples()
 
     Benchmark(
         "Disk cache write 100 KB: DiskCache.storeSync vs POSIX write+rename",
@@ -166,9 +208,17 @@ let benchmarks: @Sendable () -> Void = {
             let ratio = a.permille(over: b)
             benchmark.measurement(diskWriteRatioWall, ratio.wall)
             benchmark.measurement(diskWriteRatioCPU, ratio.cpu)
+            if benchmark.isMeasured {
+                writeSamples.record(b.wall / a.wall, as: "wall")
+                writeSamples.record(b.cpu / max(a.cpu, 1e-9), as: "cpu")
+            }
         }
     } teardown: {
         disk.remove()
+        writeDiskFigure(
+            writeSamples, id: "cache-disk-write", figure: "`DiskCache` 100 KB writes", baseline: "POSIX write + rename",
+            target: "≥ 70 %", floor: 0.7
+        )
     }
 
     Benchmark(
@@ -191,11 +241,19 @@ let benchmarks: @Sendable () -> Void = {
             let ratio = a.permille(over: b)
             benchmark.measurement(diskReadRatioWall, ratio.wall)
             benchmark.measurement(diskReadRatioCPU, ratio.cpu)
+            if benchmark.isMeasured {
+                readSamples.record(b.wall / a.wall, as: "wall")
+                readSamples.record(b.cpu / max(a.cpu, 1e-9), as: "cpu")
+            }
         }
     } setup: {
         try disk.writeWebImage()
         disk.writeBaseline()
     } teardown: {
         disk.remove()
+        writeDiskFigure(
+            readSamples, id: "cache-disk-read", figure: "`DiskCache` 100 KB reads", baseline: "POSIX open/read",
+            target: "≥ 80 %", floor: 0.8
+        )
     }
 }

@@ -9,7 +9,30 @@ import WebImage
 // through hopAddress against by IP literal, the downloads from a local NIO server
 // (BenchmarkSupport/HTTPBenchServer) in the same process. Each pair is interleaved A/B:
 // every iteration times both sides in turn (the order alternates) and records each
-// side's rate and the ratio WebImage / baseline (×1000; 1000 = equal).
+// side's rate and the ratio WebImage / baseline (×1000; 1000 = equal). At the end of its
+// run the coalescing benchmark against the slow origin writes its figure, the origin
+// requests a round of 1,000 loads makes, to Benchmarks/results/loading-coalescing.json
+// (BenchmarkFigure); the download pairs' figures come from LoadingProfile.
+
+extension Benchmark {
+    /// Whether this iteration counts: package-benchmark drops the warm-up iterations' measurements.
+    var isMeasured: Bool { currentIteration >= configuration.warmupIterations }
+}
+
+/// The coalescing figure from the origin requests of each measured round of 1,000 loads:
+/// met when every round makes one request.
+func coalescingFigure(_ requests: [Double]) -> BenchmarkFigure? {
+    guard let median = FigureSamples.median(requests), let most = requests.max() else { return nil }
+    let value =
+        most == 1
+        ? "1 origin request in each of \(requests.count) rounds"
+        : String(format: "%.1f origin requests a round by the median, at most %.0f (%d rounds)", median, most, requests.count)
+    return BenchmarkFigure(
+        id: "loading-coalescing", figure: "1,000 concurrent loads of one URL", value: value,
+        baseline: "—", target: "1", met: BenchmarkFigure.met(most == 1),
+        command: "swift package benchmark --target LoadingBenchmarks"
+    )
+}
 
 func metric(_ name: String, larger: Bool = false) -> BenchmarkMetric {
     .custom(name, polarity: larger ? .prefersLarger : .prefersSmaller, useScalingFactor: false)
@@ -200,7 +223,10 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     // 4. 1,000 concurrent loads of one URL: one origin request expected.
+    // The slow origin's benchmark writes the figure: every load of a round starts while the
+    // first request is in flight.
     for (label, path) in [("origin answers after 50 ms", "slow"), ("origin answers at once", "fast")] {
+        let samples = FigureSamples()
         Benchmark(
             "Coalescing: 1,000 concurrent ImageDownloader.load of one URL, \(label)",
             configuration: pairConfiguration([originRequests, coalescedWall], warmup: 1, maxDuration: 4, maxIterations: 20)
@@ -220,9 +246,13 @@ let benchmarks: @Sendable () -> Void = {
                     }
                 }
                 precondition(bytes == 1_000 * server.bodySize, "short: \(bytes)")
-                benchmark.measurement(originRequests, server.requestCount - before)
+                let requests = server.requestCount - before
+                benchmark.measurement(originRequests, requests)
                 benchmark.measurement(coalescedWall, Int((sample.wall * 1000).rounded()))
+                if benchmark.isMeasured { samples.record(Double(requests), as: "requests") }
             }
+        } teardown: {
+            if path == "slow", let figure = coalescingFigure(samples.values("requests")) { BenchmarkFigure.write([figure]) }
         }
     }
 }

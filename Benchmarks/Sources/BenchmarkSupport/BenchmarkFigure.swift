@@ -5,8 +5,9 @@ import Foundation
 /// RESULTS.md and the repository README's headline table.
 ///
 /// The machine is this one (cores, CPU model, load average), the date today's (UTC) and the
-/// command this process's own. An existing file's `headline` flag is kept. `FIGURES_DIR`
-/// names another folder than `Benchmarks/results`.
+/// command this process's own unless one is given (a package-benchmark target's process is
+/// started by the plugin, with the plugin's arguments). An existing file's `headline` flag
+/// is kept. `FIGURES_DIR` names another folder than `Benchmarks/results`.
 public struct BenchmarkFigure: Sendable {
     public var id: String
     public var figure: String
@@ -15,10 +16,12 @@ public struct BenchmarkFigure: Sendable {
     public var baseline: String
     public var target: String
     public var met: String
+    /// What measures the figure again; `nil`: this process's command line.
+    public var command: String?
 
     public init(
         id: String, figure: String, value: String, ratio: Double? = nil,
-        baseline: String = "—", target: String = "—", met: String = "—"
+        baseline: String = "—", target: String = "—", met: String = "—", command: String? = nil
     ) {
         self.id = id
         self.figure = figure
@@ -27,6 +30,7 @@ public struct BenchmarkFigure: Sendable {
         self.baseline = baseline
         self.target = target
         self.met = met
+        self.command = command
     }
 
     /// "yes" or "no".
@@ -41,13 +45,14 @@ public struct BenchmarkFigure: Sendable {
             .deletingLastPathComponent().appending(path: "results")
     }
 
-    /// Writes the figure to `<directory>/<id>.json`, prints where, and returns the file.
+    /// Writes the figure to `<directory>/<id>.json`, says where on standard error (standard
+    /// output may carry a benchmark's results), and returns the file.
     @discardableResult
     public func write() throws -> URL {
         let file = Self.directory.appending(path: id + ".json")
         var record: [String: Any] = [
             "id": id, "figure": figure, "value": value, "baseline": baseline, "target": target, "met": met,
-            "machine": Self.machine(), "date": Self.today(), "command": Self.command(),
+            "machine": Self.machine(), "date": Self.today(), "command": command ?? Self.command(),
         ]
         if let ratio { record["ratio"] = (ratio * 10_000).rounded() / 10_000 }
         if let existing = try? Data(contentsOf: file),
@@ -60,7 +65,7 @@ public struct BenchmarkFigure: Sendable {
         var data = try JSONSerialization.data(withJSONObject: record, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         data.append(0x0A)
         try data.write(to: file, options: .atomic)
-        print("figure: \(file.path)")
+        FileHandle.standardError.write(Data("figure: \(file.path)\n".utf8))
         return file
     }
 
