@@ -6,7 +6,24 @@ public struct ImageResult: Sendable {
     public var image: Image?
     /// The image's bytes: the download, or disk cache bytes; `nil` for a memory hit
     /// (unless ``ImageOptions/queryMemoryData``) and for a partial progressive image.
-    public var data: Data?
+    public var data: Data? {
+        get { dataBox?.data }
+        set { dataBox = newValue.map(DataBox.init) }
+    }
+
+    /// The bytes, boxed. `Data` is a type of resilient size in Foundation, so every copy and
+    /// destruction of a `Data?` field is a call the optimizer cannot see into, which keeps it
+    /// from moving the image and the URL into a result on a memory hit; a reference it
+    /// handles inline. A result without bytes (every memory hit) holds `nil`. Measured with
+    /// `LoadingProfile hits compare 40`: a memory hit through `loadImage(from:)` costs 1.96×
+    /// a bare cache lookup's CPU with the box, 2.41–2.72× with a `Data?` field.
+    private var dataBox: DataBox?
+
+    /// Immutable bytes shared by copies of a result.
+    private final class DataBox: Sendable {
+        let data: Data
+        init(_ data: Data) { self.data = data }
+    }
     /// Where the image came from: `.none` for a load, `.memory` or `.disk` for a hit.
     public var cacheType: CacheType
     /// The URL that was asked for.
@@ -18,7 +35,7 @@ public struct ImageResult: Sendable {
     /// Creates a result.
     public init(image: Image?, data: Data?, cacheType: CacheType, url: URL, isFinal: Bool = true) {
         self.image = image
-        self.data = data
+        dataBox = data.map(DataBox.init)
         self.cacheType = cacheType
         self.url = url
         self.isFinal = isFinal
