@@ -163,11 +163,7 @@ final class VipsFrameReader: Sendable {
                 wi_extract_area(view.pointer, $0, 0, Int32(index * height), Int32(frameSize.width), Int32(height))
             }
             : view
-        let normalised = try VipsDecode.normalise(page)
-        guard let memory = vips_image_copy_memory(normalised.pointer) else {
-            throw .badImageData("cannot decode frame \(index) of the \(frameCount)-frame \(format.rawValue): \(Vips.takeError())")
-        }
-        var decoded = VipsImageHandle(memory)
+        var decoded = try VipsDecode.finished(page, "cannot decode frame \(index) of the \(frameCount)-frame \(format.rawValue)")
         // A frame is a still image: no frame height an encoder would act on.
         if decoded.int("page-height") != nil {
             let shared = decoded

@@ -94,9 +94,7 @@ struct VipsDecode {
         let loaded: VipsImageHandle
         var result: VipsImageHandle
         if let target {
-            // Shrink-on-load works on the stored image, before the EXIF rotation.
-            let stored = orientation >= 5 ? PixelSize(width: target.height, height: target.width) : target
-            let shrink = shrinkOnLoad(stored: sourceSize, target: stored)
+            let shrink = shrinkOnLoad(stored: sourceSize, uprightTarget: target, orientation: orientation)
             // Sequential access streams the pixels through the thumbnail without a
             // full-size intermediate copy (libvips' own thumbnail does the same).
             loaded = try open(loadOptions: Self.joined(Self.joined(animationOption, shrink), "access=sequential"))
@@ -114,11 +112,7 @@ struct VipsDecode {
                 result = try Vips.run("autorotate") { wi_autorot(loaded.pointer, $0) }
             }
         }
-        result = try Self.normalise(result)
-        guard let memory = vips_image_copy_memory(result.pointer) else {
-            throw .badImageData("cannot decode \(format.rawValue): \(Vips.takeError())")
-        }
-        let decoded = VipsImageHandle(memory)
+        let decoded = try Self.finished(result, "cannot decode \(format.rawValue)")
         let loadedPage = loaded.pageHeight
         return Image(
             handle: decoded,
@@ -138,11 +132,7 @@ struct VipsDecode {
     private func framesOnDemand(
         frames: Int, sourceSize: PixelSize, orientation: Int, upright: PixelSize, target: PixelSize?
     ) throws(ImageError) -> Image {
-        var shrink = ""
-        if let target {
-            let stored = orientation >= 5 ? PixelSize(width: target.height, height: target.width) : target
-            shrink = shrinkOnLoad(stored: sourceSize, target: stored)
-        }
+        let shrink = target.map { shrinkOnLoad(stored: sourceSize, uprightTarget: $0, orientation: orientation) } ?? ""
         let reader = try VipsFrameReader(
             bytes: bytes, format: format, limits: options.limits, strictness: options.strictness, loadOptions: shrink
         )
@@ -156,11 +146,7 @@ struct VipsDecode {
             let thumbnail = try Vips.run("thumbnail of frame \(index)") {
                 wi_thumbnail_image(frame.pointer, $0, Int32(target.width), Int32(target.height), Int32(VIPS_SIZE_FORCE.rawValue), 0)
             }
-            let normalised = try Self.normalise(thumbnail)
-            guard let memory = vips_image_copy_memory(normalised.pointer) else {
-                throw .badImageData("cannot decode frame \(index) of the \(frames)-frame \(format.rawValue): \(Vips.takeError())")
-            }
-            return VipsImageHandle(memory)
+            return try Self.finished(thumbnail, "cannot decode frame \(index) of the \(frames)-frame \(format.rawValue)")
         }
         let first = try decodeFrame(0)
         return try Image.framesOnDemand(
@@ -175,10 +161,12 @@ struct VipsDecode {
     }
 
     /// The loader option that decodes the `stored` image at a reduced size on the way to
-    /// `target` (both before EXIF rotation), as libvips' own thumbnail chooses it: JPEG's
-    /// DCT scaling leaving at least a factor of two for the final resample, WebP's scaled
-    /// decode all the way.
-    private func shrinkOnLoad(stored: PixelSize, target: PixelSize) -> String {
+    /// `uprightTarget`, as libvips' own thumbnail chooses it: JPEG's DCT scaling leaving at
+    /// least a factor of two for the final resample, WebP's scaled decode all the way.
+    /// Shrink-on-load works on the stored image, before the EXIF rotation: orientations 5–8
+    /// turn the target a quarter back first.
+    private func shrinkOnLoad(stored: PixelSize, uprightTarget: PixelSize, orientation: Int) -> String {
+        let target = orientation >= 5 ? PixelSize(width: uprightTarget.height, height: uprightTarget.width) : uprightTarget
         let horizontal = Double(stored.width) / Double(target.width)
         let vertical = Double(stored.height) / Double(target.height)
         // The decoded image must cover the target both ways.
@@ -206,6 +194,16 @@ struct VipsDecode {
         let highest = min((targetWidth + 0.5) / width, (targetHeight + 0.5) / height)
         if lowest < highest { return (lowest + highest) / 2 }
         return min(1, max(targetWidth / width, targetHeight / height))
+    }
+
+    /// `image` normalised (``normalise(_:)``) and computed into memory; a failure throws
+    /// `badImageData` with `what` and libvips' reason.
+    static func finished(_ image: VipsImageHandle, _ what: String) throws(ImageError) -> VipsImageHandle {
+        let normalised = try normalise(image)
+        guard let memory = vips_image_copy_memory(normalised.pointer) else {
+            throw .badImageData("\(what): \(Vips.takeError())")
+        }
+        return VipsImageHandle(memory)
     }
 
     /// Brings the pixels to 8-bit sRGB (or 8-bit grey), the form every encoder and
