@@ -39,22 +39,16 @@ extension Image {
         }
         if frameCount == 1 { return self }
         let size = pixelSize
-        if let strip {
-            return Image(
-                handle: try strip.frame(index), format: format, frameCount: 1, frameDurations: [], loopCount: 0,
-                sourceOrientation: sourceOrientation, loadedPixelSize: size, sourcePixelSize: size, scale: scale
-            )
-        }
-        let source = handle
-        let height = pixelSize.height
-        let extracted = try Vips.run("extract frame") {
-            wi_extract_area(source.pointer, $0, 0, Int32(index * height), Int32(pixelSize.width), Int32(height))
-        }
-        guard let memory = vips_image_copy_memory(extracted.pointer) else {
-            throw .badImageData("cannot extract frame \(index): \(Vips.takeError())")
+        // A frame made on demand is in memory already; a view of a frame in memory is copied out.
+        var frame = try frameHandle(index)
+        if strip == nil {
+            guard let memory = vips_image_copy_memory(frame.pointer) else {
+                throw .badImageData("cannot extract frame \(index): \(Vips.takeError())")
+            }
+            frame = VipsImageHandle(memory)
         }
         return Image(
-            handle: VipsImageHandle(memory), format: format, frameCount: 1, frameDurations: [],
+            handle: frame, format: format, frameCount: 1, frameDurations: [],
             loopCount: 0, sourceOrientation: sourceOrientation, loadedPixelSize: size, sourcePixelSize: size, scale: scale
         )
     }
