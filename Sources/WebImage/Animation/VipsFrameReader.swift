@@ -49,49 +49,70 @@ final class VipsFrameReader: Sendable {
     /// The loop count the header declares (0: forever).
     let loopCount: Int
 
+    /// What a reader knows of the header before it opens its views.
+    private enum Header {
+        /// Nothing: it reads the header and checks these limits.
+        case unread(ImageLimits)
+        /// The caller read it and checked its limits: this many frames.
+        case checked(frames: Int)
+    }
+
     /// Reads the header of `data` (no pixel is decoded) and checks `limits`: the frame
     /// count against `maxFrames`, one frame's pixels against `maxFramePixels`, or
     /// `maxPixels` when that is not set.
     convenience init(data: Data, format: ImageFormat, limits: ImageLimits, strictness: ImageDecodeOptions.Strictness) throws(ImageError) {
         let bytes = data.withUnsafeBytes { EncodedBytes($0) }
-        try self.init(bytes: bytes, format: format, limits: limits, strictness: strictness)
+        try self.init(bytes: bytes, format: format, header: .unread(limits), strictness: strictness)
     }
 
-    /// A reader of a copy of `bytes`, as ``init(data:format:limits:strictness:)``, that
-    /// opens its views with `loadOptions` as well (a loader's shrink-on-load, such as
-    /// WebP's `scale=0.5`): ``frameSize`` is then the size the loader gives.
+    /// A reader of a copy of `bytes`, an animation of `frames` frames whose header the
+    /// caller has read and checked against its limits, that opens its views with
+    /// `loadOptions` as well (a loader's shrink-on-load, such as WebP's `scale=0.5`):
+    /// ``frameSize`` is the size the loader gives.
     convenience init(
-        bytes: UnsafeRawBufferPointer, format: ImageFormat, limits: ImageLimits, strictness: ImageDecodeOptions.Strictness,
+        bytes: UnsafeRawBufferPointer, format: ImageFormat, frames: Int, strictness: ImageDecodeOptions.Strictness,
         loadOptions: String = ""
     ) throws(ImageError) {
-        try self.init(bytes: EncodedBytes(bytes), format: format, limits: limits, strictness: strictness, loadOptions: loadOptions)
+        try self.init(bytes: EncodedBytes(bytes), format: format, header: .checked(frames: frames), strictness: strictness, loadOptions: loadOptions)
     }
 
     private init(
-        bytes: EncodedBytes, format: ImageFormat, limits: ImageLimits, strictness: ImageDecodeOptions.Strictness,
+        bytes: EncodedBytes, format: ImageFormat, header: Header, strictness: ImageDecodeOptions.Strictness,
         loadOptions: String = ""
     ) throws(ImageError) {
         self.format = format
         self.strictness = strictness
         self.bytes = bytes
         self.loadOptions = loadOptions
-        let first = try Self.open(bytes, options: "", format: format, strictness: strictness)
-        let pages = format.supportsAnimation ? first.pagesInFile : 1
-        let size = PixelSize(width: first.width, height: first.pageHeight)
-        if pages > limits.maxFrames {
-            throw .tooManyFrames(frames: pages, limit: limits.maxFrames)
+        var first: VipsImageHandle?
+        let pages: Int
+        switch header {
+        case .checked(let frames):
+            pages = frames
+        case .unread(let limits):
+            let opened = try Self.open(bytes, options: "", format: format, strictness: strictness)
+            pages = format.supportsAnimation ? opened.pagesInFile : 1
+            let size = PixelSize(width: opened.width, height: opened.pageHeight)
+            if pages > limits.maxFrames {
+                throw .tooManyFrames(frames: pages, limit: limits.maxFrames)
+            }
+            let framePixels = size.width.multipliedReportingOverflow(by: size.height)
+            let framePixelLimit = limits.maxFramePixels ?? limits.maxPixels
+            if framePixels.overflow || framePixels.partialValue > framePixelLimit {
+                throw .imageTooLarge(pixels: framePixels.overflow ? Int.max : framePixels.partialValue, limit: framePixelLimit)
+            }
+            first = opened
         }
-        let framePixels = size.width.multipliedReportingOverflow(by: size.height)
-        let framePixelLimit = limits.maxFramePixels ?? limits.maxPixels
-        if framePixels.overflow || framePixels.partialValue > framePixelLimit {
-            throw .imageTooLarge(pixels: framePixels.overflow ? Int.max : framePixels.partialValue, limit: framePixelLimit)
-        }
-        // Every page at once, still lazily: the delays and loop count of all frames, and
-        // libvips' check that the pages share one size.
         frameCount = pages
-        let options = Self.viewOptions(frames: pages, loadOptions: loadOptions)
-        let all = pages > 1 || !loadOptions.isEmpty ? try Self.open(bytes, options: options, format: format, strictness: strictness) : first
-        frameSize = loadOptions.isEmpty ? size : PixelSize(width: all.width, height: all.pageHeight)
+        // Every page at once, still lazily: the frame size as the views give it, the delays
+        // and loop count of all frames, and libvips' check that the pages share one size.
+        let all: VipsImageHandle
+        if let first, pages == 1, loadOptions.isEmpty {
+            all = first
+        } else {
+            all = try Self.open(bytes, options: Self.viewOptions(frames: pages, loadOptions: loadOptions), format: format, strictness: strictness)
+        }
+        frameSize = PixelSize(width: all.width, height: all.pageHeight)
         delays = all.intArray("delay")
         loopCount = max(0, all.int("loop") ?? 0)
     }

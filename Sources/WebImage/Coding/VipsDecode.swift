@@ -133,12 +133,7 @@ struct VipsDecode {
         frames: Int, sourceSize: PixelSize, orientation: Int, upright: PixelSize, target: PixelSize?
     ) throws(ImageError) -> Image {
         let shrink = target.map { shrinkOnLoad(stored: sourceSize, uprightTarget: $0, orientation: orientation) } ?? ""
-        let reader = try VipsFrameReader(
-            bytes: bytes, format: format, limits: options.limits, strictness: options.strictness, loadOptions: shrink
-        )
-        guard reader.frameCount == frames else {
-            throw .badImageData("the \(format.rawValue) animation's header changed between two reads")
-        }
+        let reader = try VipsFrameReader(bytes: bytes, format: format, frames: frames, strictness: options.strictness, loadOptions: shrink)
         let format = format
         let decodeFrame = { @Sendable (index: Int) throws(ImageError) -> VipsImageHandle in
             let frame = try reader.frameHandle(at: index)
