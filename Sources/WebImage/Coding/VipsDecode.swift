@@ -14,10 +14,34 @@ struct VipsDecode {
     }
 
     private func info(of header: Header) -> ImageInfo {
-        ImageInfo(
+        var info = ImageInfo(
             format: format, pixelSize: header.size, frameCount: header.pages,
-            orientation: header.orientation, hasAlpha: header.handle.hasAlpha
+            orientation: header.orientation, hasAlpha: header.handle.hasAlpha,
+            isInterlaced: header.handle.int("interlaced") == 1
         )
+        if info.isInterlaced { info.interlacedBytesPerPixel = Self.interlacedBytesPerPixel(header.handle, format: format) }
+        return info
+    }
+
+    /// What libvips' loader holds for each stored pixel of an interlaced file: a
+    /// progressive JPEG's DCT coefficients (2 bytes each, for every band, the chroma bands
+    /// at half when subsampled: 4:2:2, the larger of the two subsamplings libvips reports
+    /// as "4:2:0"), an interlaced PNG's whole image as stored.
+    private static func interlacedBytesPerPixel(_ header: VipsImageHandle, format: ImageFormat) -> Int? {
+        let bands = header.bands
+        switch format {
+        case .jpeg:
+            guard let text = wi_get_string(header.pointer, "jpeg-chroma-subsample") else { return nil }
+            defer { wi_g_free(text) }
+            let subsampled = String(cString: text).hasPrefix("4:2:0")
+            // Subsampled: the luma (and CMYK's black) whole, each chroma band at half.
+            return subsampled && bands >= 3 ? 2 * (bands - 1) : 2 * bands
+        case .png:
+            let sixteenBit = wi_band_format(header.pointer) == Int32(VIPS_FORMAT_USHORT.rawValue)
+            return bands * (sixteenBit ? 2 : 1)
+        default:
+            return nil
+        }
     }
 
     /// Opens the header once: asks `plan` for the decode options from its facts, then

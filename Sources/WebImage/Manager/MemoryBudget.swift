@@ -9,7 +9,9 @@ import WebImageLocking
 ///
 /// A reservation counts the source's bytes and the decoded pixels after shrink-on-load:
 /// width × height × bands (3, or 4 with alpha) × frames, twice that when a full-size
-/// image is turned for its EXIF orientation (libvips holds both). Work needing more than
+/// image is turned for its EXIF orientation (libvips holds both), and the whole-image
+/// buffer an interlaced file's decoder keeps (``ImageInfo/isInterlaced``: a progressive
+/// JPEG's coefficients, an interlaced PNG's rows), at full size. Work needing more than
 /// the whole budget waits until nothing else is reserved and then runs alone, so that
 /// every image the limits allow can still be made. Waiters are served in arrival order.
 public final class MemoryBudget: Sendable {

@@ -92,6 +92,31 @@ struct MemoryBudgetTests {
         #expect(ImagePipeline.reservedBytes(decoding: animation, with: ImageDecodeOptions(firstFrameOnly: true), sourceBytes: 0) == 100 * 50 * 4)
     }
 
+    @Test("an interlaced file's decode reserves its decoder's whole-image buffer too: a progressive JPEG's coefficients, an interlaced PNG's rows")
+    func interlacedReservesTheWholeImage() throws {
+        let photo = try TestImages.quadrants(width: 400, height: 300)
+        let thumbnail = ImageDecodeOptions(thumbnailPixelSize: PixelSize(width: 100, height: 100))
+        let thumbnailPixels = 100 * 75 * 3
+        // libvips writes 4:2:0 below quality 90 and 4:4:4 from it.
+        for (quality, bytesPerPixel) in [(80, 4), (95, 6)] {
+            let progressive = try TestImages.encode(photo, as: .jpeg, quality: quality, progressive: true)
+            let info = try VipsCoder.shared.inspect(progressive)
+            #expect(info.isInterlaced && info.interlacedBytesPerPixel == bytesPerPixel, "quality \(quality): \(info)")
+            #expect(ImagePipeline.reservedBytes(decoding: info, with: thumbnail, sourceBytes: 0) == thumbnailPixels + 400 * 300 * bytesPerPixel)
+            let baseline = try VipsCoder.shared.inspect(try TestImages.encode(photo, as: .jpeg, quality: quality))
+            #expect(!baseline.isInterlaced && baseline.interlacedBufferBytes == 0)
+            #expect(ImagePipeline.reservedBytes(decoding: baseline, with: thumbnail, sourceBytes: 0) == thumbnailPixels)
+        }
+        let rgba = try TestImages.quadrants(width: 40, height: 30, alpha: true)
+        let interlacedPNG = try VipsCoder.shared.encode(rgba, options: ImageEncodeOptions(format: .png, pngInterlaced: true))
+        let png = try VipsCoder.shared.inspect(interlacedPNG)
+        #expect(png.isInterlaced && png.interlacedBytesPerPixel == 4 && png.interlacedBufferBytes == 40 * 30 * 4)
+        #expect(!(try VipsCoder.shared.inspect(try VipsCoder.shared.encode(rgba, options: ImageEncodeOptions(format: .png)))).isInterlaced)
+        // A header from another coder that says only "interlaced" is counted at 16 bits a band.
+        let declared = ImageInfo(format: .jpeg, pixelSize: PixelSize(width: 10, height: 10), frameCount: 1, orientation: 1, hasAlpha: true, isInterlaced: true)
+        #expect(declared.interlacedBufferBytes == 10 * 10 * 8)
+    }
+
     @Test("variant work waits in its slot while the budget is spent, so the queue fills and more is turned away; every variant is made")
     func variantWorkWaitsForBytes() async throws {
         let jpeg = try TestImages.encode(try TestImages.quadrants(width: 800, height: 600), as: .jpeg, quality: 90)
