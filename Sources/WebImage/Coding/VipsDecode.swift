@@ -25,8 +25,8 @@ struct VipsDecode {
 
     /// What libvips' loader holds for each stored pixel of an interlaced file: a
     /// progressive JPEG's DCT coefficients (2 bytes each, for every band, the chroma bands
-    /// at half when subsampled: 4:2:2, the larger of the two subsamplings libvips reports
-    /// as "4:2:0"), an interlaced PNG's whole image as stored.
+    /// at half when subsampled: libvips reports every subsampling as "4:2:0", and 4:2:2,
+    /// the largest of them, is counted), an interlaced PNG's whole image as stored.
     private static func interlacedBytesPerPixel(_ header: VipsImageHandle, format: ImageFormat) -> Int? {
         let bands = header.bands
         switch format {
