@@ -57,9 +57,9 @@ final class VipsFrameReader: Sendable {
         case checked(frames: Int)
     }
 
-    /// Reads the header of `data` (no pixel is decoded) and checks `limits`: the frame
-    /// count against `maxFrames`, one frame's pixels against `maxFramePixels`, or
-    /// `maxPixels` when that is not set.
+    /// Reads the header of `data` (no pixel is decoded) and checks `limits` for a reader
+    /// that holds one frame at a time: the frame count against `maxFrames`, one frame's
+    /// pixels against `maxFramePixels` (an animation's, when set) or `maxPixels`.
     convenience init(data: Data, format: ImageFormat, limits: ImageLimits, strictness: ImageDecodeOptions.Strictness) throws(ImageError) {
         let bytes = data.withUnsafeBytes { EncodedBytes($0) }
         try self.init(bytes: bytes, format: format, header: .unread(limits), strictness: strictness)
@@ -92,15 +92,8 @@ final class VipsFrameReader: Sendable {
         case .unread(let limits):
             let opened = try Self.open(bytes, options: "", format: format, strictness: strictness)
             pages = format.supportsAnimation ? opened.pagesInFile : 1
-            let size = PixelSize(width: opened.width, height: opened.pageHeight)
-            if pages > limits.maxFrames {
-                throw .tooManyFrames(frames: pages, limit: limits.maxFrames)
-            }
-            let framePixels = size.width.multipliedReportingOverflow(by: size.height)
-            let framePixelLimit = limits.maxFramePixels ?? limits.maxPixels
-            if framePixels.overflow || framePixels.partialValue > framePixelLimit {
-                throw .imageTooLarge(pixels: framePixels.overflow ? Int.max : framePixels.partialValue, limit: framePixelLimit)
-            }
+            // Frames are decoded one at a time: each is checked, not their sum.
+            try limits.check(frames: pages, frameSize: PixelSize(width: opened.width, height: opened.pageHeight), framesDecodedTogether: 1)
             first = opened
         }
         frameCount = pages

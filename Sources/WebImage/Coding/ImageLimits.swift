@@ -22,3 +22,26 @@ public struct ImageLimits: Sendable, Hashable {
     /// 50 megapixels (frames counted) and 1,000 frames.
     public static let `default` = ImageLimits()
 }
+
+extension ImageLimits {
+    /// Checks an image of `frames` frames of `frameSize` pixels each: the frame count
+    /// against ``maxFrames``; then an animation, when ``maxFramePixels`` is set, frame by
+    /// frame against it; otherwise the pixels of the frames decoded together
+    /// (`framesDecodedTogether`, every frame by default; 1 for a reader that holds one frame
+    /// at a time) against ``maxPixels``. The one rule every coder and the memory budget
+    /// apply, so that what one refuses the others refuse too.
+    func check(frames: Int, frameSize: PixelSize, framesDecodedTogether: Int? = nil) throws(ImageError) {
+        if frames > maxFrames { throw .tooManyFrames(frames: frames, limit: maxFrames) }
+        let framePixels = frameSize.width.multipliedReportingOverflow(by: frameSize.height)
+        if frames > 1, let maxFramePixels {
+            if framePixels.overflow || framePixels.partialValue > maxFramePixels {
+                throw .imageTooLarge(pixels: framePixels.overflow ? .max : framePixels.partialValue, limit: maxFramePixels)
+            }
+            return
+        }
+        let pixels = framePixels.partialValue.multipliedReportingOverflow(by: framesDecodedTogether ?? frames)
+        if framePixels.overflow || pixels.overflow || pixels.partialValue > maxPixels {
+            throw .imageTooLarge(pixels: framePixels.overflow || pixels.overflow ? .max : pixels.partialValue, limit: maxPixels)
+        }
+    }
+}

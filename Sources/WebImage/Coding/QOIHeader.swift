@@ -63,8 +63,7 @@ struct QOIHeader: Equatable {
 
     /// Throws when the image exceeds `limits` (a QOI file has one frame).
     func check(_ limits: ImageLimits) throws(ImageError) {
-        if limits.maxFrames < 1 { throw .tooManyFrames(frames: 1, limit: limits.maxFrames) }
-        if pixelCount > limits.maxPixels { throw .imageTooLarge(pixels: pixelCount, limit: limits.maxPixels) }
+        try limits.check(frames: 1, frameSize: PixelSize(width: width, height: height))
     }
 
     /// The header's 14 bytes.

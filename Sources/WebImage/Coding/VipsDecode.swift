@@ -53,10 +53,11 @@ struct VipsDecode {
         let unchecked = ImageLimits(maxPixels: .max, maxFrames: .max)
         let inspection = VipsDecode(bytes: bytes, format: format, options: ImageDecodeOptions(limits: unchecked))
         let header = try inspection.checkedHeader()
-        let options = try plan(inspection.info(of: header))
+        let info = inspection.info(of: header)
+        let options = try plan(info)
         let decode = VipsDecode(bytes: bytes, format: format, options: options)
         let opened = options.strictness == inspection.options.strictness ? header.handle : nil
-        return (inspection.info(of: header), try decode.run(opened: opened))
+        return (info, try decode.run(opened: opened))
     }
 
     private struct Header {
@@ -77,18 +78,7 @@ struct VipsDecode {
         let pages = header.pagesInFile
         let animated = format.supportsAnimation && pages > 1 && !options.firstFrameOnly
         let frames = animated ? pages : 1
-        if frames > options.limits.maxFrames {
-            throw .tooManyFrames(frames: frames, limit: options.limits.maxFrames)
-        }
-        let declaredPixels = sourceSize.width.multipliedReportingOverflow(by: sourceSize.height)
-        let totalPixels = declaredPixels.partialValue.multipliedReportingOverflow(by: frames)
-        if frames > 1, let framePixels = options.limits.maxFramePixels {
-            if declaredPixels.overflow || declaredPixels.partialValue > framePixels {
-                throw .imageTooLarge(pixels: declaredPixels.overflow ? Int.max : declaredPixels.partialValue, limit: framePixels)
-            }
-        } else if declaredPixels.overflow || totalPixels.overflow || totalPixels.partialValue > options.limits.maxPixels {
-            throw .imageTooLarge(pixels: totalPixels.overflow ? Int.max : totalPixels.partialValue, limit: options.limits.maxPixels)
-        }
+        try options.limits.check(frames: frames, frameSize: sourceSize)
         let tagged = header.int("orientation") ?? 1
         return Header(
             handle: header, size: sourceSize, pages: pages, frames: frames, animated: animated,

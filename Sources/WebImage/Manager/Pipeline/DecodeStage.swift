@@ -78,11 +78,7 @@ extension ImagePipeline {
     /// decode checks them again, exactly).
     private static func withinLimits(_ info: ImageInfo, _ options: ImageDecodeOptions) -> Bool {
         let frames = options.firstFrameOnly || !info.format.supportsAnimation ? 1 : max(1, info.frameCount)
-        let limits = options.limits
-        let framePixels = Double(info.pixelSize.width) * Double(info.pixelSize.height)
-        if frames > limits.maxFrames { return false }
-        if frames > 1, let maxFramePixels = limits.maxFramePixels { return framePixels <= Double(maxFramePixels) }
-        return framePixels * Double(frames) <= Double(limits.maxPixels)
+        return (try? options.limits.check(frames: frames, frameSize: info.pixelSize)) != nil
     }
 
     /// The frames an animation made on demand holds at once on its way to an encoder: the
