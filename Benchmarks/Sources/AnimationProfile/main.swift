@@ -107,15 +107,7 @@ func play(_ provider: () throws -> any AnimatedImageProvider, extraDecodedBytes:
 }
 
 /// The frame count with thousands separated by commas, as the figures write numbers.
-let groupedFrameCount: String = {
-    var digits = String(frameCount)
-    var groups: [String] = []
-    while digits.count > 3 {
-        groups.insert(String(digits.suffix(3)), at: 0)
-        digits.removeLast(3)
-    }
-    return ([digits] + groups).joined(separator: ",")
-}()
+let groupedFrameCount = frameCount.formatted(.number.locale(Locale(identifier: "en_US")))
 
 func megabytes(_ bytes: Int) -> String { String(format: "%.2f MB", Double(bytes) / 1_048_576) }
 func report(_ name: String, _ sample: Sample) {
