@@ -33,7 +33,11 @@ extension ImageManager {
         guard defaultContextIsPlainForHits else { return plainMemoryHit(url, options: options, in: defaultContext) }
         let key = url.absoluteString
         guard !key.isEmpty, options.contains(.retryFailed) || !failedURLs.isBlocked(url) else { return nil }
-        return Self.memoryHit(forKey: key, queries: true, firstFrameOnly: options.contains(.decodeFirstFrameOnly), in: cache)
+        guard builtInMemory != nil else {
+            return Self.memoryHit(forKey: key, queries: true, firstFrameOnly: options.contains(.decodeFirstFrameOnly), in: cache)
+        }
+        guard let image = builtInMemory.unsafelyUnwrapped._withUnsafeGuaranteedRef({ $0.value(forKey: key) }) else { return nil }
+        return options.contains(.decodeFirstFrameOnly) ? ImageCache.firstFrame(of: image) : image
     }
 
     private func plainMemoryHit(_ url: URL, options: ImageOptions, in context: ImageContext) -> Image? {

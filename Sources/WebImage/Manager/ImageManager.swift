@@ -65,6 +65,12 @@ public final class ImageManager: Sendable {
     /// ``cache`` and nothing else: no key filter, thumbnail, transformer, cache override,
     /// scale or callback executor.
     let defaultContextIsPlainForHits: Bool
+    /// The built-in memory tier of ``cache`` when it is an ``ImageCache``: a plain memory
+    /// hit looks there directly, without the existential call and without retaining and
+    /// releasing the tier (measured: 2.59× to 2.50× a bare lookup, callback form).
+    /// Unmanaged because ``cache`` owns it for the manager's life (an ``ImageCache``'s
+    /// tier is a constant).
+    let builtInMemory: Unmanaged<MemoryCache<String, Image>>?
 
     /// Creates a manager.
     public init(
@@ -89,6 +95,7 @@ public final class ImageManager: Sendable {
         self.cachePolicy = cachePolicy
         self.variantWorkLimiter = variantWorkLimiter
         self.events = events
+        builtInMemory = (cache as? ImageCache)?.memoryCache.map { Unmanaged.passUnretained($0) }
         pipeline = ImagePipeline(failedURLs: failedURLs, shouldBlockFailedURL: shouldBlockFailedURL, events: events, limiter: variantWorkLimiter)
         defaultContextIsPlainForHits = defaultContext.cacheKeyFilter == nil && defaultContext.thumbnailPixelSize == nil
             && defaultContext.transformer == nil && defaultContext.cache == nil && defaultContext.queryCacheType.includesMemory
