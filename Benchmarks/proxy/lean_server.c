@@ -44,33 +44,6 @@ static int width, height, quality;
 static int listener;
 static atomic_long made;
 
-/* Writes `data` to CACHE_DIR as variant number `number`: a temporary file, then renamed
-   into place, without fsync, as the proxy's disk cache writes (g_file_set_contents_full
-   fsyncs the file and its directory whenever it renames). Returns 0, or -1 and says why
-   on stderr. */
-static int store(const void *data, size_t length, long number) {
-    char temporary[4096], final[4096];
-    snprintf(temporary, sizeof temporary, "%s/.v%ld.tmp", cache_dir, number);
-    snprintf(final, sizeof final, "%s/v%ld", cache_dir, number);
-    int fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        perror("lean_server: open");
-        return -1;
-    }
-    size_t done = 0;
-    while (done < length) {
-        ssize_t wrote = write(fd, (const char *)data + done, length - done);
-        if (wrote < 0 && errno == EINTR) continue;
-        if (wrote <= 0) break;
-        done += (size_t)wrote;
-    }
-    close(fd);
-    if (done == length && rename(temporary, final) == 0) return 0;
-    perror(done == length ? "lean_server: rename" : "lean_server: write");
-    unlink(temporary);
-    return -1;
-}
-
 /* Sends all of `head` and `body`; -1 when the connection is gone. */
 static int send_all(int fd, const char *head, size_t head_length, const void *body, size_t body_length) {
     struct iovec parts[2] = {{(void *)head, head_length}, {(void *)body, body_length}};
@@ -111,24 +84,16 @@ static int answer(int fd, const char *line) {
         return answer_status(fd, "404 Not Found");
     char path[4096];
     snprintf(path, sizeof path, "%s/%.*s", photo_dir, (int)name_length, start);
-    gchar *original = NULL;
-    gsize size = 0;
-    if (!g_file_get_contents(path, &original, &size, NULL)) return answer_status(fd, "404 Not Found");
-    VipsImage *thumbnail = NULL;
+    if (access(path, R_OK) != 0) return answer_status(fd, "404 Not Found");
+    char output[4096];
+    snprintf(output, sizeof output, "%s/v%ld", cache_dir, atomic_fetch_add(&made, 1) + 1);
     void *jpeg = NULL;
     size_t jpeg_length = 0;
-    int failed = thumbnail_as_proxy(original, size, width, height, &thumbnail) || jpeg_as_proxy(thumbnail, quality, &jpeg, &jpeg_length);
-    if (thumbnail) g_object_unref(thumbnail);
-    g_free(original);
-    if (failed) {
-        fprintf(stderr, "lean_server: %s", vips_error_buffer());
+    /* A variant not made or not written answers 500, so that wrk counts it among the
+       failed requests rather than the lean server doing less work than the proxy unseen. */
+    if (variant_with_files(path, output, width, height, quality, &jpeg, &jpeg_length)) {
+        fprintf(stderr, "lean_server: %s: %s\n", output, vips_error_buffer());
         vips_error_clear();
-        return answer_status(fd, "500 Internal Server Error");
-    }
-    /* A variant not written answers 500, so that wrk counts it among the failed requests
-       rather than the lean server doing less work than the proxy unseen. */
-    if (store(jpeg, jpeg_length, atomic_fetch_add(&made, 1) + 1)) {
-        g_free(jpeg);
         return answer_status(fd, "500 Internal Server Error");
     }
     int length = snprintf(head, sizeof head, "HTTP/1.1 200 OK\r\nContent-Type: image/jpeg\r\nContent-Length: %zu\r\n\r\n", jpeg_length);

@@ -10,7 +10,8 @@
 #      reference, vs the proxy's own sequence of libvips calls made directly (the same
 #      program with --proxy-sequence): the codec calls' share of the gap and the server's,
 #      and vs those calls behind the least an HTTP server can do (lean_server.c): what
-#      serving costs whoever serves;
+#      serving costs whoever serves; with FLOOR=1, also vs those calls behind Hummingbird on
+#      a thread pool (hummingbird-floor/, built here): what the Swift server stack costs;
 #   3. cached-variant requests vs nginx serving the same bytes as a static file.
 #
 # Rounds are interleaved (A B A B …). Everything runs on 127.0.0.1, every load run is
@@ -43,12 +44,14 @@ ORIGIN_PORT=${ORIGIN_PORT:-18090}          # nginx: the photos, the static basel
 STATUS_PORT=${STATUS_PORT:-18092}          # nginx: stub_status (accepted connections)
 PROXY_PORT=${PROXY_PORT:-18091}            # webimage serve
 LEAN_PORT=${LEAN_PORT:-18093}              # lean_server.c, case 2's reference server
+FLOOR=${FLOOR:-0}                          # 1: case 2 also against hummingbird-floor --cold
+FLOOR_PORT=${FLOOR_PORT:-18094}            # hummingbird-floor --cold
 LOG_LEVEL=${LOG_LEVEL:-warning}            # info logs one line per request
 INSTALL=${INSTALL:-1}                      # 0: never apt-get install, only report what is missing
 WORK=${WORK:-$(mktemp -d "${TMPDIR:-/tmp}/webimage-pipeline-bench.XXXXXX")}
 KEEP=${KEEP:-0}                            # 1: keep $WORK (photos, cache, logs, wrk output)
 PERF=${PERF:-0}                            # 1: one more, unmeasured round of case 2 under perf record
-COMMAND="${VIPS_NOVECTOR:+VIPS_NOVECTOR=$VIPS_NOVECTOR }Benchmarks/proxy/pipeline.sh"   # the figures' command
+COMMAND="${VIPS_NOVECTOR:+VIPS_NOVECTOR=$VIPS_NOVECTOR }$([ "$FLOOR" = 1 ] && echo "FLOOR=1 ")Benchmarks/proxy/pipeline.sh"   # the figures' command
 
 # The photo corpus: real photographs, 1.3–4.9 MP JPEGs, from two Debian packages
 # (the renders, paintings and drawings of those packages are left out).
@@ -82,6 +85,7 @@ ORIGIN_IP="http://127.0.0.1:$ORIGIN_PORT"
 ORIGIN_HOST="http://localhost:$ORIGIN_PORT"
 PROXY="http://127.0.0.1:$PROXY_PORT"
 LEAN="http://127.0.0.1:$LEAN_PORT"
+FLOOR_URL="http://127.0.0.1:$FLOOR_PORT"
 STATUS="http://127.0.0.1:$STATUS_PORT/status"
 FIT="rs:fit:$WIDTH:$HEIGHT"
 . "$HERE/lib.sh"   # cleanup on exit, wait_for, the memory sampler
@@ -121,6 +125,15 @@ mkdir -p "$WORK/lean-cache"
     >> "$WORK/lean-server.log" 2>&1 &
 REFERENCE_PID=$!
 wait_for "$LEAN/count"
+# FLOOR=1: the same work behind Hummingbird, on a thread pool of as many threads.
+if [ "$FLOOR" = 1 ]; then
+    swift build -c release --package-path "$HERE/hummingbird-floor" >&2
+    mkdir -p "$WORK/floor-cache"
+    "$(swift build -c release --package-path "$HERE/hummingbird-floor" --show-bin-path)/HummingbirdFloor" --cold "$FLOOR_PORT" \
+        "$COLD_CONNECTIONS" "$WIDTH" "$HEIGHT" "$QUALITY" "$WORK/www/photos" "$WORK/floor-cache" >> "$WORK/floor.log" 2>&1 &
+    FLOOR_PID=$!
+    wait_for "$FLOOR_URL/count"
+fi
 
 # The proxy: loopback sources allowed (off by default), the origin under both of its names,
 # no disk limit (so that no eviction pass lands in one run and not in the other), defaults
@@ -153,6 +166,7 @@ proxy_cpu_ms() { cpu_ms "$PROXY_PID"; }
 # The variants each server made so far.
 proxy_made() { metric webimage_processed_total; }
 lean_made() { curl -fsS --max-time 5 "$LEAN/count"; }
+floor_made() { curl -fsS --max-time 5 "$FLOOR_URL/count"; }
 # VmHWM, the kernel's peak (hwm_kb in lib.sh), is reset before each run (clear_refs 5;
 # needs to own the process).
 reset_hwm() { echo 5 > "/proc/$PROXY_PID/clear_refs" 2>/dev/null || true; }
@@ -276,6 +290,11 @@ for round in $(seq 1 "$ROUNDS"); do
     case2_server_run lean-server "$round" "$LEAN" "$REFERENCE_PID" lean_made
     echo "   lean server CPU $(cpu_per "$CPU" "$MADE") ms per variant ($MADE made)"
     echo "case2 lean-server $round $RATE requests=$REQUESTS bad=$BAD p99=$P99 made=$MADE cpu_ms=$CPU" >> "$RESULTS"
+    if [ "$FLOOR" = 1 ]; then
+        case2_server_run hummingbird-floor "$round" "$FLOOR_URL" "$FLOOR_PID" floor_made
+        echo "   Hummingbird floor CPU $(cpu_per "$CPU" "$MADE") ms per variant ($MADE made)"
+        echo "case2 hummingbird-floor $round $RATE requests=$REQUESTS bad=$BAD p99=$P99 made=$MADE cpu_ms=$CPU" >> "$RESULTS"
+    fi
 done
 made_after=$(proxy_made)
 origin_after=$(nginx_counts)
@@ -391,6 +410,10 @@ if [ "$CORE_THREADS" != "$COLD_CONNECTIONS" ]; then
 fi
 printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' "(2, reference: the proxy's libvips calls made directly)" "" "its call sequence $(rates case2 libvips-sequence)" "$r2s; $(round_ratios case2 proxy libvips-sequence)" "—" "—"
 printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' "(2, reference: those calls behind a minimal C HTTP server)" "" "lean server $(rates case2 lean-server)" "$r2p; $(round_ratios case2 proxy lean-server)" "≥ 0.95" "$(met "$r2p" 0.95)"
+if [ "$FLOOR" = 1 ]; then
+    r2h=$(ratio "$(mean case2 proxy)" "$(mean case2 hummingbird-floor)")
+    printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' "(2, reference: those calls behind Hummingbird, a thread pool)" "" "Hummingbird floor $(rates case2 hummingbird-floor)" "$r2h; $(round_ratios case2 proxy hummingbird-floor)" "—" "—"
+fi
 printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' "3. cached variant, req/s" "$(rates case3 proxy)" "nginx static $(rates case3 nginx)" "$r3; $(round_ratios case3 proxy nginx)" "≥ 0.5" "$(met "$r3" 0.5)"
 r3b=$(ratio "$(mean case3 proxy)" "$(mean case3 health)")
 printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' "(3, reference: the proxy's /health, its HTTP stack alone)" "" "/health $(rates case3 health)" "$r3b; $(round_ratios case3 proxy health)" "—" "—"
@@ -412,6 +435,11 @@ cpu_ls=$(cpu_per "$(field_sum case2 lean-server cpu_ms)" "$(field_sum case2 lean
 echo "CPU per image, user + system of the whole process (the cost, whatever else the machine ran): case 1 host-named $cpu_hn ms, IP-literal $cpu_ip ms (host-named ÷ IP-literal $(ratio "$cpu_hn" "$cpu_ip")×); case 2 proxy $cpu_px ms, libvips direct $cpu_vb ms (proxy ÷ libvips $(ratio "$cpu_px" "$cpu_vb")×)"
 echo "case 2, where the gap is: the proxy's libvips calls made directly ÷ vips_thumbnail_buffer $r2c (CPU per image $cpu_vs ms, $(ratio "$cpu_vs" "$cpu_vb")×; the codec calls' share), the proxy ÷ its libvips calls made directly $r2s (CPU $(ratio "$cpu_px" "$cpu_vs")×; the server's share)"
 echo "case 2, what serving costs: the lean server ÷ vips_thumbnail_buffer $r2l (CPU per image $cpu_ls ms, $(ratio "$cpu_ls" "$cpu_vb")×; the least any server adds), the proxy ÷ the lean server $r2p (CPU $(ratio "$cpu_px" "$cpu_ls")×; what WebImage adds beyond it)"
+if [ "$FLOOR" = 1 ]; then
+    cpu_hf=$(cpu_per "$(field_sum case2 hummingbird-floor cpu_ms)" "$(field_sum case2 hummingbird-floor made)")
+    r2hl=$(ratio "$(mean case2 hummingbird-floor)" "$(mean case2 lean-server)")
+    echo "case 2, what the Swift server stack costs: the Hummingbird floor ÷ the lean server $r2hl (CPU per image $cpu_hf ms, $(ratio "$cpu_hf" "$cpu_ls")×), the proxy ÷ the Hummingbird floor $r2h (CPU $(ratio "$cpu_px" "$cpu_hf")×; what WebImage adds beyond Hummingbird and a thread pool)"
+fi
 echo "case 2, cores kept busy (images/s × CPU per image): proxy $(awk -v r="$(mean case2 proxy)" -v c="$cpu_px" 'BEGIN { printf "%.2f", r * c / 1000 }'), libvips direct $(awk -v r="$(mean case2 libvips)" -v c="$cpu_vb" 'BEGIN { printf "%.2f", r * c / 1000 }') of $(nproc)"
 echo "failed requests (non-2xx or socket errors), all runs: $(awk '{ for (i = 5; i <= NF; i++) if ($i ~ /^bad=/) { split($i, kv, "="); n += kv[2] } } END { print n + 0 }' "$RESULTS")"
 
@@ -428,8 +456,10 @@ else
         "$r2" "\`vips_thumbnail_buffer\` at the same parallelism ($COLD_CONNECTIONS)" "≥ 0.85×" "$(figure_met "$r2" ">=" 0.85)"
     write_figure proxy-cold-photos-call-sequence "proxy, cold transforms of ${#PHOTOS[@]} photos: the proxy's own libvips calls made directly (reference)" \
         "${r2c}× the images/s" "$r2c" "\`vips_thumbnail_buffer\`"
+    floor_text=""
+    [ "$FLOOR" = 1 ] && floor_text="; the same calls behind Hummingbird on a thread pool (\`hummingbird-floor --cold\`) ${r2hl}× the lean server's images/s at $(ratio "$cpu_hf" "$cpu_ls")× its CPU an image, the proxy ${r2h}× of that floor ($(round_ratios case2 proxy hummingbird-floor) per round)"
     write_figure proxy-cold-photos-lean-server "proxy, cold transforms of ${#PHOTOS[@]} photos: the proxy's libvips calls behind a minimal C HTTP server (\`lean_server.c\`, reference)" \
-        "${r2l}× the images/s; the proxy ${r2p}× of it ($(round_ratios case2 proxy lean-server) per round)" "$r2l" "\`vips_thumbnail_buffer\`" \
+        "${r2l}× the images/s; the proxy ${r2p}× of it ($(round_ratios case2 proxy lean-server) per round)$floor_text" "$r2l" "\`vips_thumbnail_buffer\`" \
         "≥ 0.95× (proxy ÷ lean server)" "$(figure_met "$r2p" ">=" 0.95)"
 fi
 write_figure proxy-host-named-origin "proxy, cold transforms, host-named (\`localhost\`) vs IP-literal keep-alive origin" \

@@ -22,7 +22,10 @@
 #include <vips/vips.h>
 #include <vips/vector.h>
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <unistd.h>
 
 /* libvips set up as WebImage sets it up (Sources/CVips/shim.h, wi_vips_init): operation
    cache off, one worker thread per image, untrusted loaders blocked, no warnings on
@@ -72,6 +75,54 @@ static int thumbnail_as_proxy(const void *data, size_t size, int width, int heig
 /* `image` as the proxy's JPEG answer at `quality`; 0 and a g_malloc'd buffer, or -1. */
 static int jpeg_as_proxy(VipsImage *image, int quality, void **buffer, size_t *length) {
     return vips_jpegsave_buffer(image, buffer, length, "Q", quality, "strip", TRUE, "optimize_coding", TRUE, NULL);
+}
+
+/* A cold variant of a cached original with nothing of the proxy around it: reads
+   `source_path` into a new buffer (g_file_get_contents), makes the `width`×`height` fit
+   with the calls above, and writes the JPEG to `output_path` through a temporary file
+   renamed into place (no fsync), as the proxy's disk cache stores a variant. Returns 0,
+   or -1 (libvips' error buffer, or errno, says why); with `jpeg` set, the JPEG is handed
+   back (g_free it) rather than freed. */
+static inline int variant_with_files(
+    const char *source_path, const char *output_path, int width, int height, int quality,
+    void **jpeg_out, size_t *length_out
+) {
+    gchar *bytes = NULL;
+    gsize size = 0;
+    if (!g_file_get_contents(source_path, &bytes, &size, NULL)) return -1;
+    VipsImage *fitted = NULL;
+    int status = thumbnail_as_proxy(bytes, size, width, height, &fitted);
+    void *jpeg = NULL;
+    size_t length = 0;
+    if (status == 0) {
+        status = jpeg_as_proxy(fitted, quality, &jpeg, &length);
+        g_object_unref(fitted);
+    }
+    g_free(bytes);
+    if (status != 0) return -1;
+    char temporary[4096 + sizeof ".tmp"];
+    snprintf(temporary, sizeof temporary, "%s.tmp", output_path);
+    int fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    size_t done = 0;
+    while (fd >= 0 && done < length) {
+        ssize_t wrote = write(fd, (const char *)jpeg + done, length - done);
+        if (wrote < 0 && errno == EINTR) continue;
+        if (wrote <= 0) break;
+        done += (size_t)wrote;
+    }
+    if (fd >= 0) close(fd);
+    if (fd < 0 || done != length || rename(temporary, output_path) != 0) {
+        unlink(temporary);
+        g_free(jpeg);
+        return -1;
+    }
+    if (jpeg_out) {
+        *jpeg_out = jpeg;
+        *length_out = length;
+    } else {
+        g_free(jpeg);
+    }
+    return 0;
 }
 
 #endif

@@ -11,6 +11,9 @@
 
 #include <vips/vips.h>
 
+// The proxy's libvips calls, shared with the C references of proxy/pipeline.sh.
+#include "../../proxy/proxy_sequence.h"
+
 /// Starts libvips with the process settings WebImage uses (no operation cache, one
 /// worker thread per image, untrusted loaders blocked). Safe to call more than once,
 /// and alongside WebImage's own start-up. Returns 0 on success.
@@ -129,5 +132,13 @@ static inline int bl_gaussblur(void *image, double sigma, int *out_width, int *o
 
 /// The libvips error buffer as text (owned by libvips; copy it before the next call).
 static inline const char *bl_error(void) { return vips_error_buffer(); }
+
+/// The proxy's calls with the file work of a cold variant of a cached original
+/// (proxy_sequence.h, variant_with_files). Returns 0 on success.
+static inline int bl_sequence_jpeg_with_files(
+    const char *source_path, const char *output_path, int width, int height, int quality
+) {
+    return variant_with_files(source_path, output_path, width, height, quality, NULL, NULL);
+}
 
 #endif

@@ -1,6 +1,8 @@
 // swift-tools-version:6.1
-// The cached path's floor: Hummingbird alone answering every GET with the same bytes and
-// the headers the proxy sends with a cached variant (cached.sh runs it beside the proxy).
+// The floors of the proxy's two paths on Hummingbird alone (cached.sh and pipeline.sh run
+// it beside the proxy): every GET answered with the same bytes and the header fields of a
+// cached variant, or, in cold mode, every variant made with the proxy's libvips calls and
+// file work (../proxy_sequence.h) on a thread pool, as lean_server.c makes it in C.
 import PackageDescription
 
 let package = Package(
@@ -11,9 +13,15 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
+        // libvips, and the proxy's calls from ../proxy_sequence.h.
+        .systemLibrary(name: "CFloorVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        // WebImage's orc code lock (a link to Sources/COrcCodeLock), as the proxy is built with it.
+        .target(name: "FloorOrcLock"),
         .executableTarget(
             name: "HummingbirdFloor",
             dependencies: [
+                "CFloorVips",
+                "FloorOrcLock",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ]

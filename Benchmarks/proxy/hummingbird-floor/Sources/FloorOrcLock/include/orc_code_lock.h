@@ -1,0 +1,1 @@
+../../../../../../Sources/COrcCodeLock/include/orc_code_lock.h

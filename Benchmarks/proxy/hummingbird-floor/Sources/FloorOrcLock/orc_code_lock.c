@@ -1,0 +1,1 @@
+../../../../../Sources/COrcCodeLock/orc_code_lock.c
