@@ -1,6 +1,7 @@
 /*
  * The proxy's libvips set-up and its sequence of libvips calls for `rs:fit:W:H` as a JPEG,
- * for the C references of pipeline.sh's photo case (vips_baseline.c, lean_server.c).
+ * for the references the proxy and the manager are measured against: pipeline.sh's
+ * vips_baseline.c, lean_server.c and hummingbird-floor, and VariantProfile's floor.
  *
  * The calls, in the order the proxy makes them (Sources/WebImage/Coding/VipsDecode.swift,
  * VipsEncode.swift):
@@ -81,8 +82,8 @@ static int jpeg_as_proxy(VipsImage *image, int quality, void **buffer, size_t *l
    `source_path` into a new buffer (g_file_get_contents), makes the `width`×`height` fit
    with the calls above, and writes the JPEG to `output_path` through a temporary file
    renamed into place (no fsync), as the proxy's disk cache stores a variant. Returns 0,
-   or -1 (libvips' error buffer, or errno, says why); with `jpeg` set, the JPEG is handed
-   back (g_free it) rather than freed. */
+   or -1 (libvips' error buffer, or errno, says why). With `jpeg_out` and `length_out`
+   set, the JPEG is handed back (g_free it) rather than freed. */
 static inline int variant_with_files(
     const char *source_path, const char *output_path, int width, int height, int quality,
     void **jpeg_out, size_t *length_out
