@@ -19,7 +19,7 @@ static inline int floor_variant(
 /// Frees a JPEG floor_variant handed back.
 static inline void floor_free(void *jpeg) { g_free(jpeg); }
 
-/// libvips' error buffer as text, then cleared.
+/// libvips' error buffer as text (owned by libvips).
 static inline const char *floor_error(void) { return vips_error_buffer(); }
 
 #endif

@@ -20,6 +20,7 @@ import Synchronization
 // `GET /count` answers the number of variants made so far, as text.
 //
 // With FLOOR_EVENT_LOOPS=1, Swift concurrency runs on NIO's event loops.
+
 /// The variants made so far.
 final class Made: Sendable {
     private let count = Mutex(0)
