@@ -175,10 +175,17 @@ public final class ImageCache: ImageCaching {
     // MARK: Querying
 
     /// The image in memory for `key`, if any.
+    // Always inlined: a manager's memory hit calls this on the concrete cache, and the
+    // call itself is about 3 % of the hit.
+    @inline(__always)
     public func imageFromMemory(forKey key: String) -> Image? {
-        // Tests for nil and unchecked unwraps: binding the optional would retain the cache
-        // for the call. Exactly one of the two is set.
-        if memoryCache != nil { return memoryCache.unsafelyUnwrapped.value(forKey: key) }
+        // A test for nil and a guaranteed reference: binding the optional, or calling
+        // through it, retains and releases the tier on every hit (about 4 % of a hit
+        // through the manager). The tier is a constant of this cache, alive while it is.
+        // Exactly one of the two is set.
+        if memoryCache != nil {
+            return Unmanaged.passUnretained(memoryCache.unsafelyUnwrapped)._withUnsafeGuaranteedRef { $0.value(forKey: key) }
+        }
         return customMemory.unsafelyUnwrapped.image(forKey: key)
     }
 

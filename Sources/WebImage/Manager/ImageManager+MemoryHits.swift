@@ -11,7 +11,7 @@ extension ImageManager {
     /// request queries memory and wants nothing beyond the image — or its first frame,
     /// when it asks for the first frame only.
     @inline(__always)
-    static func memoryHit(forKey key: String, queries: Bool, firstFrameOnly: Bool, in cache: any ImageCaching) -> Image? {
+    static func memoryHit<Cache: ImageCaching>(forKey key: String, queries: Bool, firstFrameOnly: Bool, in cache: Cache) -> Image? {
         guard queries, let image = cache.imageFromMemory(forKey: key) else { return nil }
         return firstFrameOnly ? ImageCache.firstFrame(of: image) : image
     }
@@ -33,11 +33,11 @@ extension ImageManager {
         guard defaultContextIsPlainForHits else { return plainMemoryHit(url, options: options, in: defaultContext) }
         let key = url.absoluteString
         guard !key.isEmpty, options.contains(.retryFailed) || !failedURLs.isBlocked(url) else { return nil }
-        guard builtInMemory != nil else {
-            return Self.memoryHit(forKey: key, queries: true, firstFrameOnly: options.contains(.decodeFirstFrameOnly), in: cache)
+        let firstFrameOnly = options.contains(.decodeFirstFrameOnly)
+        guard concreteCache != nil else { return Self.memoryHit(forKey: key, queries: true, firstFrameOnly: firstFrameOnly, in: cache) }
+        return concreteCache.unsafelyUnwrapped._withUnsafeGuaranteedRef {
+            Self.memoryHit(forKey: key, queries: true, firstFrameOnly: firstFrameOnly, in: $0)
         }
-        guard let image = builtInMemory.unsafelyUnwrapped._withUnsafeGuaranteedRef({ $0.value(forKey: key) }) else { return nil }
-        return options.contains(.decodeFirstFrameOnly) ? ImageCache.firstFrame(of: image) : image
     }
 
     private func plainMemoryHit(_ url: URL, options: ImageOptions, in context: ImageContext) -> Image? {
@@ -56,9 +56,8 @@ extension ImageManager {
         if context.thumbnailPixelSize != nil || context.transformer != nil {
             key = Self.variantKey(key, context: context)
         }
-        return Self.memoryHit(
-            forKey: key, queries: true, firstFrameOnly: options.contains(.decodeFirstFrameOnly), in: context.cache ?? cache
-        )
+        let cache = context.cache ?? cache
+        return Self.memoryHit(forKey: key, queries: true, firstFrameOnly: options.contains(.decodeFirstFrameOnly), in: cache)
     }
 
     /// A cache hit that completes a resolved image load at once: a memory hit (with
