@@ -48,7 +48,7 @@ if arguments.first == "--cold" {
     }
     port = listenPort
     let (photos, cache) = (arguments[6], arguments[7])
-    floor_setup()
+    setup_libvips_as_webimage("hummingbird-floor")
     guard webimage_orc_code_lock_installed() == 1 else {
         FileHandle.standardError.write(Data("hummingbird-floor: the orc code lock is not installed\n".utf8))
         exit(70)
@@ -68,11 +68,11 @@ if arguments.first == "--cold" {
         let jpeg = try await pool.runIfActive { () -> ByteBuffer? in
             var bytes: UnsafeMutableRawPointer?
             var length = 0
-            guard floor_variant(source, output, width, height, quality, &bytes, &length) == 0, let bytes else {
-                FileHandle.standardError.write(Data("hummingbird-floor: \(output): \(String(cString: floor_error()))\n".utf8))
+            guard variant_with_files(source, output, width, height, quality, &bytes, &length) == 0, let bytes else {
+                FileHandle.standardError.write(Data("hummingbird-floor: \(output): \(String(cString: vips_error_buffer()))\n".utf8))
                 return nil
             }
-            defer { floor_free(bytes) }
+            defer { g_free(bytes) }
             return ByteBuffer(bytes: UnsafeRawBufferPointer(start: bytes, count: length))
         }
         guard let jpeg else { return Response(status: .internalServerError) }
