@@ -174,9 +174,9 @@ public final class ImageCache: ImageCaching {
 
     // MARK: Querying
 
-    /// The image in memory for `key`, if any.
     // Always inlined: a manager's memory hit calls this on the concrete cache, and the
     // call itself is about 3 % of the hit.
+    /// The image in memory for `key`, if any.
     @inline(__always)
     public func imageFromMemory(forKey key: String) -> Image? {
         // A test for nil and a guaranteed reference: binding the optional, or calling
