@@ -53,7 +53,7 @@ struct VipsDecodeThumbnailTests {
         let pixels = try thumbnail.pixels()
         #expect(try Self.explicitThumbnail(data, shrink: shrink, target: testCase.target) == pixels)
         if testCase.format == .jpeg {
-            // Another shrink gives other pixels: the comparison can tell which one was used.
+            // Another shrink gives other pixels: the comparison tells which shrink made them.
             let other = shrink == 1 ? 2 : shrink / 2
             #expect(try Self.explicitThumbnail(data, shrink: other, target: testCase.target) != pixels)
         }
