@@ -7,14 +7,14 @@
  * VipsEncode.swift):
  *
  *   vips_image_new_from_buffer(bytes, "", fail_on ERROR)      the header, for the plan
- *   vips_image_new_from_buffer(bytes, "[shrink=N,access=sequential]", fail_on ERROR)
- *   vips_thumbnail_image(loaded, W, "height", H, "size", FORCE)   W×H: the fitted size
+ *   vips_thumbnail_buffer(bytes, W, "height", H, "size", FORCE, "option_string", "fail_on=error")
+ *                                                              W×H: the fitted size
  *   vips_image_copy_memory(thumbnail)                          the decode ends in memory
  *   vips_jpegsave_buffer(copy, "Q", quality, "strip", TRUE, "optimize_coding", TRUE)
  *
- * N is the proxy's shrink-on-load factor: 8, 4 or 2 when the fit shrinks by 16, 8 or 4
- * times or more, leaving at least a factor of two for the resample, as libvips' own
- * thumbnail does. The encoder settings are those of the proxy's JPEG answer (wi_jpegsave
+ * libvips' thumbnail reads the header again and loads the JPEG shrunk on load by 8, 4 or
+ * 2 when the fit shrinks it by 16, 8 or 4 times or more, leaving at least a factor of two
+ * for the resample. The encoder settings are those of the proxy's JPEG answer (wi_jpegsave
  * in Sources/CVips/shim.h: metadata stripped, Huffman tables optimised, not interlaced).
  */
 #ifndef PROXY_SEQUENCE_H
@@ -53,21 +53,10 @@ static int thumbnail_as_proxy(const void *data, size_t size, int width, int heig
     double horizontal = (double)source_width / width, vertical = (double)source_height / height;
     double factor = horizontal > vertical ? horizontal : vertical;
     int fitted_width = (int)(source_width / factor + 0.5), fitted_height = (int)(source_height / factor + 0.5);
-    /* The smaller of the two scales of the fitted size, as the proxy's decode reckons it. */
-    double across = (double)source_width / fitted_width, down = (double)source_height / fitted_height;
-    double shrink_factor = across < down ? across : down;
-    int shrink = shrink_factor >= 16 ? 8 : shrink_factor >= 8 ? 4 : shrink_factor >= 4 ? 2 : 1;
-    char options[64];
-    if (shrink > 1)
-        snprintf(options, sizeof options, "[shrink=%d,access=sequential]", shrink);
-    else
-        snprintf(options, sizeof options, "[access=sequential]");
-    VipsImage *loaded = vips_image_new_from_buffer(data, size, options, "fail_on", VIPS_FAIL_ON_ERROR, NULL);
-    if (!loaded) return -1;
     VipsImage *resized = NULL;
-    int failed = vips_thumbnail_image(loaded, &resized, fitted_width, "height", fitted_height, "size", VIPS_SIZE_FORCE, NULL);
-    g_object_unref(loaded);
-    if (failed) return -1;
+    if (vips_thumbnail_buffer((void *)data, size, &resized, fitted_width, "height", fitted_height, "size", VIPS_SIZE_FORCE,
+            "option_string", "fail_on=error", NULL))
+        return -1;
     *out = vips_image_copy_memory(resized);
     g_object_unref(resized);
     return *out ? 0 : -1;
