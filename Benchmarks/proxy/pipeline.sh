@@ -51,7 +51,7 @@ INSTALL=${INSTALL:-1}                      # 0: never apt-get install, only repo
 WORK=${WORK:-$(mktemp -d "${TMPDIR:-/tmp}/webimage-pipeline-bench.XXXXXX")}
 KEEP=${KEEP:-0}                            # 1: keep $WORK (photos, cache, logs, wrk output)
 PERF=${PERF:-0}                            # 1: one more, unmeasured round of case 2 under perf record
-COMMAND="${VIPS_NOVECTOR:+VIPS_NOVECTOR=$VIPS_NOVECTOR }$([ "$FLOOR" = 1 ] && echo "FLOOR=1 ")Benchmarks/proxy/pipeline.sh"   # the figures' command
+COMMAND="${VIPS_NOVECTOR:+VIPS_NOVECTOR=$VIPS_NOVECTOR }${TMPDIR:+TMPDIR=$TMPDIR }$([ "$FLOOR" = 1 ] && echo "FLOOR=1 ")ROUNDS=$ROUNDS COLD_SECONDS=$COLD_SECONDS CACHED_SECONDS=$CACHED_SECONDS Benchmarks/proxy/pipeline.sh"   # the figures' command
 
 # The photo corpus: real photographs, 1.3–4.9 MP JPEGs, from two Debian packages
 # (the renders, paintings and drawings of those packages are left out).
@@ -378,21 +378,29 @@ field_values() { awk -v c="$1" -v s="$2" -v f="$3" '$1 == c && $2 == s { for (i 
 field_sum() { field_values "$@" | awk '{ sum += $1 } END { print sum + 0 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
 met() { awk -v r="$1" -v t="$2" 'BEGIN { print (r >= t ? "yes" : "NO") }'; }
+# median_ratio CASE A B: the median over the rounds of A's rate ÷ B's in the same round
+# (each side moves with the machine from one round to the next; a round's two runs are
+# seconds apart).
+median_ratio() {
+    awk -v c="$1" -v a="$2" -v b="$3" '$1 == c && $2 == a { x[$3] = $4 } $1 == c && $2 == b { y[$3] = $4 }
+        END { for (r = 1; r in x; r++) print x[r] / y[r] }' "$RESULTS" |
+        sort -g | awk '{ v[NR] = $1 } END { printf "%.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
 round_ratios() {
     awk -v c="$1" -v a="$2" -v b="$3" '$1 == c && $2 == a { x[$3] = $4 } $1 == c && $2 == b { y[$3] = $4 }
         END { for (r = 1; r in x; r++) { printf "%s%.3f", sep, x[r] / y[r]; sep = " / " } }' "$RESULTS"
 }
 
-r1=$(ratio "$(mean case1 host-named)" "$(mean case1 ip-literal)")
-r2=$(ratio "$(mean case2 proxy)" "$(mean case2 libvips)")
-r3=$(ratio "$(mean case3 proxy)" "$(mean case3 nginx)")
+r1=$(median_ratio case1 host-named ip-literal)
+r2=$(median_ratio case2 proxy libvips)
+r3=$(median_ratio case3 proxy nginx)
 # Case 2's gap in two: the proxy ÷ its own libvips calls made directly (the server's
 # share), those calls ÷ vips_thumbnail_buffer (the codec calls' share).
-r2s=$(ratio "$(mean case2 proxy)" "$(mean case2 libvips-sequence)")
-r2c=$(ratio "$(mean case2 libvips-sequence)" "$(mean case2 libvips)")
+r2s=$(median_ratio case2 proxy libvips-sequence)
+r2c=$(median_ratio case2 libvips-sequence libvips)
 # What serving costs whoever serves: the lean server ÷ libvips direct; the proxy ÷ it.
-r2l=$(ratio "$(mean case2 lean-server)" "$(mean case2 libvips)")
-r2p=$(ratio "$(mean case2 proxy)" "$(mean case2 lean-server)")
+r2l=$(median_ratio case2 lean-server libvips)
+r2p=$(median_ratio case2 proxy lean-server)
 # out_bytes SIDE: a baseline's mean output size (its first round's).
 out_bytes() { field_values case2 "$1" out_bytes | awk 'NR == 1'; }
 {
@@ -400,22 +408,22 @@ echo
 echo "== summary: $(machine)"
 echo "   $ROUNDS interleaved rounds; cold runs ${COLD_SECONDS}s at $COLD_CONNECTIONS connections/threads, cached runs ${CACHED_SECONDS}s at $CONNECTIONS connections; ${#PHOTOS[@]} photos → $FIT, JPEG q$QUALITY"
 echo
-printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' case "measured (per round)" "baseline (per round)" "ratio (mean; per round)" target met
+printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' case "measured (per round)" "baseline (per round)" "ratio (median; per round)" target met
 printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' --- --- --- --- --- ---
 printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' "1. cold, new source each request: host-named origin, req/s" "$(rates case1 host-named)" "IP-literal $(rates case1 ip-literal)" "$r1; $(round_ratios case1 host-named ip-literal)" "≥ 0.98" "$(met "$r1" 0.98)"
 printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' "2. cold variant of a cached photo, images/s" "$(rates case2 proxy)" "libvips direct $(rates case2 libvips)" "$r2; $(round_ratios case2 proxy libvips)" "≥ 0.85" "$(met "$r2" 0.85)"
 if [ "$CORE_THREADS" != "$COLD_CONNECTIONS" ]; then
-    r2b=$(ratio "$(mean case2 proxy)" "$(mean case2 libvips-cores)")
+    r2b=$(median_ratio case2 proxy libvips-cores)
     printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' "(2, reference: libvips direct on $CORE_THREADS threads)" "" "libvips direct $(rates case2 libvips-cores)" "$r2b; $(round_ratios case2 proxy libvips-cores)" "—" "—"
 fi
 printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' "(2, reference: the proxy's libvips calls made directly)" "" "its call sequence $(rates case2 libvips-sequence)" "$r2s; $(round_ratios case2 proxy libvips-sequence)" "—" "—"
 printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' "(2, reference: those calls behind a minimal C HTTP server)" "" "lean server $(rates case2 lean-server)" "$r2p; $(round_ratios case2 proxy lean-server)" "≥ 0.95" "$(met "$r2p" 0.95)"
 if [ "$FLOOR" = 1 ]; then
-    r2h=$(ratio "$(mean case2 proxy)" "$(mean case2 hummingbird-floor)")
+    r2h=$(median_ratio case2 proxy hummingbird-floor)
     printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' "(2, reference: those calls behind Hummingbird, a thread pool)" "" "Hummingbird floor $(rates case2 hummingbird-floor)" "$r2h; $(round_ratios case2 proxy hummingbird-floor)" "—" "—"
 fi
 printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' "3. cached variant, req/s" "$(rates case3 proxy)" "nginx static $(rates case3 nginx)" "$r3; $(round_ratios case3 proxy nginx)" "≥ 0.5" "$(met "$r3" 0.5)"
-r3b=$(ratio "$(mean case3 proxy)" "$(mean case3 health)")
+r3b=$(median_ratio case3 proxy health)
 printf '| %-58s | %-22s | %-30s | %-22s | %-7s | %-4s |\n' "(3, reference: the proxy's /health, its HTTP stack alone)" "" "/health $(rates case3 health)" "$r3b; $(round_ratios case3 proxy health)" "—" "—"
 echo
 hn_req=$(field_sum case1 host-named requests); hn_conn=$(field_sum case1 host-named origin_connections); hn_orig=$(field_sum case1 host-named origin_requests)
@@ -437,7 +445,7 @@ echo "case 2, where the gap is: the proxy's libvips calls made directly ÷ vips_
 echo "case 2, what serving costs: the lean server ÷ vips_thumbnail_buffer $r2l (CPU per image $cpu_ls ms, $(ratio "$cpu_ls" "$cpu_vb")×; the least any server adds), the proxy ÷ the lean server $r2p (CPU $(ratio "$cpu_px" "$cpu_ls")×; what WebImage adds beyond it)"
 if [ "$FLOOR" = 1 ]; then
     cpu_hf=$(cpu_per "$(field_sum case2 hummingbird-floor cpu_ms)" "$(field_sum case2 hummingbird-floor made)")
-    r2hl=$(ratio "$(mean case2 hummingbird-floor)" "$(mean case2 lean-server)")
+    r2hl=$(median_ratio case2 hummingbird-floor lean-server)
     echo "case 2, what the Swift server stack costs: the Hummingbird floor ÷ the lean server $r2hl (CPU per image $cpu_hf ms, $(ratio "$cpu_hf" "$cpu_ls")×), the proxy ÷ the Hummingbird floor $r2h (CPU $(ratio "$cpu_px" "$cpu_hf")×; what WebImage adds beyond Hummingbird and a thread pool)"
 fi
 echo "case 2, cores kept busy (images/s × CPU per image): proxy $(awk -v r="$(mean case2 proxy)" -v c="$cpu_px" 'BEGIN { printf "%.2f", r * c / 1000 }'), libvips direct $(awk -v r="$(mean case2 libvips)" -v c="$cpu_vb" 'BEGIN { printf "%.2f", r * c / 1000 }') of $(nproc)"
