@@ -51,7 +51,12 @@ static inline int wi_thumbnail_image(VipsImage *in, VipsImage **out, int width, 
     return vips_thumbnail_image(in, out, width, "height", height, "size", (VipsSize)size, "no_rotate", no_rotate ? TRUE : FALSE, NULL);
 }
 
-static inline int wi_thumbnail_buffer(const void *buf, size_t len, VipsImage **out, int width, int height, int size, const char *options) {
+/// libvips' own thumbnail of the image in memory, its loader as strict as `fail_on` (a
+/// `VipsFailOn`, as `wi_load_buffer` takes it): the thumbnail passes load options on only
+/// as text, so the value goes by the name libvips gives it.
+static inline int wi_thumbnail_buffer(const void *buf, size_t len, VipsImage **out, int width, int height, int size, int fail_on) {
+    char options[64];
+    g_snprintf(options, sizeof options, "fail_on=%s", vips_enum_nick(VIPS_TYPE_FAIL_ON, fail_on));
     return vips_thumbnail_buffer((void *)buf, len, out, width, "height", height, "size", (VipsSize)size, "option_string", options, NULL);
 }
 

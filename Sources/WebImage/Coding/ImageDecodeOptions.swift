@@ -19,16 +19,6 @@ public struct ImageDecodeOptions: Sendable, Hashable {
             case .warning: 3
             }
         }
-
-        /// The name libvips gives ``vipsFailOn`` in an option string.
-        var vipsFailOnName: String {
-            switch self {
-            case .lenient: "none"
-            case .truncated: "truncated"
-            case .error: "error"
-            case .warning: "warning"
-            }
-        }
     }
 
     /// Decode as a thumbnail no larger than this size, using shrink-on-load where the

@@ -111,9 +111,11 @@ struct VipsDecode {
             // libvips' own thumbnail of the bytes loads them as the branch below would, but
             // with one line cache in front of the loader instead of two: a photo's variant
             // takes 1.4 % fewer instructions (cachegrind), half the region copies.
-            let failOn = options.strictness.vipsFailOnName
             result = try Vips.run("thumbnail") {
-                wi_thumbnail_buffer(bytes.baseAddress, bytes.count, $0, Int32(target.width), Int32(target.height), Int32(VIPS_SIZE_FORCE.rawValue), "fail_on=\(failOn)")
+                wi_thumbnail_buffer(
+                    bytes.baseAddress, bytes.count, $0, Int32(target.width), Int32(target.height), Int32(VIPS_SIZE_FORCE.rawValue),
+                    options.strictness.vipsFailOn
+                )
             }
             // libjpeg rounds each side of a scaled decode up.
             loadedSize = PixelSize(width: (sourceSize.width + shrink - 1) / shrink, height: (sourceSize.height + shrink - 1) / shrink)
