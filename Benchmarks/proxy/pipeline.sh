@@ -378,17 +378,20 @@ field_values() { awk -v c="$1" -v s="$2" -v f="$3" '$1 == c && $2 == s { for (i 
 field_sum() { field_values "$@" | awk '{ sum += $1 } END { print sum + 0 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
 met() { awk -v r="$1" -v t="$2" 'BEGIN { print (r >= t ? "yes" : "NO") }'; }
-# median_ratio CASE A B: the median over the rounds of A's rate ÷ B's in the same round
-# (each side moves with the machine from one round to the next; a round's two runs are
-# seconds apart).
-median_ratio() {
+# ratios_by_round CASE A B: A's rate ÷ B's in the same round, one line a round in order.
+ratios_by_round() {
     awk -v c="$1" -v a="$2" -v b="$3" '$1 == c && $2 == a { x[$3] = $4 } $1 == c && $2 == b { y[$3] = $4 }
-        END { for (r = 1; r in x; r++) print x[r] / y[r] }' "$RESULTS" |
-        sort -g | awk '{ v[NR] = $1 } END { printf "%.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+        END { for (r = 1; r in x; r++) print x[r] / y[r] }' "$RESULTS"
 }
+# median_ratio CASE A B: the median of those ratios (each side moves with the machine from
+# one round to the next; a round's two runs are seconds apart).
+median_ratio() {
+    ratios_by_round "$@" | sort -g |
+        awk '{ v[NR] = $1 } END { printf "%.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+# round_ratios CASE A B: those ratios as "r1 / r2 / …".
 round_ratios() {
-    awk -v c="$1" -v a="$2" -v b="$3" '$1 == c && $2 == a { x[$3] = $4 } $1 == c && $2 == b { y[$3] = $4 }
-        END { for (r = 1; r in x; r++) { printf "%s%.3f", sep, x[r] / y[r]; sep = " / " } }' "$RESULTS"
+    ratios_by_round "$@" | awk '{ printf "%s%.3f", sep, $1; sep = " / " }'
 }
 
 r1=$(median_ratio case1 host-named ip-literal)
