@@ -51,29 +51,13 @@ INSTALL=${INSTALL:-1}                      # 0: never apt-get install, only repo
 WORK=${WORK:-$(mktemp -d "${TMPDIR:-/tmp}/webimage-pipeline-bench.XXXXXX")}
 KEEP=${KEEP:-0}                            # 1: keep $WORK (photos, cache, logs, wrk output)
 PERF=${PERF:-0}                            # 1: one more, unmeasured round of case 2 under perf record
-COMMAND="${VIPS_NOVECTOR:+VIPS_NOVECTOR=$VIPS_NOVECTOR }${TMPDIR:+TMPDIR=$TMPDIR }$([ "$FLOOR" = 1 ] && echo "FLOOR=1 ")ROUNDS=$ROUNDS COLD_SECONDS=$COLD_SECONDS CACHED_SECONDS=$CACHED_SECONDS Benchmarks/proxy/pipeline.sh"   # the figures' command
+COMMAND="${VIPS_NOVECTOR:+VIPS_NOVECTOR=$VIPS_NOVECTOR }${TMPDIR:+TMPDIR=$TMPDIR }$([ "$FLOOR" = 1 ] && echo "FLOOR=1 " || true)ROUNDS=$ROUNDS COLD_SECONDS=$COLD_SECONDS CACHED_SECONDS=$CACHED_SECONDS Benchmarks/proxy/pipeline.sh"   # the figures' command
 
-# The photo corpus: real photographs, 1.3–4.9 MP JPEGs, from two Debian packages
-# (the renders, paintings and drawings of those packages are left out).
-MATE=/usr/share/backgrounds/mate/nature
-PLASMA=/usr/share/wallpapers
-CORPUS=(
-    "$MATE/Aqua.jpg" "$MATE/Blinds.jpg" "$MATE/Dune.jpg" "$MATE/FreshFlower.jpg" "$MATE/Garden.jpg"
-    "$MATE/GreenMeadow.jpg" "$MATE/LadyBird.jpg" "$MATE/RainDrops.jpg" "$MATE/Storm.jpg"
-    "$MATE/TwoWings.jpg" "$MATE/Wood.jpg" "$MATE/YellowFlower.jpg"
-)
-for name in BytheWater ColdRipple ColorfulCups DarkestHour EveningGlow FallenLeaf Grey Kite OneStandsOut Path summer_1am; do
-    CORPUS+=("$PLASMA/$name/contents/images/2560x1600.jpg")
-done
+. "$HERE/photos.sh"   # the photo corpus: CORPUS, missing_for_photo_benchmarks, copy_photos
 
 # --- What the benchmark needs (the project itself needs none of it) ---------------------
 missing=()
-for pair in wrk:wrk nginx:nginx curl:curl cc:gcc pkg-config:pkg-config; do
-    command -v "${pair%%:*}" >/dev/null || missing+=("${pair#*:}")
-done
-pkg-config --exists vips 2>/dev/null || missing+=(libvips-dev)
-[ -f "$MATE/Aqua.jpg" ] || missing+=(mate-backgrounds)
-[ -f "$PLASMA/Path/contents/images/2560x1600.jpg" ] || missing+=(plasma-workspace-wallpapers)
+missing_for_photo_benchmarks
 "$ROOT/scripts/install-missing" pipeline.sh "$INSTALL" ${missing[@]+"${missing[@]}"}
 [ -x "$WEBIMAGE" ] || { echo "pipeline.sh: no webimage binary at $WEBIMAGE; build one with 'swift build -c release --product webimage' and set WEBIMAGE" >&2; exit 1; }
 
@@ -92,19 +76,8 @@ FIT="rs:fit:$WIDTH:$HEIGHT"
 
 
 # --- The corpus, the baseline program, nginx and the proxy -------------------------------
-: > "$WORK/names.txt"
-total_bytes=0
-total_pixels=0
-for file in "${CORPUS[@]}"; do
-    # plasma's files are all 2560x1600.jpg: name each copy after its folder.
-    case "$file" in
-        "$PLASMA"/*) name=$(basename "$(dirname "$(dirname "$(dirname "$file")")")").jpg ;;
-        *) name=$(basename "$file") ;;
-    esac
-    cp "$file" "$WORK/www/photos/$name"
-    echo "$name" >> "$WORK/names.txt"
-    total_bytes=$(( total_bytes + $(stat -c %s "$file") ))
-done
+copy_photos "$WORK/www/photos" "$WORK/names.txt"
+total_bytes=$(cat "$WORK"/www/photos/*.jpg | wc -c)
 PHOTOS=("$WORK"/www/photos/*.jpg)
 echo "corpus: ${#PHOTOS[@]} JPEG photos, $(( total_bytes / 1024 )) KB in all (mate-backgrounds, plasma-workspace-wallpapers)"
 

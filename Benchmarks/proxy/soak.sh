@@ -7,7 +7,9 @@
 #   glibc     glibc malloc, its defaults (an arena per thread, up to 8 × cores), given as
 #             MALLOC_ARENA_MAX=8×cores since webimage otherwise sets two arenas itself
 #   arena2    glibc malloc with two arenas: webimage's own setting, no variable
+#   arenaN    glibc malloc with N arenas (MALLOC_ARENA_MAX=N), e.g. arena8; not in the default list
 #   jemalloc  LD_PRELOAD=libjemalloc.so.2 (Debian libjemalloc2, installed by scripts/bootstrap)
+#   mimalloc  LD_PRELOAD=libmimalloc.so.2 (Debian libmimalloc2.0); not in the default list
 #
 # First cold throughput (new variants of cached photos, COLD_SECONDS at 2 × cores
 # connections), allocators interleaved over COLD_ROUNDS rounds, a fresh process each run;
@@ -56,6 +58,7 @@ ORIGIN_PORT=${ORIGIN_PORT:-18380}
 PROXY_PORT=${PROXY_PORT:-18381}
 INSTALL=${INSTALL:-1}
 JEMALLOC=${JEMALLOC:-/usr/lib/$(uname -m)-linux-gnu/libjemalloc.so.2}
+MIMALLOC=${MIMALLOC:-/usr/lib/$(uname -m)-linux-gnu/libmimalloc.so.2}
 WORK=${WORK:-$(mktemp -d "${TMPDIR:-/tmp}/webimage-soak.XXXXXX")}
 KEEP=${KEEP:-0}
 
@@ -66,6 +69,7 @@ for pair in wrk:wrk nginx:nginx curl:curl ss:iproute2; do
 done
 [ -f "$PHOTOS/Aqua.jpg" ] || missing+=(mate-backgrounds)
 [ -f "$JEMALLOC" ] || missing+=(libjemalloc2)
+case " $ALLOCATORS " in *" mimalloc "*) [ -f "$MIMALLOC" ] || missing+=(libmimalloc2.0) ;; esac
 "$ROOT/scripts/install-missing" soak.sh "$INSTALL" ${missing[@]+"${missing[@]}"}
 [ -x "$WEBIMAGE" ] || { echo "soak.sh: no webimage binary at $WEBIMAGE; build one with 'swift build -c release --product webimage' and set WEBIMAGE" >&2; exit 1; }
 
@@ -129,8 +133,10 @@ start_proxy() {
     case "$name" in
         glibc) env=(MALLOC_ARENA_MAX=$(( 8 * $(nproc) ))) ;;
         arena2) ;;
+        arena[0-9]*) env=(MALLOC_ARENA_MAX="${name#arena}") ;;
         jemalloc) env=(LD_PRELOAD="$JEMALLOC") ;;
-        *) echo "soak.sh: unknown allocator $name (glibc, arena2, jemalloc)" >&2; exit 1 ;;
+        mimalloc) env=(LD_PRELOAD="$MIMALLOC") ;;
+        *) echo "soak.sh: unknown allocator $name (glibc, arena2, arenaN, jemalloc, mimalloc)" >&2; exit 1 ;;
     esac
     env "${env[@]}" "$WEBIMAGE" serve --bind 127.0.0.1 --port "$PROXY_PORT" --allow-loopback \
         --allowed-source "$ORIGIN/" --cache-dir "$WORK/cache-$name" --cache-max-memory "${CACHE_MB}M" \
@@ -236,7 +242,9 @@ run_allocator() {
     case $name in
         glibc) described="glibc malloc with its defaults" ;;
         arena2) described="\`MALLOC_ARENA_MAX=2\` (what \`webimage\` sets)" ;;
+        arena[0-9]*) described="\`MALLOC_ARENA_MAX=${name#arena}\`" ;;
         jemalloc) described="jemalloc (\`LD_PRELOAD\`)" ;;
+        mimalloc) described="mimalloc (\`LD_PRELOAD\`)" ;;
         *) described=$name ;;
     esac
     [ $(( SOAK_SECONDS % 60 )) != 0 ] || span="$(( SOAK_SECONDS / 60 )) minutes"
