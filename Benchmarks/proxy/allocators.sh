@@ -60,8 +60,6 @@ for setting in $ALLOCATORS; do
     case "$setting" in
         jemalloc) [ -f "$JEMALLOC" ] || missing+=(libjemalloc2) ;;
         mimalloc) [ -f "$MIMALLOC" ] || missing+=(libmimalloc2.0) ;;
-        arena[0-9]*) ;;
-        *) echo "allocators.sh: unknown allocator setting $setting (arena2, arenaN, jemalloc, mimalloc)" >&2; exit 1 ;;
     esac
 done
 "$ROOT/scripts/install-missing" allocators.sh "$INSTALL" ${missing[@]+"${missing[@]}"}
@@ -96,15 +94,9 @@ SETTINGS=($ALLOCATORS)
 PORTS=()
 for index in "${!SETTINGS[@]}"; do
     setting=${SETTINGS[$index]}
-    environment=()
-    case "$setting" in
-        arena2) ;;
-        arena[0-9]*) environment=(MALLOC_ARENA_MAX="${setting#arena}") ;;
-        jemalloc) environment=(LD_PRELOAD="$JEMALLOC") ;;
-        mimalloc) environment=(LD_PRELOAD="$MIMALLOC") ;;
-    esac
+    allocator_env "$setting" || exit 1
     port=$(( FIRST_PROXY_PORT + index ))
-    env ${environment[@]+"${environment[@]}"} "$WEBIMAGE" serve --bind 127.0.0.1 --port "$port" --allow-loopback \
+    env ${ALLOCATOR_ENV[@]+"${ALLOCATOR_ENV[@]}"} "$WEBIMAGE" serve --bind 127.0.0.1 --port "$port" --allow-loopback \
         --allowed-source "$ORIGIN/" --cache-dir "$WORK/cache-$setting" --cache-max-disk 0 --log-level warning \
         >> "$WORK/proxy-$setting.log" 2>&1 &
     PROXY_PIDS+=($!)
@@ -116,8 +108,6 @@ for index in "${!SETTINGS[@]}"; do
 done
 while read -r name; do curl -fsS -o /dev/null "http://127.0.0.1:$LEAN_PORT/warm/photos/$name"; done < "$WORK/names.txt"
 
-CLK_TCK=$(getconf CLK_TCK)
-cpu_ms() { awk -v hz="$CLK_TCK" '{ printf "%d", ($14 + $15) * 1000 / hz }' "/proc/$1/stat"; }
 # One slot: wrk on URL template $3 against port $2 for SECONDS_A_SLOT; prints
 # "<label> <variants/s> <CPU ms an image>" of process $4 (the 200 answers are the variants).
 slot() {
@@ -144,14 +134,14 @@ for round in $(seq 1 "$ROUNDS"); do
     done
 done
 
-# Medians of the rounds' ratios: all rounds, and the second half.
+# round_ratios SETTING FROM: from round FROM on, each round's variants/s ÷ the lean
+# server's and CPU an image ÷ the lean server's, one round a line.
+round_ratios() {
+    awk -v setting="$1" -v from="$2" '$2 == setting && $1 >= from && $7 > 0 && $3 > 0 { print $3 / $6, $4 / $7 }' "$SLOTS"
+}
+# summary SETTING FROM: "<median rate ratio> <median CPU ratio> <rounds>" from round FROM on.
 summary() {
-    awk -v setting="$1" -v from="$2" 'BEGIN { n = 0 } $2 == setting && $1 >= from && $7 > 0 && $3 > 0 {
-        rate[n] = $3 / $6; cpu[n] = $4 / $7; n++ }
-        function median(a, count,   i, j, t) {
-            for (i = 0; i < count; i++) for (j = i + 1; j < count; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-            return count % 2 ? a[int(count / 2)] : (a[count / 2 - 1] + a[count / 2]) / 2 }
-        END { if (n) printf "%.3f %.3f %d", median(rate, n), median(cpu, n), n; else print "0 0 0" }' "$SLOTS"
+    echo "$(round_ratios "$1" "$2" | cut -d' ' -f1 | median) $(round_ratios "$1" "$2" | cut -d' ' -f2 | median) $(round_ratios "$1" "$2" | wc -l)"
 }
 echo
 printf '| %-9s | %-26s | %-26s | %-27s | %-9s |\n' setting "variants/s ÷ lean, all" "CPU an image ÷ lean, all" "second half (rate / CPU)" "peak RSS"

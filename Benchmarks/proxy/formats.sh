@@ -203,8 +203,6 @@ stop_proxy() {
 }
 
 # --- Measuring helpers ---------------------------------------------------------------------
-CLK_TCK=$(getconf CLK_TCK)
-cpu_ms() { awk -v hz="$CLK_TCK" '{ printf "%d", ($14 + $15) * 1000 / hz }' "/proc/$PROXY_PID/stat"; }
 made() { curl -fsS --max-time 5 "$PROXY/metrics" | awk 'index($0, "webimage_processed_total") == 1 { sum += $NF } END { print sum + 0 }'; }
 reset_hwm() { echo 5 > "/proc/$PROXY_PID/clear_refs" 2>/dev/null || true; }
 RESULTS="$WORK/results/runs.txt"
@@ -221,7 +219,7 @@ proxy_run() {
     local set=$1 load=$2 round=$3 count=$4 out="$WORK/results/proxy-$1-$2-$3.txt" done="$WORK/results/done-$1-$2-$3"
     local cpu_before made_before hwm started ended wrk_pid
     reset_hwm
-    cpu_before=$(cpu_ms)
+    cpu_before=$(cpu_ms "$PROXY_PID")
     made_before=$(made)
     started=$(date +%s.%N)
     wrk --timeout 60s -t1 -c"$load" -d"$(( 10 * RUN_SECONDS + 60 ))s" -s "$HERE/corpus.lua" "$PROXY" \
@@ -234,7 +232,7 @@ proxy_run() {
     kill -INT "$wrk_pid" 2>/dev/null || true
     wait "$wrk_pid" || true
     sleep 1  # requests wrk left in flight finish
-    local images=$(( $(made) - made_before )) cpu=$(( $(cpu_ms) - cpu_before ))
+    local images=$(( $(made) - made_before )) cpu=$(( $(cpu_ms "$PROXY_PID") - cpu_before ))
     hwm=$(awk '/^VmHWM/ { print $2 }' "/proc/$PROXY_PID/status")
     local rate bad
     rate=$(awk -v n="$count" -v a="$started" -v b="$ended" 'BEGIN { printf "%.2f", n / (b - a) }')

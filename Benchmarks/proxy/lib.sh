@@ -125,3 +125,28 @@ write_figure() {
 }
 # figure_met VALUE OP BOUND: "yes" when VALUE OP BOUND holds (OP: >=, <=, <), else "no".
 figure_met() { awk -v v="$1" -v b="$3" -v op="$2" 'BEGIN { ok = (op == ">=" ? v >= b : op == "<=" ? v <= b : v < b); print (ok ? "yes" : "no") }'; }
+
+# cpu_ms PID: the user + system CPU time process PID has used so far, in milliseconds.
+CLK_TCK=$(getconf CLK_TCK)
+cpu_ms() { awk -v hz="$CLK_TCK" '{ printf "%d", ($14 + $15) * 1000 / hz }' "/proc/$1/stat"; }
+
+# median: the median of the numbers on standard input, one a line, to 3 decimals (0 for none).
+median() {
+    sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print 0; else printf "%.3f\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# allocator_env SETTING: sets the array ALLOCATOR_ENV to the environment that runs
+# `webimage` with allocator SETTING: glibc (its defaults, 8 × cores arenas), arena2
+# (webimage's own two arenas: no variable), arenaN (MALLOC_ARENA_MAX=N), jemalloc or
+# mimalloc (LD_PRELOAD of $JEMALLOC or $MIMALLOC, which the caller sets). Fails on any other.
+allocator_env() {
+    ALLOCATOR_ENV=()
+    case "$1" in
+        glibc) ALLOCATOR_ENV=(MALLOC_ARENA_MAX=$(( 8 * $(nproc) ))) ;;
+        arena2) ;;
+        arena[0-9]*) ALLOCATOR_ENV=(MALLOC_ARENA_MAX="${1#arena}") ;;
+        jemalloc) ALLOCATOR_ENV=(LD_PRELOAD="$JEMALLOC") ;;
+        mimalloc) ALLOCATOR_ENV=(LD_PRELOAD="$MIMALLOC") ;;
+        *) echo "$(basename "$0"): unknown allocator $1 (glibc, arena2, arenaN, jemalloc, mimalloc)" >&2; return 1 ;;
+    esac
+}

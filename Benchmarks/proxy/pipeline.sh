@@ -133,8 +133,6 @@ nginx_counts() { curl -fsS --max-time 5 "$STATUS" | awk 'NR == 3 { print $1, $3 
 # A counter of the proxy's /metrics, summed over its labels.
 metric() { curl -fsS --max-time 5 "$PROXY/metrics" | awk -v name="$1" 'index($0, name) == 1 { sum += $NF } END { print sum + 0 }'; }
 # A process's user + system CPU time so far, in ms: the proxy's, the reference server's.
-CLK_TCK=$(getconf CLK_TCK)
-cpu_ms() { awk -v hz="$CLK_TCK" '{ printf "%d", ($14 + $15) * 1000 / hz }' "/proc/$1/stat"; }
 proxy_cpu_ms() { cpu_ms "$PROXY_PID"; }
 # The variants each server made so far.
 proxy_made() { metric webimage_processed_total; }
@@ -359,8 +357,7 @@ ratios_by_round() {
 # median_ratio CASE A B: the median of those ratios (each side moves with the machine from
 # one round to the next; a round's two runs are seconds apart).
 median_ratio() {
-    ratios_by_round "$@" | sort -g |
-        awk '{ v[NR] = $1 } END { printf "%.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+    ratios_by_round "$@" | median
 }
 # round_ratios CASE A B: those ratios as "r1 / r2 / …".
 round_ratios() {

@@ -129,16 +129,9 @@ check() {
 
 # start_proxy NAME: the proxy with allocator NAME, its originals in its disk cache.
 start_proxy() {
-    local name=$1 env=()
-    case "$name" in
-        glibc) env=(MALLOC_ARENA_MAX=$(( 8 * $(nproc) ))) ;;
-        arena2) ;;
-        arena[0-9]*) env=(MALLOC_ARENA_MAX="${name#arena}") ;;
-        jemalloc) env=(LD_PRELOAD="$JEMALLOC") ;;
-        mimalloc) env=(LD_PRELOAD="$MIMALLOC") ;;
-        *) echo "soak.sh: unknown allocator $name (glibc, arena2, arenaN, jemalloc, mimalloc)" >&2; exit 1 ;;
-    esac
-    env "${env[@]}" "$WEBIMAGE" serve --bind 127.0.0.1 --port "$PROXY_PORT" --allow-loopback \
+    local name=$1
+    allocator_env "$name" || exit 1
+    env ${ALLOCATOR_ENV[@]+"${ALLOCATOR_ENV[@]}"} "$WEBIMAGE" serve --bind 127.0.0.1 --port "$PROXY_PORT" --allow-loopback \
         --allowed-source "$ORIGIN/" --cache-dir "$WORK/cache-$name" --cache-max-memory "${CACHE_MB}M" \
         --max-source-resolution "$MAX_MP" --workers "$WORKERS" --memory-budget "${DECODE_MB}M" --log-level error >> "$WORK/proxy-$name.log" 2>&1 &
     PROXY_PID=$!
