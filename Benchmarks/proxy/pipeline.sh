@@ -77,7 +77,7 @@ FIT="rs:fit:$WIDTH:$HEIGHT"
 
 # --- The corpus, the baseline program, nginx and the proxy -------------------------------
 copy_photos "$WORK/www/photos" "$WORK/names.txt"
-total_bytes=$(cat "$WORK"/www/photos/*.jpg | wc -c)
+total_bytes=$(stat -c %s "$WORK"/www/photos/*.jpg | awk '{ sum += $1 } END { print sum }')
 PHOTOS=("$WORK"/www/photos/*.jpg)
 echo "corpus: ${#PHOTOS[@]} JPEG photos, $(( total_bytes / 1024 )) KB in all (mate-backgrounds, plasma-workspace-wallpapers)"
 
