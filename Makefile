@@ -22,7 +22,7 @@ test: bootstrap
 # URL it prints works offline; the playground page (--playground) is at http://127.0.0.1:8080/.
 # Extra flags: make run ARGS="--key … --salt …".
 RUN_CACHE_DIR ?= $(if $(XDG_CACHE_HOME),$(XDG_CACHE_HOME)/webimage,$(CURDIR)/.build-cache)
-# The allocator needs nothing here: webimage runs glibc malloc with two arenas unless the
+# The allocator needs nothing here: webimage runs glibc malloc with four arenas unless the
 # environment sets MALLOC_ARENA_MAX (deploy/README.md "Memory" has the figures), e.g.
 # make run RUN_ENV=MALLOC_ARENA_MAX=16.
 RUN_ENV ?=

@@ -4,7 +4,7 @@
 # one per allocator setting, each beside lean_server.c making the same variants.
 #
 #   WEBIMAGE=/path/to/release/webimage Benchmarks/proxy/allocators.sh
-#   ALLOCATORS="arena2 arena8 mimalloc" ROUNDS=16 SECONDS_A_SLOT=6 Benchmarks/proxy/allocators.sh
+#   ALLOCATORS="arena4 arena2 mimalloc" ROUNDS=16 SECONDS_A_SLOT=6 Benchmarks/proxy/allocators.sh
 #
 # Every process is started once, warmed with one pass over the corpus, and then given
 # wrk slots of SECONDS_A_SLOT in turn, each followed by a slot of the lean server
@@ -14,8 +14,8 @@
 # medians over the rounds, and the medians of the second half (the processes aged).
 #
 # Allocator settings:
-#   arena2    glibc malloc with two arenas: webimage's own setting, no variable
-#   arenaN    glibc malloc with N arenas (MALLOC_ARENA_MAX=N), e.g. arena8
+#   arena4    glibc malloc with four arenas: webimage's own setting, no variable
+#   arenaN    glibc malloc with N arenas (MALLOC_ARENA_MAX=N), e.g. arena2
 #   jemalloc  LD_PRELOAD of Debian's libjemalloc2
 #   mimalloc  LD_PRELOAD of Debian's libmimalloc2.0
 #
@@ -35,7 +35,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 
 WEBIMAGE=${WEBIMAGE:-$ROOT/.build/release/webimage}
-ALLOCATORS=${ALLOCATORS:-arena2 arena8 mimalloc}
+ALLOCATORS=${ALLOCATORS:-arena4 arena2 mimalloc}
 ROUNDS=${ROUNDS:-12}
 SECONDS_A_SLOT=${SECONDS_A_SLOT:-6}
 CONNECTIONS=${CONNECTIONS:-$(( 2 * $(nproc) ))}  # wrk connections = lean threads = the proxy's workers

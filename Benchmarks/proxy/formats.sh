@@ -58,7 +58,7 @@ HEIGHT=${HEIGHT:-500}
 QUALITY=${QUALITY:-80}                     # the proxy's default JPEG quality; the baselines' Q
 ORIGIN_PORT=${ORIGIN_PORT:-18190}
 PROXY_PORT=${PROXY_PORT:-18191}
-PROXY_ENV=${PROXY_ENV:-MALLOC_ARENA_MAX=2} # the proxy's allocator setting, as in `make run` and the systemd unit
+PROXY_ENV=${PROXY_ENV:-MALLOC_ARENA_MAX=4} # the proxy's allocator setting, as in `make run` and the systemd unit
 LOG_LEVEL=${LOG_LEVEL:-warning}
 INSTALL=${INSTALL:-1}
 FORMATS_DIR=${FORMATS_DIR:-$ROOT/.build-bench/formats}

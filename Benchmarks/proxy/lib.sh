@@ -136,17 +136,17 @@ median() {
 }
 
 # allocator_env SETTING: sets the array ALLOCATOR_ENV to the environment that runs
-# `webimage` with allocator SETTING: glibc (its defaults, 8 × cores arenas), arena2
-# (webimage's own two arenas: no variable), arenaN (MALLOC_ARENA_MAX=N), jemalloc or
+# `webimage` with allocator SETTING: glibc (its defaults, 8 × cores arenas), arena4
+# (webimage's own four arenas: no variable), arenaN (MALLOC_ARENA_MAX=N), jemalloc or
 # mimalloc (LD_PRELOAD of $JEMALLOC or $MIMALLOC, which the caller sets). Fails on any other.
 allocator_env() {
     ALLOCATOR_ENV=()
     case "$1" in
         glibc) ALLOCATOR_ENV=(MALLOC_ARENA_MAX=$(( 8 * $(nproc) ))) ;;
-        arena2) ;;
+        arena4) ;;
         arena[0-9]*) ALLOCATOR_ENV=(MALLOC_ARENA_MAX="${1#arena}") ;;
         jemalloc) ALLOCATOR_ENV=(LD_PRELOAD="$JEMALLOC") ;;
         mimalloc) ALLOCATOR_ENV=(LD_PRELOAD="$MIMALLOC") ;;
-        *) echo "$(basename "$0"): unknown allocator $1 (glibc, arena2, arenaN, jemalloc, mimalloc)" >&2; return 1 ;;
+        *) echo "$(basename "$0"): unknown allocator $1 (glibc, arena4, arenaN, jemalloc, mimalloc)" >&2; return 1 ;;
     esac
 }

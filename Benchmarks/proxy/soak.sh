@@ -5,9 +5,9 @@
 # cache:
 #
 #   glibc     glibc malloc, its defaults (an arena per thread, up to 8 × cores), given as
-#             MALLOC_ARENA_MAX=8×cores since webimage otherwise sets two arenas itself
-#   arena2    glibc malloc with two arenas: webimage's own setting, no variable
-#   arenaN    glibc malloc with N arenas (MALLOC_ARENA_MAX=N), e.g. arena8; not in the default list
+#             MALLOC_ARENA_MAX=8×cores since webimage otherwise sets four arenas itself
+#   arena4    glibc malloc with four arenas: webimage's own setting, no variable
+#   arenaN    glibc malloc with N arenas (MALLOC_ARENA_MAX=N), e.g. arena2; not in the default list
 #   jemalloc  LD_PRELOAD=libjemalloc.so.2 (Debian libjemalloc2, installed by scripts/bootstrap)
 #   mimalloc  LD_PRELOAD=libmimalloc.so.2 (Debian libmimalloc2.0); not in the default list
 #
@@ -29,7 +29,7 @@
 # to Benchmarks/results/proxy-soak-<allocator>.json (write_figure in lib.sh).
 #
 #   WEBIMAGE=/path/to/release/webimage Benchmarks/proxy/soak.sh    # 9 × 20 s cold, 3 × 10 min soak
-#   SOAK_SECONDS=120 ALLOCATORS="jemalloc arena2" Benchmarks/proxy/soak.sh
+#   SOAK_SECONDS=120 ALLOCATORS="jemalloc arena4" Benchmarks/proxy/soak.sh
 #
 # Needs wrk, nginx, curl, ss (iproute2) and mate-backgrounds (its photos); as root it installs what is
 # missing with apt-get. Everything runs on 127.0.0.1; every run is bounded; the script
@@ -40,8 +40,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 
 WEBIMAGE=${WEBIMAGE:-$ROOT/.build/release/webimage}
-ALLOCATORS=${ALLOCATORS:-glibc arena2 jemalloc}
-SHIPPED=${SHIPPED:-arena2}                 # the allocator the checks apply to (webimage's own setting)
+ALLOCATORS=${ALLOCATORS:-glibc arena4 jemalloc}
+SHIPPED=${SHIPPED:-arena4}                 # the allocator the checks apply to (webimage's own setting)
 SOAK_SECONDS=${SOAK_SECONDS:-600}          # mixed load, each allocator
 COLD_SECONDS=${COLD_SECONDS:-20}           # each cold run
 COLD_ROUNDS=${COLD_ROUNDS:-3}              # cold runs per allocator, interleaved
@@ -234,7 +234,7 @@ run_allocator() {
     local described target="—" met="—" span="$SOAK_SECONDS s"
     case $name in
         glibc) described="glibc malloc with its defaults" ;;
-        arena2) described="\`MALLOC_ARENA_MAX=2\` (what \`webimage\` sets)" ;;
+        arena4) described="\`MALLOC_ARENA_MAX=4\` (what \`webimage\` sets)" ;;
         arena[0-9]*) described="\`MALLOC_ARENA_MAX=${name#arena}\`" ;;
         jemalloc) described="jemalloc (\`LD_PRELOAD\`)" ;;
         mimalloc) described="mimalloc (\`LD_PRELOAD\`)" ;;

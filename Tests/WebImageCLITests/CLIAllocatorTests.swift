@@ -38,11 +38,11 @@ struct CLIAllocatorTests {
         return text.split(separator: "\n").first { $0.contains("allocator:") }.map(String.init)
     }
 
-    @Test("webimage sets glibc malloc to 2 arenas itself; MALLOC_ARENA_MAX or a tunable in the environment wins")
+    @Test("webimage sets glibc malloc to 4 arenas itself; MALLOC_ARENA_MAX or a tunable in the environment wins")
     func arenas() throws {
         let own = try #require(try Self.allocatorLine(environment: [:]))
-        #expect(own.contains("glibc malloc with 2 arenas (set by webimage"), "\(own)")
-        for environment in [["MALLOC_ARENA_MAX": "4"], ["GLIBC_TUNABLES": "glibc.malloc.arena_max=8"]] {
+        #expect(own.contains("glibc malloc with 4 arenas (set by webimage"), "\(own)")
+        for environment in [["MALLOC_ARENA_MAX": "2"], ["GLIBC_TUNABLES": "glibc.malloc.arena_max=8"]] {
             let line = try #require(try Self.allocatorLine(environment: environment))
             #expect(line.contains("the arenas the environment sets"), "\(environment): \(line)")
         }

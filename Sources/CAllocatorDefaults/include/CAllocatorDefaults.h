@@ -2,9 +2,11 @@
 #define C_ALLOCATOR_DEFAULTS_H
 
 /// The number of glibc malloc arenas `webimage` runs with unless the environment says
-/// otherwise: the setting with the lowest steady memory in the proxy's soak test, for 2.6 %
-/// of its cold throughput (Benchmarks/proxy/soak.sh).
-#define WI_DEFAULT_MALLOC_ARENA_MAX 2
+/// otherwise. Fewer arenas hold less memory, but with two, each of libvips' thousands of
+/// allocations an image costs more as the process ages (an aged proxy's cold variant
+/// 4–20 % more CPU than with four, Benchmarks/proxy/allocators.sh); four stay flat in the
+/// proxy's soak test at about 20 MB more than two (Benchmarks/proxy/soak.sh).
+#define WI_DEFAULT_MALLOC_ARENA_MAX 4
 
 /// How the allocator's arena count was chosen when the process started.
 typedef enum {
