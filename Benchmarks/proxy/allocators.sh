@@ -13,9 +13,10 @@
 # ratio is a proxy's slot against the lean server's slot after it; the figures are the
 # medians over the rounds, and the medians of the second half (the processes aged).
 #
-# Allocator settings:
-#   arena4    glibc malloc with four arenas: webimage's own setting, no variable
+# Allocator settings (allocator-settings.sh):
+#   arena4    glibc malloc with four arenas: webimage's own setting (OWN_SETTING), no variable
 #   arenaN    glibc malloc with N arenas (MALLOC_ARENA_MAX=N), e.g. arena2
+#   glibc     glibc malloc with its defaults (8 × cores arenas)
 #   jemalloc  LD_PRELOAD of Debian's libjemalloc2
 #   mimalloc  LD_PRELOAD of Debian's libmimalloc2.0
 #
@@ -34,8 +35,10 @@ set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 
+. "$HERE/allocator-settings.sh"   # OWN_SETTING, allocator_env, missing_for_allocators
+
 WEBIMAGE=${WEBIMAGE:-$ROOT/.build/release/webimage}
-ALLOCATORS=${ALLOCATORS:-arena4 arena2 mimalloc}
+ALLOCATORS=${ALLOCATORS:-$OWN_SETTING arena2 mimalloc}
 ROUNDS=${ROUNDS:-12}
 SECONDS_A_SLOT=${SECONDS_A_SLOT:-6}
 CONNECTIONS=${CONNECTIONS:-$(( 2 * $(nproc) ))}  # wrk connections = lean threads = the proxy's workers
@@ -46,9 +49,6 @@ ORIGIN_PORT=${ORIGIN_PORT:-18490}
 LEAN_PORT=${LEAN_PORT:-18495}
 FIRST_PROXY_PORT=${FIRST_PROXY_PORT:-18500}
 INSTALL=${INSTALL:-1}
-ARCH_LIB=/usr/lib/$(uname -m)-linux-gnu
-JEMALLOC=$ARCH_LIB/libjemalloc.so.2
-MIMALLOC=$ARCH_LIB/libmimalloc.so.2
 WORK=${WORK:-$(mktemp -d "${TMPDIR:-/tmp}/webimage-allocators.XXXXXX")}
 KEEP=${KEEP:-0}
 
@@ -56,12 +56,7 @@ KEEP=${KEEP:-0}
 
 missing=()
 missing_for_photo_benchmarks
-for setting in $ALLOCATORS; do
-    case "$setting" in
-        jemalloc) [ -f "$JEMALLOC" ] || missing+=(libjemalloc2) ;;
-        mimalloc) [ -f "$MIMALLOC" ] || missing+=(libmimalloc2.0) ;;
-    esac
-done
+missing_for_allocators $ALLOCATORS
 "$ROOT/scripts/install-missing" allocators.sh "$INSTALL" ${missing[@]+"${missing[@]}"}
 [ -x "$WEBIMAGE" ] || { echo "allocators.sh: no webimage binary at $WEBIMAGE; build one with 'swift build -c release --product webimage' and set WEBIMAGE" >&2; exit 1; }
 
@@ -152,7 +147,7 @@ for index in "${!SETTINGS[@]}"; do
     setting=${SETTINGS[$index]}
     read -r rate cpu rounds <<< "$(summary "$setting" 1)"
     read -r late_rate late_cpu late_rounds <<< "$(summary "$setting" "$half")"
-    peak=$(( $(awk '/^VmHWM/ { print $2 }' "/proc/${PROXY_PIDS[$index]}/status") / 1024 ))
+    peak=$(( $(hwm_kb "${PROXY_PIDS[$index]}") / 1024 ))
     printf '| %-9s | %-26s | %-26s | %-27s | %-9s |\n' "$setting" "${rate}× ($rounds rounds)" "${cpu}×" "${late_rate}× / ${late_cpu}× ($late_rounds)" "$peak MB"
     write_figure "proxy-allocators-$setting" "proxy, cold variants of ${#CORPUS[@]} photos beside lean_server.c, allocator $setting" \
         "${rate}× the lean server's variants/s and ${cpu}× its CPU an image (medians of $rounds alternated rounds); aged, ${late_rate}× and ${late_cpu}×; peak RSS $peak MB" \

@@ -58,7 +58,7 @@ HEIGHT=${HEIGHT:-500}
 QUALITY=${QUALITY:-80}                     # the proxy's default JPEG quality; the baselines' Q
 ORIGIN_PORT=${ORIGIN_PORT:-18190}
 PROXY_PORT=${PROXY_PORT:-18191}
-PROXY_ENV=${PROXY_ENV:-MALLOC_ARENA_MAX=4} # the proxy's allocator setting, as in `make run` and the systemd unit
+PROXY_ENV=${PROXY_ENV:-}                   # extra environment for the proxy, e.g. MALLOC_ARENA_MAX=2 (none: its own allocator setting, as in `make run` and the systemd unit)
 LOG_LEVEL=${LOG_LEVEL:-warning}
 INSTALL=${INSTALL:-1}
 FORMATS_DIR=${FORMATS_DIR:-$ROOT/.build-bench/formats}
@@ -233,7 +233,7 @@ proxy_run() {
     wait "$wrk_pid" || true
     sleep 1  # requests wrk left in flight finish
     local images=$(( $(made) - made_before )) cpu=$(( $(cpu_ms "$PROXY_PID") - cpu_before ))
-    hwm=$(awk '/^VmHWM/ { print $2 }' "/proc/$PROXY_PID/status")
+    hwm=$(hwm_kb)
     local rate bad
     rate=$(awk -v n="$count" -v a="$started" -v b="$ended" 'BEGIN { printf "%.2f", n / (b - a) }')
     bad=$(awk '/Non-2xx or 3xx responses:/ { bad += $5 } /Socket errors:/ { gsub(",", ""); bad += $4 + $6 + $8 + $10 } END { print bad + 0 }' "$out")

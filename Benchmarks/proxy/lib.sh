@@ -113,7 +113,8 @@ stop_sampler() {
     wait "$SAMPLER_PID" 2>/dev/null || true
     SAMPLER_PID=""
 }
-hwm_kb() { awk '/^VmHWM/ { print $2 }' "/proc/$PROXY_PID/status"; }
+# hwm_kb [PID]: the kernel's peak RSS of process PID (default: the proxy), in kB.
+hwm_kb() { awk '/^VmHWM/ { print $2 }' "/proc/${1:-$PROXY_PID}/status"; }
 
 # write_figure ID FIGURE VALUE [RATIO [BASELINE [TARGET [MET]]]]: one figure as JSON in
 # Benchmarks/results/ID.json (FIGURES_DIR: another folder), through tools/figure, which
@@ -133,20 +134,4 @@ cpu_ms() { awk -v hz="$CLK_TCK" '{ printf "%d", ($14 + $15) * 1000 / hz }' "/pro
 # median: the median of the numbers on standard input, one a line, to 3 decimals (0 for none).
 median() {
     sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print 0; else printf "%.3f\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-
-# allocator_env SETTING: sets the array ALLOCATOR_ENV to the environment that runs
-# `webimage` with allocator SETTING: glibc (its defaults, 8 × cores arenas), arena4
-# (webimage's own four arenas: no variable), arenaN (MALLOC_ARENA_MAX=N), jemalloc or
-# mimalloc (LD_PRELOAD of $JEMALLOC or $MIMALLOC, which the caller sets). Fails on any other.
-allocator_env() {
-    ALLOCATOR_ENV=()
-    case "$1" in
-        glibc) ALLOCATOR_ENV=(MALLOC_ARENA_MAX=$(( 8 * $(nproc) ))) ;;
-        arena4) ;;
-        arena[0-9]*) ALLOCATOR_ENV=(MALLOC_ARENA_MAX="${1#arena}") ;;
-        jemalloc) ALLOCATOR_ENV=(LD_PRELOAD="$JEMALLOC") ;;
-        mimalloc) ALLOCATOR_ENV=(LD_PRELOAD="$MIMALLOC") ;;
-        *) echo "$(basename "$0"): unknown allocator $1 (glibc, arena4, arenaN, jemalloc, mimalloc)" >&2; return 1 ;;
-    esac
 }

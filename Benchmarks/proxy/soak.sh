@@ -4,12 +4,13 @@
 # that hangs up mid-transform), once per allocator, each in a fresh process with a fresh
 # cache:
 #
-#   glibc     glibc malloc, its defaults (an arena per thread, up to 8 × cores), given as
-#             MALLOC_ARENA_MAX=8×cores since webimage otherwise sets four arenas itself
-#   arena4    glibc malloc with four arenas: webimage's own setting, no variable
+#   glibc     glibc malloc, its defaults (an arena per thread, up to 8 × cores)
+#   arena4    glibc malloc with four arenas: webimage's own setting (OWN_SETTING), no variable
 #   arenaN    glibc malloc with N arenas (MALLOC_ARENA_MAX=N), e.g. arena2; not in the default list
 #   jemalloc  LD_PRELOAD=libjemalloc.so.2 (Debian libjemalloc2, installed by scripts/bootstrap)
 #   mimalloc  LD_PRELOAD=libmimalloc.so.2 (Debian libmimalloc2.0); not in the default list
+#
+# (allocator-settings.sh has them.)
 #
 # First cold throughput (new variants of cached photos, COLD_SECONDS at 2 × cores
 # connections), allocators interleaved over COLD_ROUNDS rounds, a fresh process each run;
@@ -39,9 +40,11 @@ set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 
+. "$HERE/allocator-settings.sh"   # OWN_SETTING, allocator_env, allocator_description, missing_for_allocators
+
 WEBIMAGE=${WEBIMAGE:-$ROOT/.build/release/webimage}
-ALLOCATORS=${ALLOCATORS:-glibc arena4 jemalloc}
-SHIPPED=${SHIPPED:-arena4}                 # the allocator the checks apply to (webimage's own setting)
+ALLOCATORS=${ALLOCATORS:-glibc $OWN_SETTING jemalloc}
+SHIPPED=${SHIPPED:-$OWN_SETTING}           # the allocator the checks apply to (webimage's own setting)
 SOAK_SECONDS=${SOAK_SECONDS:-600}          # mixed load, each allocator
 COLD_SECONDS=${COLD_SECONDS:-20}           # each cold run
 COLD_ROUNDS=${COLD_ROUNDS:-3}              # cold runs per allocator, interleaved
@@ -57,8 +60,6 @@ BASE_MB=${BASE_MB:-200}                    # the budget's base: runtime, libvips
 ORIGIN_PORT=${ORIGIN_PORT:-18380}
 PROXY_PORT=${PROXY_PORT:-18381}
 INSTALL=${INSTALL:-1}
-JEMALLOC=${JEMALLOC:-/usr/lib/$(uname -m)-linux-gnu/libjemalloc.so.2}
-MIMALLOC=${MIMALLOC:-/usr/lib/$(uname -m)-linux-gnu/libmimalloc.so.2}
 WORK=${WORK:-$(mktemp -d "${TMPDIR:-/tmp}/webimage-soak.XXXXXX")}
 KEEP=${KEEP:-0}
 
@@ -68,8 +69,7 @@ for pair in wrk:wrk nginx:nginx curl:curl ss:iproute2; do
     command -v "${pair%%:*}" >/dev/null || missing+=("${pair#*:}")
 done
 [ -f "$PHOTOS/Aqua.jpg" ] || missing+=(mate-backgrounds)
-[ -f "$JEMALLOC" ] || missing+=(libjemalloc2)
-case " $ALLOCATORS " in *" mimalloc "*) [ -f "$MIMALLOC" ] || missing+=(libmimalloc2.0) ;; esac
+missing_for_allocators $ALLOCATORS
 "$ROOT/scripts/install-missing" soak.sh "$INSTALL" ${missing[@]+"${missing[@]}"}
 [ -x "$WEBIMAGE" ] || { echo "soak.sh: no webimage binary at $WEBIMAGE; build one with 'swift build -c release --product webimage' and set WEBIMAGE" >&2; exit 1; }
 
@@ -199,7 +199,7 @@ run_allocator() {
     local pooled
     pooled=$(ss -Htnp state established "( dport = :$ORIGIN_PORT )" 2>/dev/null | grep -c "pid=$PROXY_PID," || true)
     after_fds=$(( $(fds) - pooled ))
-    hwm=$(awk '/^VmHWM/ { print $2 }' "/proc/$PROXY_PID/status")
+    hwm=$(hwm_kb)
     stop_proxy
 
     local requests rate statuses errors
@@ -232,14 +232,7 @@ run_allocator() {
     # The figure, Benchmarks/results/proxy-soak-<allocator>.json; the checks are its target
     # for the shipped allocator only.
     local described target="—" met="—" span="$SOAK_SECONDS s"
-    case $name in
-        glibc) described="glibc malloc with its defaults" ;;
-        arena4) described="\`MALLOC_ARENA_MAX=4\` (what \`webimage\` sets)" ;;
-        arena[0-9]*) described="\`MALLOC_ARENA_MAX=${name#arena}\`" ;;
-        jemalloc) described="jemalloc (\`LD_PRELOAD\`)" ;;
-        mimalloc) described="mimalloc (\`LD_PRELOAD\`)" ;;
-        *) described=$name ;;
-    esac
+    described=$(allocator_description "$name")
     [ $(( SOAK_SECONDS % 60 )) != 0 ] || span="$(( SOAK_SECONDS / 60 )) minutes"
     if [ "$name" = "$SHIPPED" ]; then
         target="growth < 5 %, peak ≤ the budget, fds back to their level"

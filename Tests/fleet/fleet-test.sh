@@ -6,7 +6,7 @@
 #   origin   nginx on 127.0.0.1:$ORIGIN_PORT serving the photos of mate-backgrounds,
 #            with an access log: one line per download
 #   fleet    webimage serve on 127.0.0.2, 127.0.0.3, … :$INSTANCE_PORT, each with its own
-#            cache directory, the allocator setting of the systemd unit (MALLOC_ARENA_MAX=4)
+#            cache directory, its own allocator setting (as under the systemd unit)
 #   front    nginx on 127.0.0.1:$FRONT_PORT: deploy/nginx/webimage.conf with its paths,
 #            addresses and ports replaced by the test's (source-affinity hash, proxy_cache,
 #            failover)
@@ -170,7 +170,7 @@ instance_url() { echo "http://$(address "$1"):$INSTANCE_PORT"; }
 start_instance() {
     local i=$1
     mkdir -p "$WORK/cache-$i"
-    MALLOC_ARENA_MAX=4 "$WEBIMAGE" serve --bind "$(address "$i")" --port "$INSTANCE_PORT" \
+    "$WEBIMAGE" serve --bind "$(address "$i")" --port "$INSTANCE_PORT" \
         --allow-loopback --allowed-source "$ORIGIN/" --cache-dir "$WORK/cache-$i" \
         --log-level "$LOG_LEVEL" >> "$WORK/logs/instance-$i.log" 2>&1 &
     PIDS[i]=$!
