@@ -35,7 +35,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 
-. "$HERE/allocator-settings.sh"   # OWN_SETTING, allocator_env, missing_for_allocators
+. "$HERE/allocator-settings.sh"   # OWN_SETTING, allocator_env, allocator_description, missing_for_allocators
 
 WEBIMAGE=${WEBIMAGE:-$ROOT/.build/release/webimage}
 ALLOCATORS=${ALLOCATORS:-$OWN_SETTING arena2 mimalloc}
@@ -149,7 +149,7 @@ for index in "${!SETTINGS[@]}"; do
     read -r late_rate late_cpu late_rounds <<< "$(summary "$setting" "$half")"
     peak=$(( $(hwm_kb "${PROXY_PIDS[$index]}") / 1024 ))
     printf '| %-9s | %-26s | %-26s | %-27s | %-9s |\n' "$setting" "${rate}× ($rounds rounds)" "${cpu}×" "${late_rate}× / ${late_cpu}× ($late_rounds)" "$peak MB"
-    write_figure "proxy-allocators-$setting" "proxy, cold variants of ${#CORPUS[@]} photos beside lean_server.c, allocator $setting" \
+    write_figure "proxy-allocators-$setting" "proxy, cold variants of ${#CORPUS[@]} photos beside lean_server.c, allocator $(allocator_description "$setting")" \
         "${rate}× the lean server's variants/s and ${cpu}× its CPU an image (medians of $rounds alternated rounds); aged, ${late_rate}× and ${late_cpu}×; peak RSS $peak MB" \
         "$rate" "lean_server.c"
 done
