@@ -19,15 +19,21 @@ static inline void wi_vips_block_untrusted(int blocked) {
     vips_operation_block_set("VipsForeignSaveJxl", FALSE);
 }
 
+/// A GLib log handler that drops the message.
+static inline void wi_vips_drop_warning(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
+    (void)domain; (void)level; (void)message; (void)data;
+}
+
 /// Initialises libvips once for a server: no operation cache, one worker thread per
 /// image, untrusted loaders (magick, pdf, ...) blocked. Whether orc vector code runs is
 /// set by the caller (Vips.swift). Returns 0 on success.
 static inline int wi_vips_init(void) {
-    // libvips reports recoverable oddities ("ignoring nclx profile") as GLib warnings on
-    // stderr; failures reach callers through the error buffer, so libvips is asked (by
-    // its documented VIPS_WARNING switch, read during init) to keep quiet.
-    g_setenv("VIPS_WARNING", "0", FALSE);
     if (VIPS_INIT("webimage")) return -1;
+    // libvips reports recoverable oddities ("ignoring nclx profile") as GLib warnings on
+    // stderr; failures reach callers through the error buffer, so its warnings are
+    // dropped: what libvips' VIPS_WARNING switch does, without writing the environment
+    // (setenv while other threads read the environment is unsafe in glibc).
+    g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING, wi_vips_drop_warning, NULL);
     vips_cache_set_max(0);
     vips_cache_set_max_mem(0);
     vips_cache_set_max_files(0);

@@ -50,7 +50,8 @@ struct CLISandbox {
 
     /// Runs `webimage arguments…` with standard output and error going to files (so
     /// neither is a terminal), `stdin` on standard input, and waits for it to exit.
-    func run(_ arguments: [String], stdin: Data? = nil) async throws -> CLIResult {
+    /// `environmentChanges` sets (a value) or removes (`nil`) variables of the tool's environment.
+    func run(_ arguments: [String], stdin: Data? = nil, environmentChanges: [String: String?] = [:]) async throws -> CLIResult {
         let binary = try BuiltExecutables.path(of: "webimage")
         let outPath = root.appendingPathComponent("stdout-\(UUID().uuidString)").path
         let errPath = root.appendingPathComponent("stderr-\(UUID().uuidString)").path
@@ -66,6 +67,7 @@ struct CLISandbox {
         for name in ["http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "no_proxy", "NO_PROXY"] {
             environment[name] = nil
         }
+        for (name, value) in environmentChanges { environment[name] = value }
         process.environment = environment
         let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
         let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
