@@ -10,7 +10,7 @@
  * whichever thread first needs a codec, when the process has many threads, and glibc's
  * setenv may move the array that a concurrent reader of the environment is walking:
  * getenv, or Foundation's Process.run copying the environment for a child, then reads
- * freed memory (a crash in memmove under Process.run, seen on a 2-core machine).
+ * freed memory and may crash.
  *
  * This constructor asks libvips for the same guess while the process has one thread, so
  * that vips_init finds VIPSHOME set and leaves the environment alone. The function is
