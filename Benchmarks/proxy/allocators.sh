@@ -13,12 +13,8 @@
 # ratio is a proxy's slot against the lean server's slot after it; the figures are the
 # medians over the rounds, and the medians of the second half (the processes aged).
 #
-# Allocator settings (allocator-settings.sh):
-#   arena4    glibc malloc with four arenas: webimage's own setting (OWN_SETTING), no variable
-#   arenaN    glibc malloc with N arenas (MALLOC_ARENA_MAX=N), e.g. arena2
-#   glibc     glibc malloc with its defaults (8 × cores arenas)
-#   jemalloc  LD_PRELOAD of Debian's libjemalloc2
-#   mimalloc  LD_PRELOAD of Debian's libmimalloc2.0
+# The allocator settings (glibc, arenaN, jemalloc, mimalloc) are described in
+# allocator-settings.sh; arena4 is webimage's own setting (OWN_SETTING), run without a variable.
 #
 # Reported per setting: variants/s and CPU an image (user + system, /proc/<pid>/stat, over
 # the variants made) against the lean server's, and the peak RSS. CPU an image moves less

@@ -2,15 +2,9 @@
 # Soak and memory: one `webimage serve` under a bounded mixed load
 # (soak.lua: hits, cold variants, bad sources, 404s, WebP negotiation, plus a curl loop
 # that hangs up mid-transform), once per allocator, each in a fresh process with a fresh
-# cache:
-#
-#   glibc     glibc malloc, its defaults (an arena per thread, up to 8 × cores)
-#   arena4    glibc malloc with four arenas: webimage's own setting (OWN_SETTING), no variable
-#   arenaN    glibc malloc with N arenas (MALLOC_ARENA_MAX=N), e.g. arena2; not in the default list
-#   jemalloc  LD_PRELOAD=libjemalloc.so.2 (Debian libjemalloc2, installed by scripts/bootstrap)
-#   mimalloc  LD_PRELOAD=libmimalloc.so.2 (Debian libmimalloc2.0); not in the default list
-#
-# (allocator-settings.sh has them.)
+# cache. The allocator settings (glibc, arenaN, jemalloc, mimalloc) are described in
+# allocator-settings.sh; the default list is glibc, webimage's own arena count (OWN_SETTING,
+# run without a variable) and jemalloc.
 #
 # First cold throughput (new variants of cached photos, COLD_SECONDS at 2 × cores
 # connections), allocators interleaved over COLD_ROUNDS rounds, a fresh process each run;

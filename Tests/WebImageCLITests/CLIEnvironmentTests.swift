@@ -44,7 +44,8 @@ struct CLIEnvironmentTests {
             if (fd < 0) return;
             char line[512];
             int length = snprintf(line, sizeof line, "%s %.*s %ld\n", call, (int)strcspn(name, "="), name, threads());
-            write(fd, line, length);
+            if (length > (int)sizeof line - 1) length = (int)sizeof line - 1;
+            if (length > 0) write(fd, line, length);
             close(fd);
         }
 
