@@ -13,7 +13,7 @@
 # ratio is a proxy's slot against the lean server's slot after it; the figures are the
 # medians over the rounds, and the medians of the second half (the processes aged).
 #
-# The allocator settings (glibc, arenaN, jemalloc, mimalloc) are described in
+# The allocator settings (glibc, arenaN, jemalloc, mimalloc, mimalloc-delayN) are in
 # allocator-settings.sh; arena4 is webimage's own setting (OWN_SETTING), run without a variable.
 #
 # Reported per setting: variants/s and CPU an image (user + system, /proc/<pid>/stat, over

@@ -2,7 +2,7 @@
 # Soak and memory: one `webimage serve` under a bounded mixed load
 # (soak.lua: hits, cold variants, bad sources, 404s, WebP negotiation, plus a curl loop
 # that hangs up mid-transform), once per allocator, each in a fresh process with a fresh
-# cache. The allocator settings (glibc, arenaN, jemalloc, mimalloc) are described in
+# cache. The allocator settings (glibc, arenaN, jemalloc, mimalloc, mimalloc-delayN) are in
 # allocator-settings.sh; the default list is glibc, webimage's own arena count (OWN_SETTING,
 # run without a variable) and jemalloc.
 #
