@@ -80,9 +80,12 @@ struct CLIEnvironmentTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: found)
         process.arguments = ["-shared", "-fPIC", "-O1", "-o", library.path, source.path, "-ldl"]
+        let diagnostics = Pipe()
+        process.standardError = diagnostics
         try process.run()
+        let reason = String(decoding: diagnostics.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "\(found) could not build the environment recorder")
+        try #require(process.terminationStatus == 0, "\(found) could not build the environment recorder: \(reason)")
         return library.path
     }
 
