@@ -195,12 +195,74 @@ static inline int wi_composite_over_at(VipsImage *base, VipsImage *overlay, Vips
 
 /// Whether the image carries an ICC profile.
 static inline int wi_has_icc(VipsImage *image) { return vips_image_get_typeof(image, VIPS_META_ICC_NAME) != 0; }
-/// Converts to `output_profile` (a file or libvips' built-in `srgb`, `p3`, `cmyk`) from
-/// the embedded profile when `embedded` is set and there is one, else from `input_profile`;
-/// the result carries the output profile.
-static inline int wi_icc_transform(VipsImage *in, VipsImage **out, const char *output_profile, const char *input_profile, int embedded) {
-    return vips_icc_transform(in, out, output_profile, "input_profile", input_profile, "embedded", embedded ? TRUE : FALSE,
-                              "intent", VIPS_INTENT_PERCEPTUAL, NULL);
+// Colour management converts with the relative colorimetric intent, as browsers show an
+// image with a matrix profile and as libvips' thumbnail converts: colours inside both
+// gamuts keep their values, colours outside the target's are clipped to its edge.
+
+/// Converts to `output_profile` (a file or a built-in name) from the embedded profile, or
+/// from `input_profile` when there is none or it does not fit the pixels (libvips' CMYK
+/// profile for CMYK pixels then), with `depth` bits a sample in the result (8 or 16); the
+/// result carries the output profile.
+static inline int wi_icc_transform_depth(VipsImage *in, VipsImage **out, const char *output_profile, const char *input_profile, int depth) {
+    return vips_icc_transform(in, out, output_profile, "input_profile", input_profile, "embedded", TRUE,
+                              "intent", VIPS_INTENT_RELATIVE, "depth", depth, NULL);
+}
+/// 8-bit sRGB from the embedded profile (libvips' sRGB or CMYK one when there is none or it
+/// does not fit). A 16-bit alpha band, which the ICC transform would clip, is scaled to 8
+/// bits beside the colours.
+static inline int wi_icc_to_srgb(VipsImage *in, VipsImage **out) {
+    if (vips_image_get_format(in) != VIPS_FORMAT_USHORT || !vips_image_hasalpha(in))
+        return wi_icc_transform_depth(in, out, "srgb", "srgb", 8);
+    VipsImage *colour = NULL, *alpha = NULL, *converted = NULL, *scaled = NULL;
+    int bands = vips_image_get_bands(in) - 1;
+    int status = vips_extract_band(in, &colour, 0, "n", bands, NULL)
+        || vips_extract_band(in, &alpha, bands, NULL)
+        || wi_icc_transform_depth(colour, &converted, "srgb", "srgb", 8)
+        || vips_linear1(alpha, &scaled, 1.0 / 257.0, 0.0, "uchar", TRUE, NULL)
+        || vips_bandjoin2(converted, scaled, out, NULL);
+    if (colour) g_object_unref(colour);
+    if (alpha) g_object_unref(alpha);
+    if (converted) g_object_unref(converted);
+    if (scaled) g_object_unref(scaled);
+    return status;
+}
+/// Imports to the profile connection space (D65 Lab floats) from the embedded profile, or
+/// from `input_profile` when there is none or it does not fit the pixels.
+static inline int wi_icc_import(VipsImage *in, VipsImage **out, const char *input_profile) {
+    return vips_icc_import(in, out, "input_profile", input_profile, "embedded", TRUE, "intent", VIPS_INTENT_RELATIVE, NULL);
+}
+/// Exports from the profile connection space to the profile the image carries, with
+/// `depth` bits a sample (8 or 16).
+static inline int wi_icc_export(VipsImage *in, VipsImage **out, int depth) {
+    return vips_icc_export(in, out, "intent", VIPS_INTENT_RELATIVE, "depth", depth, NULL);
+}
+/// A blob field (such as the ICC profile) and its length, or NULL when absent; the bytes
+/// belong to the image.
+static inline const void *wi_get_blob(VipsImage *image, const char *name, size_t *length) {
+    const void *data = NULL;
+    *length = 0;
+    if (vips_image_get_typeof(image, name) == 0) return NULL;
+    if (vips_image_get_blob(image, name, &data, length)) return NULL;
+    return data;
+}
+/// Sets the ICC profile to a copy of `length` bytes at `data`.
+static inline void wi_set_icc(VipsImage *image, const void *data, size_t length) {
+    void *copy = g_memdup2(data, length);
+    vips_image_set_blob(image, VIPS_META_ICC_NAME, (VipsCallbackFn)g_free, copy, length);
+}
+/// One of libvips' built-in profiles ("srgb", "p3", "cmyk") as bytes, or NULL; free the
+/// result with `wi_area_unref`.
+static inline VipsBlob *wi_builtin_profile(const char *name) {
+    VipsBlob *profile = NULL;
+    if (vips_profile_load(name, &profile, NULL)) return NULL;
+    return profile;
+}
+static inline const void *wi_blob_data(VipsBlob *blob, size_t *length) { return vips_blob_get(blob, length); }
+static inline void wi_area_unref(VipsBlob *blob) { vips_area_unref((VipsArea *)blob); }
+/// A linear-light version of an sRGB (or grey) image: scRGB floats (GREY16 for grey).
+static inline int wi_to_linear(VipsImage *in, VipsImage **out) {
+    VipsInterpretation space = vips_image_get_bands(in) < 3 ? VIPS_INTERPRETATION_GREY16 : VIPS_INTERPRETATION_scRGB;
+    return vips_colourspace(in, out, space, NULL);
 }
 
 typedef struct { int keep_icc; int keep_copyright; } wi_strip_options;

@@ -50,6 +50,9 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Quality 1–100 for lossy formats (jpeg, webp, avif) when re-encoding.", valueName: "n"))
     var quality = 80
 
+    @Flag(help: "With --thumbnail, --resize or --format: keep the source's colour profile with its pixels instead of converting them to sRGB (the default, as a browser shows them).")
+    var keepColorProfile = false
+
     @Flag(help: "Neither read nor write the cache: always download.")
     var noCache = false
 
@@ -105,15 +108,20 @@ struct FetchCommand: AsyncParsableCommand {
         var thumbnail: PixelSize?
         var resize: ResizeTransformer?
         var quality: Int
+        var keepColorProfile: Bool
+        var noCache: Bool
         var retryFailed: Bool
         var json: Bool
         var toStandardOutput: Bool
+
+        /// Whether the written image is not the downloaded file: thumbnailed, resized or re-encoded.
+        var changesImage: Bool { format != nil || thumbnail != nil || resize != nil }
     }
 
     private var settings: Settings {
         Settings(
             options: loadOptions, context: loadContext, format: format, thumbnail: thumbnail, resize: resize, quality: quality,
-            retryFailed: retryFailed, json: json, toStandardOutput: output == "-"
+            keepColorProfile: keepColorProfile, noCache: noCache, retryFailed: retryFailed, json: json, toStandardOutput: output == "-"
         )
     }
 
@@ -189,6 +197,9 @@ struct FetchCommand: AsyncParsableCommand {
             )
         }
         do {
+            if settings.keepColorProfile, settings.changesImage {
+                return try await fetchKeepingProfile(url, settings: settings, pipeline: pipeline, writer: writer, failures: failures, start: start)
+            }
             let result = try await pipeline.manager.loadImage(from: url, options: settings.options, context: settings.context) { report in
                 progress(report.receivedBytes)
             }
@@ -213,11 +224,43 @@ struct FetchCommand: AsyncParsableCommand {
         }
     }
 
+    /// Fetches one URL as an encoded variant that keeps the source's colour profile: the
+    /// source is decoded in its own colour space, resized there, and written with its profile.
+    private static func fetchKeepingProfile(
+        _ url: URL, settings: Settings, pipeline: Pipeline, writer: ImageWriter?, failures: FailedURLFile, start: ContinuousClock.Instant
+    ) async throws(ImageError) -> FetchRecord {
+        let processing = ImageProcessing(thumbnailPixelSize: settings.thumbnail, transformer: settings.resize)
+        let encoding = VariantEncoding(
+            format: settings.format.map { .fixed($0.imageFormat) } ?? .matchingSource, quality: settings.quality, colorProfile: .source
+        )
+        var options: ImageRequest.Options = [.waitStoreCache]
+        if settings.options.contains(.refreshCached) { options.insert(.refreshCached) }
+        if settings.retryFailed { options.insert(.retryFailed) }
+        var caching = ImageRequest.Caching()
+        if settings.noCache {
+            caching = ImageRequest.Caching(query: .none, store: .none, originals: ImageRequest.OriginalCaching(query: .none, store: .none))
+        }
+        let request = ImageRequest(url: url, processing: processing, output: .encoded(encoding), options: options, caching: caching)
+        let result = try await pipeline.manager.loadVariant(request)
+        failures.record(url, error: nil)
+        let variant = result.variant
+        var path: String?
+        if let writer {
+            path = try writer.write(variant.data, for: url, format: variant.format)
+        } else {
+            Console.outData(variant.data)
+        }
+        return FetchRecord(
+            url: url, cacheType: result.cacheType, format: variant.format, size: variant.pixelSize, bytes: variant.count,
+            elapsed: ContinuousClock.now - start, output: path
+        )
+    }
+
     /// The bytes to write: the downloaded (or cached) bytes as they are when nothing asks
     /// for a change, else the (thumbnailed, resized) image encoded in `--format` (or its own
     /// format when writable, else PNG with alpha and JPEG without).
     private static func outputBytes(image: Image, downloaded: Data?, settings: Settings) async throws(ImageError) -> (Data, ImageFormat) {
-        if settings.format == nil, settings.thumbnail == nil, settings.resize == nil, let downloaded {
+        if !settings.changesImage, let downloaded {
             return (downloaded, ImageFormat(data: downloaded))
         }
         let target = settings.format?.imageFormat ?? (image.format.isWritable ? image.format : image.hasAlpha ? .png : .jpeg)

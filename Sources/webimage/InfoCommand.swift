@@ -13,8 +13,9 @@ struct InfoCommand: AsyncParsableCommand {
             from disk. For a URL the output also says whether it is cached and where its \
             cache file is. With --json, one JSON object with the keys source, format, \
             width, height, frames, durations (seconds a frame), loopCount, alpha, \
-            orientation, bytes, exif (camera, lens, settings, date; the position only with \
-            --gps), dominantColor, thumbHash (a base64 placeholder, as the proxy's /info \
+            orientation, bytes, colorSpace (rgb, rgb16, grey, grey16, cmyk, lab, other), \
+            colorProfile (the embedded ICC profile's description), exif (camera, lens, \
+            settings, date; the position only with --gps), dominantColor, thumbHash (a base64 placeholder, as the proxy's /info \
             and ImageDetails give), and for a URL cached (none or disk), cacheKey, cachePath.
             """
     )
@@ -105,6 +106,8 @@ struct ImageInfoRecord: Encodable {
     var alpha: Bool
     var orientation: Int
     var bytes: Int?
+    var colorSpace: String?
+    var colorProfile: String?
     var cached: String?
     var cacheKey: String?
     var cachePath: String?
@@ -127,6 +130,8 @@ struct ImageInfoRecord: Encodable {
         self.cacheKey = cacheKey
         self.cachePath = cachePath
         exif = details?.exif
+        colorSpace = details?.colorSpace?.rawValue
+        colorProfile = details?.colorProfile
         dominantColor = details?.dominantColor
         thumbHash = details?.thumbHash
     }
@@ -146,6 +151,8 @@ struct ImageInfoRecord: Encodable {
         lines.append(("alpha", alpha ? "yes" : "no"))
         lines.append(("orientation", String(orientation)))
         if let bytes { lines.append(("bytes", "\(bytes) (\(Formatting.bytes(bytes)))")) }
+        if let colorSpace { lines.append(("colour space", colorSpace)) }
+        if let colorProfile { lines.append(("colour profile", colorProfile)) }
         if let exif {
             let camera = [exif.make, exif.model].compactMap { $0 }.joined(separator: " ")
             if !camera.isEmpty { lines.append(("camera", camera)) }

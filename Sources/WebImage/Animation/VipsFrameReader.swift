@@ -42,6 +42,8 @@ final class VipsFrameReader: Sendable {
     private let bytes: EncodedBytes
     /// Load options every view is opened with besides the frames and the access.
     private let loadOptions: String
+    /// Whether frames keep their colour profile instead of being converted to sRGB.
+    private let keepsColorProfile: Bool
     private let cursors = Locked([Cursor]())
 
     /// The frame delays in milliseconds the header declares, if any.
@@ -68,22 +70,27 @@ final class VipsFrameReader: Sendable {
     /// A reader of a copy of `bytes`, an animation of `frames` frames whose header the
     /// caller has read and checked against its limits, that opens its views with
     /// `loadOptions` as well (a loader's shrink-on-load, such as WebP's `scale=0.5`):
-    /// ``frameSize`` is the size the loader gives.
+    /// ``frameSize`` is the size the loader gives. `keepsColorProfile`: the frames keep
+    /// their profile (``ImageDecodeOptions/keepsColorProfile``).
     convenience init(
         bytes: UnsafeRawBufferPointer, format: ImageFormat, frames: Int, strictness: ImageDecodeOptions.Strictness,
-        loadOptions: String = ""
+        loadOptions: String = "", keepsColorProfile: Bool = false
     ) throws(ImageError) {
-        try self.init(bytes: EncodedBytes(bytes), format: format, header: .checked(frames: frames), strictness: strictness, loadOptions: loadOptions)
+        try self.init(
+            bytes: EncodedBytes(bytes), format: format, header: .checked(frames: frames), strictness: strictness,
+            loadOptions: loadOptions, keepsColorProfile: keepsColorProfile
+        )
     }
 
     private init(
         bytes: EncodedBytes, format: ImageFormat, header: Header, strictness: ImageDecodeOptions.Strictness,
-        loadOptions: String = ""
+        loadOptions: String = "", keepsColorProfile: Bool = false
     ) throws(ImageError) {
         self.format = format
         self.strictness = strictness
         self.bytes = bytes
         self.loadOptions = loadOptions
+        self.keepsColorProfile = keepsColorProfile
         var first: VipsImageHandle?
         let pages: Int
         switch header {
@@ -177,7 +184,9 @@ final class VipsFrameReader: Sendable {
                 wi_extract_area(view.pointer, $0, 0, Int32(index * height), Int32(frameSize.width), Int32(height))
             }
             : view
-        var decoded = try VipsDecode.finished(page, "cannot decode frame \(index) of the \(frameCount)-frame \(format.rawValue)")
+        var decoded = try VipsDecode.finished(
+            page, "cannot decode frame \(index) of the \(frameCount)-frame \(format.rawValue)", keepingProfile: keepsColorProfile
+        )
         // A frame is a still image: no frame height an encoder would act on.
         if decoded.int("page-height") != nil {
             let shared = decoded

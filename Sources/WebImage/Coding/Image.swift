@@ -150,6 +150,11 @@ public struct Image: Sendable {
     /// Bytes per pixel: the number of channels (8 bits each).
     public var channels: Int { handle.bands }
 
+    /// The ICC profile the pixels are in, when it is not sRGB's default: `nil` for an image
+    /// in sRGB without a profile, as a decode hands it out unless it keeps the profile
+    /// (``ImageDecodeOptions/keepsColorProfile``).
+    public var colorProfile: ICCProfile? { VipsColor.profile(of: handle) }
+
     /// Whether the image has an alpha channel.
     public var hasAlpha: Bool { handle.hasAlpha }
 

@@ -39,6 +39,13 @@ public struct ImageDecodeOptions: Sendable, Hashable {
     /// Read a HEIC, HEIF or AVIF image from the thumbnail embedded in it, when it has one,
     /// instead of the main image. Default `false`.
     public var preferEmbeddedThumbnail = false
+    /// Keep the pixels of an RGB or grey image in its colour profile's space, with the
+    /// profile attached (``Image/colorProfile``), instead of converting them to sRGB with it.
+    /// Default `false`: an image with a profile that is not sRGB is converted, once it has
+    /// its decoded size, and leaves the decode in sRGB without a profile, so transformers
+    /// and encoders see sRGB pixels. A CMYK image is converted either way (with its own
+    /// profile, or libvips' CMYK profile when it has none).
+    public var keepsColorProfile = false
     /// Make the frames of an animation decoded at full size when they are read, instead of
     /// all of them into memory (``FrameStrip``): for an image that is encoded once and let
     /// go, as an encoded variant is. ``VipsCoder`` honours it.

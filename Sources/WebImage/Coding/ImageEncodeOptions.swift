@@ -49,10 +49,9 @@ public struct ImageEncodeOptions: Sendable, Hashable {
     public var jxlEffort: Int
     /// Lossless WebP / AVIF.
     public var lossless: Bool
-    /// What becomes of an ICC profile: `true` keeps it (also when ``stripMetadata`` is
-    /// set), `false` converts the pixels to sRGB and leaves it out, `nil` treats it as
-    /// the rest of the metadata (kept or stripped with it, the pixels untouched).
-    public var keepColorProfile: Bool?
+    /// The colour profile the output carries (``OutputColorProfile``). Default
+    /// ``OutputColorProfile/sRGB``: pixels in another profile are converted to sRGB with it.
+    public var colorProfile: OutputColorProfile
     /// With ``stripMetadata``: keep the EXIF Copyright and Artist tags.
     public var keepCopyright: Bool
 
@@ -65,7 +64,7 @@ public struct ImageEncodeOptions: Sendable, Hashable {
         stripMetadata: Bool = true,
         progressive: Bool = false,
         lossless: Bool = false,
-        keepColorProfile: Bool? = nil,
+        colorProfile: OutputColorProfile = .sRGB,
         keepCopyright: Bool = false,
         pngInterlaced: Bool = false,
         pngPaletteColors: Int? = nil,
@@ -81,7 +80,7 @@ public struct ImageEncodeOptions: Sendable, Hashable {
         self.stripMetadata = stripMetadata
         self.progressive = progressive
         self.lossless = lossless
-        self.keepColorProfile = keepColorProfile
+        self.colorProfile = colorProfile
         self.keepCopyright = keepCopyright
         self.pngInterlaced = pngInterlaced
         self.pngPaletteColors = pngPaletteColors

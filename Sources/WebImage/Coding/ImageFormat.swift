@@ -64,6 +64,9 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
         }
     }
 
+    /// Whether libvips writes an ICC profile into the format: every writable one but GIF.
+    public var carriesColorProfile: Bool { isWritable && self != .gif }
+
     /// Whether the format can hold several frames that WebImage decodes as an animation.
     public var supportsAnimation: Bool { self == .gif || self == .webp }
 

@@ -14,6 +14,11 @@ public struct ImageInfo: Sendable, Hashable {
     /// PNG): its decoder holds the whole image at full size before the first row comes
     /// out, whatever size the image is decoded to.
     public var isInterlaced: Bool
+    /// The colour space the pixels are stored in. Default ``ImageColorSpace/rgb``.
+    public var colorSpace: ImageColorSpace = .rgb
+    /// The ICC profile the file embeds, if any: what its pixel values mean
+    /// (``ICCProfile/description`` names it).
+    public var colorProfile: ICCProfile?
     /// The bytes an interlaced file's decoder holds for each stored pixel (a progressive
     /// JPEG's coefficients, an interlaced PNG's rows), when the coder that read the header
     /// knows them; `nil` otherwise.

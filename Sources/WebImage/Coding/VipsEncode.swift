@@ -17,30 +17,34 @@ enum VipsEncode {
 
     /// Whether the saver's own `strip` flag does what `options` ask: all metadata or none.
     static func stripsWithSaver(_ options: ImageEncodeOptions) -> Bool {
-        options.keepColorProfile == nil && !options.keepCopyright
+        options.colorProfile == .sRGB && !options.keepCopyright
     }
 
-    /// With ``ImageEncodeOptions/keepColorProfile`` `false`, converts the pixels from their
-    /// ICC profile to sRGB and drops it; when stripping metadata with a profile or the
-    /// copyright to keep, removes everything else (the saver then keeps what is left).
+    /// Brings the pixels to the output's colour profile (``ImageEncodeOptions/colorProfile``);
+    /// when stripping metadata with a profile or the copyright to keep, removes everything
+    /// else (the saver then keeps what is left).
     static func metadataPrepared(_ image: VipsImageHandle, for options: ImageEncodeOptions) throws(ImageError) -> VipsImageHandle {
-        guard !stripsWithSaver(options) else { return image }
         var result = image
-        if options.keepColorProfile == false, wi_has_icc(result.pointer) != 0 {
-            if result.bands >= 3 {
-                let source = result
-                let converted = try Vips.run("converting the colour profile to sRGB", failure: .encodingFailed) { wi_icc_transform(source.pointer, $0, "srgb", "srgb", 1) }
-                result = try Vips.run("casting to 8 bits", failure: .encodingFailed) { wi_cast_uchar(converted.pointer, $0) }
+        var keepsProfile = false
+        // A format that cannot carry a profile is written in sRGB, whatever was asked.
+        let colorProfile = options.format.carriesColorProfile ? options.colorProfile : .sRGB
+        switch colorProfile {
+        case .sRGB:
+            if let profile = VipsColor.usableProfile(of: result), !profile.isSRGB {
+                result = try VipsColor.toSRGB(result, failure: .encodingFailed)
+            } else if wi_has_icc(result.pointer) != 0, VipsColor.usableProfile(of: result) == nil {
+                result = try VipsColor.withoutProfile(result, failure: .encodingFailed)
             }
-            let source = result
-            // A copy of its own: fields are only ever removed from an image nobody else holds.
-            result = try Vips.run("copying", failure: .encodingFailed) { wi_copy(source.pointer, $0) }
-            wi_remove(result.pointer, "icc-profile-data")
+        case .source:
+            keepsProfile = wi_has_icc(result.pointer) != 0
+        case .profile(let profile):
+            result = try VipsColor.convert(result, to: profile, failure: .encodingFailed)
+            keepsProfile = true
         }
-        guard options.stripMetadata else { return result }
+        guard options.stripMetadata, !stripsWithSaver(options) else { return result }
         let source = result
         return try Vips.run("stripping metadata", failure: .encodingFailed) {
-            wi_strip_metadata(source.pointer, $0, options.keepColorProfile == true ? 1 : 0, options.keepCopyright ? 1 : 0)
+            wi_strip_metadata(source.pointer, $0, keepsProfile ? 1 : 0, options.keepCopyright ? 1 : 0)
         }
     }
 

@@ -27,6 +27,13 @@ public struct ImageDetails: Sendable, Hashable, Codable {
     public var orientation: Int
     /// The size of the file in bytes.
     public var bytes: Int
+    /// The colour space the pixels are stored in (`rgb`, `rgb16`, `grey`, `cmyk`…);
+    /// `nil` in details read before it was recorded.
+    public var colorSpace: ImageColorSpace?
+    /// The description of the embedded ICC profile (`Display P3`, `Adobe RGB (1998)`…),
+    /// when the file embeds one that has a description. The dominant colour and the
+    /// ThumbHash are of the pixels converted to sRGB with it, as a browser shows them.
+    public var colorProfile: String?
     /// The EXIF essentials, when the file has any.
     public var exif: ImageExif?
     /// The most common colour, `#rrggbb` (transparent pixels not counted).
@@ -61,6 +68,8 @@ public struct ImageDetails: Sendable, Hashable, Codable {
         alpha = info.hasAlpha
         orientation = info.orientation
         bytes = data.count
+        colorSpace = info.colorSpace
+        colorProfile = info.colorProfile?.description
         // The decoded sample carries the file's metadata fields: no second header read.
         exif = ImageExif.read(from: sample.handle, includeGPS: includeGPS)
         // Coders without shrink-on-load hand back every pixel: the sample is made small here.

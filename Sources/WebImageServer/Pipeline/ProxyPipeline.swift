@@ -198,7 +198,7 @@ final class ProxyPipeline: Sendable {
             maxFileSize: options.maxBytes,
             stripMetadata: options.stripMetadata ?? stripMetadata,
             backgroundColor: background ?? .white,
-            keepColorProfile: options.stripColorProfile.map { !$0 },
+            colorProfile: options.stripColorProfile == false ? .source : .sRGB,
             keepCopyright: options.keepCopyright ?? false
         )
         encoderSettings.apply(to: &encoding)

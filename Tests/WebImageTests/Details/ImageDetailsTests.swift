@@ -46,7 +46,7 @@ struct ImageDetailsTests {
             } else {
                 #expect(json["durations"] == nil && json["loopCount"] == nil, "\(label)")
             }
-            let allowed: Set = ["format", "width", "height", "frames", "durations", "loopCount", "alpha", "orientation", "bytes", "exif", "dominantColor", "thumbHash"]
+            let allowed: Set = ["format", "width", "height", "frames", "durations", "loopCount", "alpha", "orientation", "bytes", "exif", "dominantColor", "thumbHash", "colorSpace", "colorProfile"]
             #expect(Set(json.keys).isSubset(of: allowed), "\(label): \(json.keys.sorted())")
             #expect(try ImageDetails(json: try ImageDetails.json(details)) == details)
         }

@@ -14,6 +14,9 @@ struct DecodePlan: Sendable, Hashable {
     var limits: ImageLimits
     /// Read a HEIC, HEIF or AVIF source from its embedded thumbnail.
     var preferEmbeddedThumbnail: Bool
+    /// Keep the source's colour profile and pixels instead of converting them to sRGB: an
+    /// encoded output that keeps the source's profile (``OutputColorProfile/source``).
+    var keepsColorProfile: Bool
     /// Make the frames of an animation when the encoder reads them, one at a time, instead
     /// of decoding them all into memory: for an encoded output, which is made once and let
     /// go. Not part of the key: a decode shared with a request that keeps its image is
@@ -35,10 +38,13 @@ struct DecodePlan: Sendable, Hashable {
         switch request.output {
         case .encoded(let encoding, _):
             firstFrameOnly = processing.firstFrameOnly || !encoding.format.canAnimate
+            keepsColorProfile = encoding.colorProfile == .source
         case .thumbHash:
             firstFrameOnly = true
+            keepsColorProfile = false
         case .image, .data, .details:
             firstFrameOnly = processing.firstFrameOnly
+            keepsColorProfile = false
         }
         if case .encoded = request.output { framesOnDemand = !firstFrameOnly } else { framesOnDemand = false }
         let mayShrink = thumbnailPixelSize == nil && !preferEmbeddedThumbnail
@@ -52,6 +58,7 @@ struct DecodePlan: Sendable, Hashable {
         if let scaleDownLimitBytes { key += "|scale-down:\(scaleDownLimitBytes)" }
         if firstFrameOnly { key += "|first-frame" }
         if preferEmbeddedThumbnail { key += "|embedded" }
+        if keepsColorProfile { key += "|keep-icc" }
         if let shrinksFor { key += "|shrink-for:" + shrinksFor }
         key += "|limits:\(limits.maxPixels),\(limits.maxFrames),\(limits.maxFramePixels ?? 0)"
         return key
@@ -65,6 +72,7 @@ struct DecodePlan: Sendable, Hashable {
             scaleDownLimitBytes: scaleDownLimitBytes, firstFrameOnly: firstFrameOnly, limits: limits
         )
         options.preferEmbeddedThumbnail = preferEmbeddedThumbnail
+        options.keepsColorProfile = keepsColorProfile
         return options
     }
 

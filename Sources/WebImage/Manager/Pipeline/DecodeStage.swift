@@ -33,11 +33,12 @@ extension ImagePipeline {
 
     /// The full-size decoded source in the source cache's memory, when the request may be
     /// made from it: a processed or encoded result whose source may be looked up in memory,
-    /// decoded without a box, a byte limit or the embedded thumbnail.
+    /// decoded without a box, a byte limit or the embedded thumbnail, in sRGB.
     private func memoryOriginal(of request: ResolvedRequest) -> DecodedImage? {
         let plan = request.plan
         guard !request.isSource, request.sourceQuery.includesMemory, plan.thumbnailPixelSize == nil,
-              plan.scaleDownLimitBytes == nil, !plan.preferEmbeddedThumbnail, let originalKey = request.originalKey,
+              plan.scaleDownLimitBytes == nil, !plan.preferEmbeddedThumbnail, !plan.keepsColorProfile,
+              let originalKey = request.originalKey,
               let stored = request.sourceCache.imageFromMemory(forKey: originalKey)
         else { return nil }
         let image = plan.firstFrameOnly ? ImageCache.firstFrame(of: stored) : stored

@@ -23,9 +23,11 @@ public struct VariantEncoding: Sendable, Hashable {
     public var lossless: Bool
     /// Progressive JPEG: ``ImageEncodeOptions/progressive``.
     public var progressive: Bool
-    /// Keep the ICC profile (`true`), convert to sRGB and drop it (`false`), or treat it as
-    /// the rest of the metadata (`nil`, the default): ``ImageEncodeOptions/keepColorProfile``.
-    public var keepColorProfile: Bool?
+    /// The colour profile the variant carries (``ImageEncodeOptions/colorProfile``). Default
+    /// ``OutputColorProfile/sRGB``. With ``OutputColorProfile/source`` the source is decoded
+    /// keeping its profile (``ImageDecodeOptions/keepsColorProfile``), so the transformers
+    /// work on its own pixels and the variant carries its profile.
+    public var colorProfile: OutputColorProfile
     /// When stripping metadata, keep the EXIF Copyright and Artist tags.
     public var keepCopyright: Bool
     /// Interlaced (Adam7) PNG: ``ImageEncodeOptions/pngInterlaced``.
@@ -53,7 +55,7 @@ public struct VariantEncoding: Sendable, Hashable {
         backgroundColor: ImageEncodeOptions.Color = .white,
         lossless: Bool = false,
         progressive: Bool = false,
-        keepColorProfile: Bool? = nil,
+        colorProfile: OutputColorProfile = .sRGB,
         keepCopyright: Bool = false,
         pngInterlaced: Bool = false,
         pngPaletteColors: Int? = nil,
@@ -71,7 +73,7 @@ public struct VariantEncoding: Sendable, Hashable {
         self.backgroundColor = backgroundColor
         self.lossless = lossless
         self.progressive = progressive
-        self.keepColorProfile = keepColorProfile
+        self.colorProfile = colorProfile
         self.keepCopyright = keepCopyright
         self.pngInterlaced = pngInterlaced
         self.pngPaletteColors = pngPaletteColors
@@ -86,7 +88,7 @@ public struct VariantEncoding: Sendable, Hashable {
         ImageEncodeOptions(
             format: format, quality: formatQuality[format] ?? quality, maxFileSize: maxFileSize,
             backgroundColor: backgroundColor, stripMetadata: stripMetadata, progressive: progressive, lossless: lossless,
-            keepColorProfile: keepColorProfile, keepCopyright: keepCopyright,
+            colorProfile: colorProfile, keepCopyright: keepCopyright,
             pngInterlaced: pngInterlaced, pngPaletteColors: pngPaletteColors, webpEffort: webpEffort, webpPreset: webpPreset,
             avifEffort: avifEffort, jxlEffort: jxlEffort
         )
@@ -118,7 +120,7 @@ public struct VariantEncoding: Sendable, Hashable {
         }
         if lossless { parts.append("lossless") }
         if progressive { parts.append("progressive") }
-        if let keepColorProfile { parts.append(keepColorProfile ? "keep-icc" : "srgb") }
+        if colorProfile != .sRGB { parts.append("color:" + colorProfile.key) }
         if keepCopyright { parts.append("keep-copyright") }
         // The encoder settings, each only where it differs from the default.
         let defaults = Self.defaults

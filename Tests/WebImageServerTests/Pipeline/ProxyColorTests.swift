@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+@testable import WebImage
+@testable import WebImageServer
+import WebImageTestSupport
+
+/// Colour profiles through the proxy, under both profiles: every test picture comes out as
+/// a browser would show the original, and `strip_color_profile:0` keeps the profile.
+@Suite("Proxy colour management")
+struct ProxyColorTests {
+    /// The test server's settings with the defaults of `profile`.
+    static func configure(_ profile: ServerProfile) -> (inout ServerConfig) -> Void {
+        { config in
+            let test = config
+            config = profile.defaults
+            config.port = test.port
+            config.host = "127.0.0.1"
+            config.allowLoopback = true
+            config.workers = test.workers
+            config.cacheDirectory = test.cacheDirectory
+            config.downloadTimeout = test.downloadTimeout
+            config.requestTimeout = .seconds(300)
+        }
+    }
+
+    @Test("CM1, CM2: every space and container, resized by the proxy, is within ΔE76 3 of the original", arguments: [ServerProfile.webimage, .imgproxy])
+    func resizedPicturesShowTheOriginal(_ profile: ServerProfile) async throws {
+        try #require(ColorTestPictures.colordInstalled, "colord-data's ICC profiles are missing: run scripts/bootstrap")
+        try await LiveProxy.with(configure: Self.configure(profile)) { (origin, proxy) async throws in
+            for testCase in ColorTestPictures.cases {
+                let path = "/\(testCase.space)-\(testCase.container)"
+                origin.register(path, .image(try ColorTestPictures.picture(testCase), contentType: "application/octet-stream"))
+                let reply = try await proxy.get(proxyPath("rs:fill:48:32/q:95", source: origin.url(path)))
+                #expect(reply.status == 200, "\(testCase): \(reply.status) \(reply.text.prefix(200))")
+                guard reply.status == 200 else { continue }
+                let difference = try ColorTestPictures.meanDeltaE(output: reply.body, for: testCase, quality: 95)
+                #expect(difference <= 3, "\(profile) \(testCase) as \(ImageFormat(data: reply.body)): mean ΔE76 \(difference)")
+            }
+        }
+    }
+
+    @Test("CM4: strip_color_profile:0 keeps the source's profile and its pixels; scp:1 converts", arguments: [ServerProfile.webimage, .imgproxy])
+    func keptProfile(_ profile: ServerProfile) async throws {
+        try await LiveProxy.with(configure: Self.configure(profile)) { (origin, proxy) async throws in
+            let testCase = ColorTestPictures.Case(space: .displayP3, container: .png16)
+            origin.register("/p3.png", .image(try ColorTestPictures.picture(testCase), contentType: "image/png"))
+            var keeping = ImageDecodeOptions()
+            keeping.keepsColorProfile = true
+            let kept = try await proxy.get(proxyPath("rs:fill:48:32/scp:0", source: origin.url("/p3.png")))
+            #expect(try VipsCoder.shared.decode(kept.body, options: keeping).colorProfile == ICCProfile.displayP3)
+            let converted = try await proxy.get(proxyPath("rs:fill:48:32/scp:1/sm:0", source: origin.url("/p3.png")))
+            #expect(try VipsCoder.shared.decode(converted.body, options: keeping).colorProfile == nil)
+            for reply in [kept, converted] {
+                #expect(try ColorTestPictures.meanDeltaE(output: reply.body, for: testCase, quality: 95) <= 3)
+            }
+        }
+    }
+
+    @Test("/info reports the colour space and the profile's description")
+    func infoReportsColour() async throws {
+        try #require(ColorTestPictures.colordInstalled, "colord-data's ICC profiles are missing: run scripts/bootstrap")
+        try await LiveProxy.with { (origin, proxy) async throws in
+            origin.register("/a.jpg", .image(try ColorTestPictures.picture(.init(space: .adobeRGB, container: .jpeg)), contentType: "image/jpeg"))
+            let reply = try await proxy.get("/info" + proxyPath("", source: origin.url("/a.jpg")))
+            let json = try #require(try JSONSerialization.jsonObject(with: reply.body) as? [String: Any], "\(reply.status) \(reply.text)")
+            #expect(json["colorSpace"] as? String == "rgb")
+            #expect(json["colorProfile"] as? String == "Compatible with Adobe RGB (1998)")
+        }
+    }
+}
