@@ -12,8 +12,6 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
     case badImageData(String)
     /// The image declares more pixels (width × height × frames) than the configured limit.
     case imageTooLarge(pixels: Int, limit: Int)
-    /// The image has more frames than the configured limit.
-    case tooManyFrames(frames: Int, limit: Int)
     /// The format needs a libvips loader marked untrusted (ImageMagick, PDF, …), and
     /// untrusted loaders are not enabled.
     case untrustedFormat(String)
@@ -79,8 +77,6 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
             return "bad image data: \(reason)"
         case .imageTooLarge(let pixels, let limit):
             return "image too large: \(pixels) pixels (width × height × frames) exceeds the limit of \(limit); raise maxPixels to allow it"
-        case .tooManyFrames(let frames, let limit):
-            return "image has \(frames) frames, more than the limit of \(limit); raise maxFrames or decode the first frame only"
         case .untrustedFormat(let loader):
             return "the image needs the untrusted libvips loader '\(loader)', which is blocked; enable untrusted loaders only for trusted input"
         case .encodingFailed(let reason):

@@ -85,8 +85,6 @@ public struct ProxyError: Error, Sendable, Hashable, CustomStringConvertible {
             self.init(status: 422, message: "source too large: more than \(limit) bytes (max source bytes)")
         case .imageTooLarge(let pixels, let limit):
             self.init(status: 422, message: "source too large: \(pixels) pixels, more than the limit of \(limit) (max source resolution)")
-        case .tooManyFrames(let frames, let limit):
-            self.init(status: 422, message: "source has \(frames) frames, more than the limit of \(limit) (max animation frames)")
         case .badImageData, .invalidContentType, .untrustedFormat:
             self.init(status: 422, message: "source is not a usable image: \(error.description)")
         case .invalidTransform, .fileSizeLimitUnreachable:

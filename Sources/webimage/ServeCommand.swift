@@ -35,7 +35,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Allow link-local sources (default off).") var allowLinkLocal: Bool?
     @Option(help: "Largest source download, e.g. 64M (default 64M).") var maxSourceBytes: String?
     @Option(help: "Largest source in megapixels, frames counted (default 50).") var maxSourceResolution: String?
-    @Option(help: "Most frames of an animated source (default 100).") var maxAnimationFrames: String?
+    @Option(help: "Frames of an animation processed: its first N; at 1 a still of the first frame (default 100).") var maxAnimationFrames: String?
     @Option(help: "Largest width or height a URL may ask for; every result is scaled down to fit it (default 8192).") var maxResultDimension: String?
     @Option(help: "Source download timeout in seconds (default 10).") var downloadTimeout: String?
     @Option(help: "Request timeout in seconds (default 30).") var requestTimeout: String?

@@ -40,8 +40,8 @@ public final class AnimatedImage: AnimatedImageProvider {
     /// Reads the header of `data`, checking `limits` before any pixel is decoded.
     ///
     /// The frames are never all decoded at once, so the pixel limit applies to one frame:
-    /// `limits.maxFramePixels` when set, else `limits.maxPixels`. The frame count is checked
-    /// against `limits.maxFrames`.
+    /// `limits.maxFramePixels` when set, else `limits.maxPixels`. An animation of more than
+    /// `limits.maxFrames` frames is read as its first `limits.maxFrames`.
     ///
     /// - Parameters:
     ///   - data: The encoded image (GIF, WebP, or any format ``VipsCoder`` reads).
@@ -49,8 +49,7 @@ public final class AnimatedImage: AnimatedImageProvider {
     ///   - strictness: How strict each frame's decode is about damaged input.
     /// - Throws: ``ImageError/badImageData(_:)`` for bytes libvips cannot read (empty,
     ///   unknown, truncated header); ``ImageError/untrustedFormat(_:)`` for a format whose
-    ///   loader is blocked; ``ImageError/tooManyFrames(frames:limit:)`` and
-    ///   ``ImageError/imageTooLarge(pixels:limit:)`` over the limits.
+    ///   loader is blocked; ``ImageError/imageTooLarge(pixels:limit:)`` over the limits.
     public init(data: Data, limits: ImageLimits = .default, strictness: ImageDecodeOptions.Strictness = .error) throws(ImageError) {
         try Vips.start()
         let format = try VipsCoder.checkedFormat(of: data)

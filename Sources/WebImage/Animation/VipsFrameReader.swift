@@ -60,8 +60,8 @@ final class VipsFrameReader: Sendable {
     }
 
     /// Reads the header of `data` (no pixel is decoded) and checks `limits` for a reader
-    /// that holds one frame at a time: the frame count against `maxFrames`, one frame's
-    /// pixels against `maxFramePixels` (an animation's, when set) or `maxPixels`.
+    /// that holds one frame at a time: the first `maxFrames` frames are read, one frame's
+    /// pixels are checked against `maxFramePixels` (an animation's, when set) or `maxPixels`.
     convenience init(data: Data, format: ImageFormat, limits: ImageLimits, strictness: ImageDecodeOptions.Strictness) throws(ImageError) {
         let bytes = data.withUnsafeBytes { EncodedBytes($0) }
         try self.init(bytes: bytes, format: format, header: .unread(limits), strictness: strictness)
@@ -98,7 +98,7 @@ final class VipsFrameReader: Sendable {
             pages = frames
         case .unread(let limits):
             let opened = try Self.open(bytes, options: "", format: format, strictness: strictness)
-            pages = format.supportsAnimation ? opened.pagesInFile : 1
+            pages = format.supportsAnimation ? limits.framesDecoded(of: opened.pagesInFile) : 1
             // Frames are decoded one at a time: each is checked, not their sum.
             try limits.check(frames: pages, frameSize: PixelSize(width: opened.width, height: opened.pageHeight), framesDecodedTogether: 1)
             first = opened
@@ -174,7 +174,7 @@ final class VipsFrameReader: Sendable {
 
     /// The options of a view: every frame, read forwards, and `loadOptions`.
     private static func viewOptions(frames: Int, loadOptions: String) -> String {
-        [frames > 1 ? "n=-1" : "", "access=sequential", loadOptions].filter { !$0.isEmpty }.joined(separator: ",")
+        [frames > 1 ? "n=\(frames)" : "", "access=sequential", loadOptions].filter { !$0.isEmpty }.joined(separator: ",")
     }
 
     private func read(_ index: Int, from view: VipsImageHandle) throws(ImageError) -> VipsImageHandle {

@@ -5,33 +5,38 @@
 public struct ImageLimits: Sendable, Hashable {
     /// The most pixels an image may declare, counting every frame (width × height × frames).
     public var maxPixels: Int
-    /// The most frames an animated image may have.
+    /// The most frames of an animation decoded: one with more is decoded as its first
+    /// `maxFrames` frames (at 1, a still image of the first frame), as imgproxy's
+    /// `max_animation_frames` does. A source is refused for its frames only by the pixel
+    /// limits, which count the frames decoded.
     public var maxFrames: Int
     /// The most pixels one frame of an animated image may have; when set, an animation is
     /// checked frame by frame against it instead of against ``maxPixels`` for all its
     /// frames (a still image is still checked against ``maxPixels``). Default `nil`.
     public var maxFramePixels: Int?
 
-    /// Creates limits; the defaults are 50 megapixels and 1,000 frames.
+    /// Creates limits; the defaults are 50 megapixels and the first 1,000 frames.
     public init(maxPixels: Int = 50_000_000, maxFrames: Int = 1_000, maxFramePixels: Int? = nil) {
         self.maxPixels = maxPixels
         self.maxFrames = maxFrames
         self.maxFramePixels = maxFramePixels
     }
 
-    /// 50 megapixels (frames counted) and 1,000 frames.
+    /// 50 megapixels (frames counted) and the first 1,000 frames.
     public static let `default` = ImageLimits()
 }
 
 extension ImageLimits {
-    /// Checks an image of `frames` frames of `frameSize` pixels each: the frame count
-    /// against ``maxFrames``; then an animation, when ``maxFramePixels`` is set, frame by
-    /// frame against it; otherwise the pixels of the frames decoded together
-    /// (`framesDecodedTogether`, every frame by default; 1 for a reader that holds one frame
-    /// at a time) against ``maxPixels``. The one rule every coder and the memory budget
-    /// apply, so that what one refuses the others refuse too.
+    /// How many of an image's `pages` a decode reads: all, up to ``maxFrames`` (at least one).
+    func framesDecoded(of pages: Int) -> Int { max(1, min(pages, maxFrames)) }
+
+    /// Checks an image of `frames` frames decoded (``framesDecoded(of:)``) of `frameSize`
+    /// pixels each: an animation, when ``maxFramePixels`` is set, frame by frame against
+    /// it; otherwise the pixels of the frames decoded together (`framesDecodedTogether`,
+    /// every frame by default; 1 for a reader that holds one frame at a time) against
+    /// ``maxPixels``. The one rule every coder and the memory budget apply, so that what
+    /// one refuses the others refuse too.
     func check(frames: Int, frameSize: PixelSize, framesDecodedTogether: Int? = nil) throws(ImageError) {
-        if frames > maxFrames { throw .tooManyFrames(frames: frames, limit: maxFrames) }
         let framePixels = frameSize.width.multipliedReportingOverflow(by: frameSize.height)
         if frames > 1, let maxFramePixels {
             if framePixels.overflow || framePixels.partialValue > maxFramePixels {

@@ -79,7 +79,7 @@ struct VipsDecode {
         let header: VipsImageHandle
         if let opened { header = opened } else { header = try open(loadOptions: "") }
         let sourceSize = PixelSize(width: header.width, height: header.pageHeight)
-        let pages = header.pagesInFile
+        let pages = options.limits.framesDecoded(of: header.pagesInFile)
         let animated = format.supportsAnimation && pages > 1 && !options.firstFrameOnly
         let frames = animated ? pages : 1
         try options.limits.check(frames: frames, frameSize: sourceSize)
@@ -102,7 +102,7 @@ struct VipsDecode {
         let upright = orientation >= 5
             ? PixelSize(width: sourceSize.height, height: sourceSize.width)
             : sourceSize
-        let animationOption = Self.joined(animated ? "n=-1" : "", embeddedThumbnailOption)
+        let animationOption = Self.joined(animated ? "n=\(frames)" : "", embeddedThumbnailOption)
         let target = options.targetSize(for: upright, frames: frames)
         // An animation is thumbnailed frame by frame, so that no frame's edge takes pixels
         // of the next; one made on demand stays so.

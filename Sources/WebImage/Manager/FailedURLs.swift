@@ -108,7 +108,7 @@ extension ImageError {
     /// errors (5xx) and rate limiting never block: they say nothing about the URL.
     public var blocksURL: Bool {
         switch self {
-        case .badImageData, .invalidURL, .invalidContentType, .imageTooLarge, .tooManyFrames,
+        case .badImageData, .invalidURL, .invalidContentType, .imageTooLarge,
              .bodyTooLarge, .untrustedFormat, .notFound:
             return true
         case .invalidStatusCode(let code):

@@ -31,7 +31,8 @@ public struct ServerConfig: Sendable {
     public var maxSourceBytes = 64 << 20
     /// The most pixels a source may have, all frames counted. Default 50 megapixels.
     public var maxSourceResolution = 50_000_000
-    /// The most frames an animated source may have. Default 100.
+    /// How many frames of an animation are processed: its first `maxAnimationFrames`; at 1
+    /// the output is a still of the first frame. Default 100.
     public var maxAnimationFrames = 100
     /// The largest width or height a URL may ask for (after dpr), and the largest side of a
     /// result: a larger one (from dpr, zoom or min sizes) is scaled down to it. Default 8192.
