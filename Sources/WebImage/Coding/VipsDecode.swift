@@ -123,8 +123,8 @@ struct VipsDecode {
                     options.strictness.vipsFailOn
                 )
             }
-            // libjpeg rounds each side of a scaled decode up.
-            loadedSize = PixelSize(width: (sourceSize.width + shrink - 1) / shrink, height: (sourceSize.height + shrink - 1) / shrink)
+            // libvips' JPEG loader rounds each side of a scaled decode down.
+            loadedSize = PixelSize(width: sourceSize.width / shrink, height: sourceSize.height / shrink)
         } else if let target {
             let shrink = shrinkOnLoad(stored: sourceSize, uprightTarget: target, orientation: orientation)
             // Sequential access streams the pixels through the thumbnail without a
@@ -203,7 +203,7 @@ struct VipsDecode {
         let target = Self.storedTarget(uprightTarget, orientation: orientation)
         switch format {
         case .jpeg:
-            let shrink = Self.jpegShrink(stored: stored, target: target)
+            let shrink = Self.jpegShrink(stored: stored, target: target, rule: options.jpegShrink)
             return shrink > 1 ? "shrink=\(shrink)" : ""
         case .webp where Self.reduction(stored: stored, target: target) > 1:
             return "scale=\(Self.webpScale(stored: stored, target: target))"
@@ -216,10 +216,12 @@ struct VipsDecode {
     /// `vips_thumbnail_buffer` makes from the bytes exactly as this decode would (the same
     /// loader options, the same resample): JPEG, whose shrink it chooses by the same rule,
     /// and PNG, which has none. `nil` for every other format, whose loaders it drives
-    /// differently (WebP's scale, HEIF's embedded thumbnail, a TIFF pyramid's page).
+    /// differently (WebP's scale, HEIF's embedded thumbnail, a TIFF pyramid's page), and for
+    /// a JPEG shrunk by another rule than libvips' (``ImageDecodeOptions/JPEGShrink``).
     private func libvipsThumbnailShrink(stored: PixelSize, uprightTarget: PixelSize, orientation: Int) -> Int? {
         switch format {
-        case .jpeg: Self.jpegShrink(stored: stored, target: Self.storedTarget(uprightTarget, orientation: orientation))
+        case .jpeg where options.jpegShrink == .leavingResample:
+            Self.jpegShrink(stored: stored, target: Self.storedTarget(uprightTarget, orientation: orientation), rule: .leavingResample)
         case .png: 1
         default: nil
         }
@@ -236,11 +238,15 @@ struct VipsDecode {
         min(Double(stored.width) / Double(target.width), Double(stored.height) / Double(target.height))
     }
 
-    /// libjpeg's DCT scaling on the way from `stored` to `target`, leaving at least a
-    /// factor of two for the final resample.
-    private static func jpegShrink(stored: PixelSize, target: PixelSize) -> Int {
+    /// libjpeg's DCT scaling on the way from `stored` to `target` by `rule`: leaving at
+    /// least a factor of two for the final resample, or the largest that keeps the decoded
+    /// image at least the target's size (libvips rounds each side of a scaled decode down).
+    static func jpegShrink(stored: PixelSize, target: PixelSize, rule: ImageDecodeOptions.JPEGShrink) -> Int {
         let factor = reduction(stored: stored, target: target)
-        return factor >= 16 ? 8 : factor >= 8 ? 4 : factor >= 4 ? 2 : 1
+        switch rule {
+        case .leavingResample: return factor >= 16 ? 8 : factor >= 8 ? 4 : factor >= 4 ? 2 : 1
+        case .toTarget: return factor >= 8 ? 8 : factor >= 4 ? 4 : factor >= 2 ? 2 : 1
+        }
     }
 
     /// The scale at which libvips' WebP loader decodes `stored` to exactly `target`: it

@@ -45,6 +45,7 @@ public enum ServerProfile: String, Sendable, Hashable, CaseIterable {
         config.autoAVIF = false
         config.preferredFormats = [.jpeg, .png, .gif]
         config.maxAnimationFrames = 1
+        config.jpegShrinkOnLoad = .toTarget
         config.maxResultDimension = Self.unboundedResultDimension
         config.keepCopyright = true
         config.formatQuality = [.webp: 79, .avif: 63, .jxl: 77]

@@ -63,6 +63,8 @@ public enum ServerSetting: String, CaseIterable, Sendable {
     case webpEffort, webpPreset, avifSpeed, jxlEffort
     /// The `Access-Control-Allow-Origin` of the proxy's responses.
     case allowOrigin
+    /// How far JPEG sources shrink in libjpeg on their way to a smaller decode.
+    case jpegShrinkOnLoad
 
     /// The command-line flag, without the leading dashes.
     public var flag: String {
@@ -240,6 +242,11 @@ public enum ServerSetting: String, CaseIterable, Sendable {
         case .base64URLIncludesFilename: config.base64URLIncludesFilename = try boolean(value)
         case .etagBuster: config.etagBuster = value.isEmpty ? nil : value
         case .enableClientHints: config.enableClientHints = try boolean(value)
+        case .jpegShrinkOnLoad:
+            guard let rule = ImageDecodeOptions.JPEGShrink(rawValue: value.trimmingCharacters(in: .whitespaces).lowercased()) else {
+                throw invalid(value, "leave-resample or to-target")
+            }
+            config.jpegShrinkOnLoad = rule
         case .validators:
             guard let validators = ResponseValidators(rawValue: value.trimmingCharacters(in: .whitespaces).lowercased()) else {
                 throw invalid(value, "variant or source")

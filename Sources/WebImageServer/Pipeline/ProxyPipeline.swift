@@ -62,6 +62,8 @@ final class ProxyPipeline: Sendable {
     let autoQualityTarget: Double
     /// The encoder settings every variant is written with.
     let encoderSettings: EncoderSettings
+    /// How far JPEG sources shrink in libjpeg on their way to a smaller decode.
+    let jpegShrink: ImageDecodeOptions.JPEGShrink
     /// The fallback image, if the server has one.
     let fallback: Fallback?
     /// Paths already resolved, so that a repeated path skips parsing and checking.
@@ -78,9 +80,11 @@ final class ProxyPipeline: Sendable {
         parser: ProxyURLParser, sourceGuard: SourceGuard, negotiation: FormatNegotiation, manager: ImageManager,
         metrics: ServerMetrics, defaultQuality: Int, formatQuality: [ImageFormat: Int] = [:], stripMetadata: Bool = true,
         defaultAutoQuality: Bool = false, autoQualityTarget: Double = AutoQuality.defaultTarget,
-        encoderSettings: EncoderSettings = EncoderSettings(), fallback: Fallback? = nil
+        encoderSettings: EncoderSettings = EncoderSettings(), jpegShrink: ImageDecodeOptions.JPEGShrink = .leavingResample,
+        fallback: Fallback? = nil
     ) {
         self.encoderSettings = encoderSettings
+        self.jpegShrink = jpegShrink
         self.fallback = fallback
         self.defaultAutoQuality = defaultAutoQuality
         self.autoQualityTarget = autoQualityTarget
@@ -204,12 +208,14 @@ final class ProxyPipeline: Sendable {
         encoderSettings.apply(to: &encoding)
         let watermark = options.watermark == nil ? nil : watermarkImage.withLock { $0 }
         let embeddedThumbnail = options.enforceThumbnail ?? false
-        return VariantRequest(
+        var variant = VariantRequest(
             url: request.source, transformer: ProxyTransformer(options: options, watermark: watermark),
             thumbnailPixelSize: embeddedThumbnail ? nil : options.thumbnailPixelSize, encoding: encoding, passthrough: options.raw,
             passthroughFormats: options.passthroughFormats, preferEmbeddedThumbnail: embeddedThumbnail,
             output: kind == .thumbHash ? .thumbHash : .image
         )
+        variant.jpegShrink = jpegShrink
+        return variant
     }
 
     /// The variant from the memory cache, counted as a `memory` hit; `nil` (and nothing

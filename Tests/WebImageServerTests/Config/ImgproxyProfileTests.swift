@@ -249,3 +249,17 @@ struct ImgproxyProfileTests {
         }
     }
 }
+
+@Suite("JPEG shrink-on-load setting")
+struct JPEGShrinkSettingTests {
+    @Test("imgproxy's profile shrinks JPEGs to the target; WebImage's leaves the resample a factor of two; the flag chooses")
+    func profilesAndFlag() throws {
+        #expect(ServerProfile.imgproxy.defaults.jpegShrinkOnLoad == .toTarget)
+        #expect(ServerProfile.webimage.defaults.jpegShrinkOnLoad == .leavingResample)
+        var config = ServerConfig()
+        try ServerSetting.jpegShrinkOnLoad.apply(["to-target"], to: &config)
+        #expect(config.jpegShrinkOnLoad == .toTarget)
+        #expect(ServerSetting.jpegShrinkOnLoad.flag == "jpeg-shrink-on-load")
+        #expect(throws: (any Error).self) { try ServerSetting.jpegShrinkOnLoad.apply(["half"], to: &config) }
+    }
+}

@@ -33,6 +33,47 @@ struct VipsDecodeThumbnailTests {
         Case(format: .png, upright: PixelSize(width: 801, height: 603), orientation: 1, target: PixelSize(width: 100, height: 75), shrink: 1),
     ]
 
+    // imgproxy's rule (processing/scale_on_load.go, calcJpegShink): the largest shrink that
+    // does not go below the target, on the same edge cases: 8.01, 4.005, 2.0 and 1.99 times.
+    static let toTargetCases: [Case] = [
+        Case(format: .jpeg, upright: PixelSize(width: 801, height: 603), orientation: 1, target: PixelSize(width: 100, height: 75), shrink: 8),
+        Case(format: .jpeg, upright: PixelSize(width: 801, height: 603), orientation: 1, target: PixelSize(width: 200, height: 150), shrink: 4),
+        Case(format: .jpeg, upright: PixelSize(width: 801, height: 603), orientation: 1, target: PixelSize(width: 400, height: 301), shrink: 2),
+        Case(format: .jpeg, upright: PixelSize(width: 801, height: 603), orientation: 1, target: PixelSize(width: 402, height: 303), shrink: 1),
+        Case(format: .jpeg, upright: PixelSize(width: 801, height: 603), orientation: 6, target: PixelSize(width: 200, height: 150), shrink: 4),
+        Case(format: .jpeg, upright: PixelSize(width: 603, height: 801), orientation: 8, target: PixelSize(width: 75, height: 100), shrink: 8),
+    ]
+
+    @Test("to-target shrinks a JPEG as far as the target and no further, then resamples to it", arguments: toTargetCases)
+    func toTargetShrink(_ testCase: Case) throws {
+        let upright = try TestImages.gradient(width: testCase.upright.width, height: testCase.upright.height, seed: 7)
+        let data = try TestImages.jpeg(upright: upright, orientation: testCase.orientation)
+        var options = ImageDecodeOptions(thumbnailPixelSize: testCase.target, preserveAspectRatio: false)
+        options.jpegShrink = .toTarget
+        let thumbnail = try VipsCoder.shared.decode(data, options: options)
+        #expect(thumbnail.pixelSize == testCase.target)
+        let stored = testCase.orientation >= 5
+            ? PixelSize(width: testCase.upright.height, height: testCase.upright.width) : testCase.upright
+        let shrink = testCase.shrink
+        #expect(thumbnail.loadedPixelSize == PixelSize(width: stored.width / shrink, height: stored.height / shrink))
+        // The same picture as libvips' rule makes, within the resample's differences.
+        let quadrants = try TestImages.jpeg(upright: try TestImages.quadrants(width: testCase.upright.width, height: testCase.upright.height), orientation: testCase.orientation)
+        let leaving = ImageDecodeOptions(thumbnailPixelSize: testCase.target, preserveAspectRatio: false)
+        let near = try VipsCoder.shared.decode(quadrants, options: options)
+        let far = try VipsCoder.shared.decode(quadrants, options: leaving)
+        #expect(ColorDifference.meanDeltaE76([UInt8](try near.pixels()), [UInt8](try far.pixels())) < 2)
+    }
+
+    @Test("the shrink rule is part of a request's keys: two rules never share a decode or a variant")
+    func shrinkRuleInKeys() {
+        var request = ImageRequest(url: URL(string: "https://example.com/a.jpg")!, output: .encoded(VariantEncoding()))
+        request.processing.transformer = ResizeTransformer(size: PixelSize(width: 100, height: 100))
+        let leaving = request.variantKeyPart
+        request.processing.jpegShrink = .toTarget
+        #expect(request.variantKeyPart != leaving && request.variantKeyPart?.contains("jpeg-shrink:to-target") == true)
+        #expect(DecodePlan(request).key.contains("jpeg-shrink:to-target"))
+    }
+
     @Test("the loaded size and the pixels are those of the shrink libvips chose", arguments: cases)
     func thumbnailIsLibvipsOwn(_ testCase: Case) throws {
         let upright = try TestImages.gradient(width: testCase.upright.width, height: testCase.upright.height, seed: 7)
@@ -47,9 +88,7 @@ struct VipsDecodeThumbnailTests {
         let stored = testCase.orientation >= 5
             ? PixelSize(width: testCase.upright.height, height: testCase.upright.width) : testCase.upright
         let shrink = testCase.shrink
-        #expect(thumbnail.loadedPixelSize == PixelSize(
-            width: (stored.width + shrink - 1) / shrink, height: (stored.height + shrink - 1) / shrink
-        ))
+        #expect(thumbnail.loadedPixelSize == PixelSize(width: stored.width / shrink, height: stored.height / shrink))
         let pixels = try thumbnail.pixels()
         #expect(try Self.explicitThumbnail(data, shrink: shrink, target: testCase.target) == pixels)
         if testCase.format == .jpeg {

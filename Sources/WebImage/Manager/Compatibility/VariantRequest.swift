@@ -26,6 +26,9 @@ public struct VariantRequest: Sendable {
     public var preferEmbeddedThumbnail: Bool
     /// What is made: the encoded image (default), the source's details, or a ThumbHash.
     public var output: VariantOutput
+    /// How far a JPEG source shrinks in libjpeg on its way to a smaller decode
+    /// (``ImageProcessing/jpegShrink``).
+    public var jpegShrink: ImageDecodeOptions.JPEGShrink = .leavingResample
 
     /// Creates a request.
     public init(
@@ -60,9 +63,11 @@ public struct VariantRequest: Sendable {
     var processing: ImageProcessing {
         if passthrough { return .none }
         if case .details = output { return .none }
-        return ImageProcessing(
+        var processing = ImageProcessing(
             thumbnailPixelSize: thumbnailPixelSize, transformer: transformer, preferEmbeddedThumbnail: preferEmbeddedThumbnail
         )
+        processing.jpegShrink = jpegShrink
+        return processing
     }
 
     /// The output it asks for.

@@ -14,6 +14,8 @@ struct DecodePlan: Sendable, Hashable {
     var limits: ImageLimits
     /// Read a HEIC, HEIF or AVIF source from its embedded thumbnail.
     var preferEmbeddedThumbnail: Bool
+    /// How far a JPEG source shrinks in libjpeg.
+    var jpegShrink: ImageDecodeOptions.JPEGShrink
     /// Keep the source's colour profile and pixels instead of converting them to sRGB: an
     /// encoded output that keeps the source's profile (``OutputColorProfile/source``).
     var keepsColorProfile: Bool
@@ -35,6 +37,7 @@ struct DecodePlan: Sendable, Hashable {
         scaleDownLimitBytes = processing.scaleDownLimitBytes
         limits = request.limits
         preferEmbeddedThumbnail = processing.preferEmbeddedThumbnail
+        jpegShrink = processing.jpegShrink
         switch request.output {
         case .encoded(let encoding, _):
             firstFrameOnly = processing.firstFrameOnly || !encoding.format.canAnimate
@@ -59,6 +62,7 @@ struct DecodePlan: Sendable, Hashable {
         if firstFrameOnly { key += "|first-frame" }
         if preferEmbeddedThumbnail { key += "|embedded" }
         if keepsColorProfile { key += "|keep-icc" }
+        if jpegShrink != .leavingResample { key += "|jpeg-shrink:" + jpegShrink.rawValue }
         if let shrinksFor { key += "|shrink-for:" + shrinksFor }
         key += "|limits:\(limits.maxPixels),\(limits.maxFrames),\(limits.maxFramePixels ?? 0)"
         return key
@@ -73,6 +77,7 @@ struct DecodePlan: Sendable, Hashable {
         )
         options.preferEmbeddedThumbnail = preferEmbeddedThumbnail
         options.keepsColorProfile = keepsColorProfile
+        options.jpegShrink = jpegShrink
         return options
     }
 

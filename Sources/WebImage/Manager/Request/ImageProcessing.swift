@@ -31,6 +31,9 @@ public struct ImageProcessing: Sendable {
     /// (``ImageScale/factor(forKey:)``). Only the size in points depends on it: it changes
     /// neither the pixels nor the cache key, and applies to ``ImageOutput/image`` only.
     public var scaleFactor: Double?
+    /// How far a JPEG source shrinks in libjpeg on its way to a smaller decode
+    /// (``ImageDecodeOptions/jpegShrink``). Default ``ImageDecodeOptions/JPEGShrink/leavingResample``.
+    public var jpegShrink: ImageDecodeOptions.JPEGShrink = .leavingResample
 
     /// Creates processing; by default none: the source decoded full size, every frame.
     public init(
@@ -63,6 +66,6 @@ public struct ImageProcessing: Sendable {
     /// Whether any field differs from ``none``.
     var isDefault: Bool {
         isIdentity && transformsAnimations && !firstFrameOnly && scaleDownLimitBytes == nil && !preferEmbeddedThumbnail
-            && preserveAspectRatio && scaleFactor == nil
+            && preserveAspectRatio && scaleFactor == nil && jpegShrink == .leavingResample
     }
 }

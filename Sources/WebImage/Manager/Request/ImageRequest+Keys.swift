@@ -27,6 +27,7 @@ extension ImageRequest {
         }
         if processing.firstFrameOnly { parts.append("first-frame") }
         if let bytes = processing.scaleDownLimitBytes { parts.append("scale-down:\(bytes)") }
+        if processing.jpegShrink != .leavingResample { parts.append("jpeg-shrink:" + processing.jpegShrink.rawValue) }
         if let transformer = processing.transformer {
             parts.append(transformer.key + (processing.transformsAnimations ? "" : ":stills-only"))
         }
