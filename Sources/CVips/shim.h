@@ -53,8 +53,11 @@ static inline VipsImage *wi_load_buffer(const void *buf, size_t len, const char 
     return vips_image_new_from_buffer(buf, len, options, "fail_on", (VipsFailOn)fail_on, NULL);
 }
 
-static inline int wi_thumbnail_image(VipsImage *in, VipsImage **out, int width, int height, int size, int no_rotate) {
-    return vips_thumbnail_image(in, out, width, "height", height, "size", (VipsSize)size, "no_rotate", no_rotate ? TRUE : FALSE, NULL);
+/// libvips' thumbnail of an image; `linear` resamples in linear light (through the profile's
+/// connection space when the image carries a profile, else scRGB) instead of in sRGB.
+static inline int wi_thumbnail_image(VipsImage *in, VipsImage **out, int width, int height, int size, int no_rotate, int linear) {
+    return vips_thumbnail_image(in, out, width, "height", height, "size", (VipsSize)size, "no_rotate", no_rotate ? TRUE : FALSE,
+                                "linear", linear ? TRUE : FALSE, NULL);
 }
 
 /// libvips' own thumbnail of the image in memory, its loader as strict as `fail_on` (a
@@ -102,10 +105,11 @@ static inline int wi_extract_band(VipsImage *in, VipsImage **out, int band, int 
 // MARK: Transforming
 
 /// `vips_thumbnail_image` with a crop: `crop` is a `VipsInteresting` (NONE keeps the
-/// whole image, CENTRE / ATTENTION fill the box and crop to it).
-static inline int wi_thumbnail_crop(VipsImage *in, VipsImage **out, int width, int height, int size, int crop) {
+/// whole image, CENTRE / ATTENTION fill the box and crop to it); `linear` resamples in
+/// linear light.
+static inline int wi_thumbnail_crop(VipsImage *in, VipsImage **out, int width, int height, int size, int crop, int linear) {
     return vips_thumbnail_image(in, out, width, "height", height, "size", (VipsSize)size,
-                                "crop", (VipsInteresting)crop, "no_rotate", TRUE, NULL);
+                                "crop", (VipsInteresting)crop, "no_rotate", TRUE, "linear", linear ? TRUE : FALSE, NULL);
 }
 static inline int wi_smartcrop(VipsImage *in, VipsImage **out, int width, int height, int interesting) {
     return vips_smartcrop(in, out, width, height, "interesting", (VipsInteresting)interesting, NULL);
@@ -259,12 +263,6 @@ static inline VipsBlob *wi_builtin_profile(const char *name) {
 }
 static inline const void *wi_blob_data(VipsBlob *blob, size_t *length) { return vips_blob_get(blob, length); }
 static inline void wi_area_unref(VipsBlob *blob) { vips_area_unref((VipsArea *)blob); }
-/// A linear-light version of an sRGB (or grey) image: scRGB floats (GREY16 for grey).
-static inline int wi_to_linear(VipsImage *in, VipsImage **out) {
-    VipsInterpretation space = vips_image_get_bands(in) < 3 ? VIPS_INTERPRETATION_GREY16 : VIPS_INTERPRETATION_scRGB;
-    return vips_colourspace(in, out, space, NULL);
-}
-
 typedef struct { int keep_icc; int keep_copyright; } wi_strip_options;
 
 static inline void *wi_strip_field(VipsImage *image, const char *name, GValue *value, void *user) {

@@ -139,7 +139,7 @@ public final class ProxyServer: Sendable {
             metrics: metrics, defaultQuality: config.defaultQuality, formatQuality: config.formatQuality,
             stripMetadata: config.stripMetadata, defaultAutoQuality: config.defaultAutoQuality,
             autoQualityTarget: config.autoQualityTarget,
-            encoderSettings: config.encoderSettings, jpegShrink: config.jpegShrinkOnLoad,
+            encoderSettings: config.encoderSettings, jpegShrink: config.jpegShrinkOnLoad, linearLight: config.useLinearColorspace,
             fallback: fallbackImage.map { _ in
                 ProxyPipeline.Fallback(url: Self.fallbackURL, statusCode: config.fallbackImageHTTPCode, ttl: config.fallbackImageTTL)
             }

@@ -118,6 +118,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Read client hints (Sec-CH-DPR, DPR, Sec-CH-Width, Width) as a URL's starting dpr and width (default off).") var enableClientHints: Bool?
     @Flag(inversion: .prefixedNo, help: "Send Last-Modified and answer If-Modified-Since (default on).") var useLastModified: Bool?
     @Option(help: "RFC 3339 time: an earlier Last-Modified is sent as it (default none).") var lastModifiedBuster: String?
+    @Flag(inversion: .prefixedNo, help: "Resize in linear light instead of on sRGB's gamma-encoded values (default off).") var useLinearColorspace: Bool?
     @Option(help: "How far JPEG sources shrink in libjpeg before the resample: leave-resample (a factor of two or more left for the resample, as libvips' thumbnail) or to-target (as far as the target, as imgproxy; 4–10 % less CPU) (default leave-resample; to-target under imgproxy's profile).") var jpegShrinkOnLoad: String?
     @Option(help: "Where ETag and Last-Modified come from: variant (the served bytes) or source, passed through with conditional requests sent on (default variant; source under imgproxy's profile).") var validators: String?
     @Flag(inversion: .prefixedNo, help: "Send the source's Cache-Control (else a max-age from its Expires) unless the URL sets expires (default off).") var cacheControlPassthrough: Bool?
@@ -234,6 +235,7 @@ struct ServeCommand: AsyncParsableCommand {
             (.prometheusBind, prometheusBind), (.prometheusNamespace, prometheusNamespace), (.gracefulStopTimeout, gracefulStopTimeout),
             (.enableDebugHeaders, enableDebugHeaders.map(String.init)), (.sourceKeepAliveTimeout, sourceKeepAliveTimeout),
             (.setCanonicalHeader, setCanonicalHeader.map(String.init)), (.jpegShrinkOnLoad, jpegShrinkOnLoad),
+            (.useLinearColorspace, useLinearColorspace.map(String.init)),
         ]
         for (setting, value) in single {
             if let value { try setting.apply([value], to: &config) }

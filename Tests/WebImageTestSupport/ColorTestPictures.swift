@@ -183,7 +183,7 @@ package enum ColorTestPictures {
         }
         let source = image.handle
         let resized = try run("resizing the reference") {
-            wi_thumbnail_image(source.pointer, $0, Int32(width), Int32(height), Int32(VIPS_SIZE_FORCE.rawValue), 1)
+            wi_thumbnail_image(source.pointer, $0, Int32(width), Int32(height), Int32(VIPS_SIZE_FORCE.rawValue), 1, 0)
         }
         var size = 0
         guard let memory = vips_image_write_to_memory(resized.pointer, &size) else {

@@ -55,7 +55,7 @@ extension ImageDecodeOptions {
         let source = image.handle
         // The pixels are upright already: no EXIF rotation.
         let thumbnail = try Vips.run("thumbnail") {
-            wi_thumbnail_image(source.pointer, $0, Int32(target.width), Int32(target.height), Int32(VIPS_SIZE_FORCE.rawValue), 1)
+            wi_thumbnail_image(source.pointer, $0, Int32(target.width), Int32(target.height), Int32(VIPS_SIZE_FORCE.rawValue), 1, resizesInLinearLight ? 1 : 0)
         }
         let normalised = try VipsDecode.normalise(thumbnail)
         guard let memory = vips_image_copy_memory(normalised.pointer) else {

@@ -51,6 +51,9 @@ public struct ImageDecodeOptions: Sendable, Hashable {
     /// Read a HEIC, HEIF or AVIF image from the thumbnail embedded in it, when it has one,
     /// instead of the main image. Default `false`.
     public var preferEmbeddedThumbnail = false
+    /// Resample to a thumbnail size in linear light (``ResizeTransformer/linearLight``)
+    /// instead of on sRGB's gamma-encoded values. Default `false`.
+    public var resizesInLinearLight = false
     /// How far a JPEG shrinks in libjpeg on the way to a smaller size. Default
     /// ``JPEGShrink/leavingResample``.
     public var jpegShrink: JPEGShrink = .leavingResample

@@ -20,9 +20,16 @@ public protocol ImageTransformer: Sendable {
     /// manager asks this when a request has a transformer and no
     /// ``ImageContext/thumbnailPixelSize``. The default is `nil`.
     func shrinkOnLoadSize(forSourceSize sourceSize: PixelSize) -> PixelSize?
+
+    /// Whether the decode to ``shrinkOnLoadSize(forSourceSize:)`` resamples in linear light
+    /// (``ImageDecodeOptions/resizesInLinearLight``), as the transformer's own resize does.
+    var resizesInLinearLight: Bool { get }
 }
 
 extension ImageTransformer {
     /// `nil`: decode at full size.
     public func shrinkOnLoadSize(forSourceSize sourceSize: PixelSize) -> PixelSize? { nil }
+
+    /// `false`: a shrink-on-load decode resamples sRGB's values.
+    public var resizesInLinearLight: Bool { false }
 }

@@ -20,22 +20,31 @@ public struct ResizeTransformer: ImageTransformer {
     /// Whether an image smaller than the box may be upscaled (``ResizeMode/fillDown``
     /// never upscales).
     public let enlarge: Bool
+    /// Whether the resample works in linear light instead of on sRGB's gamma-encoded values:
+    /// fine light detail on dark ground keeps its brightness, at some cost (float pixels).
+    public let linearLight: Bool
 
     /// Creates a resize to `size` in `mode`; see the type's description for the rules.
-    public init(size: PixelSize, mode: ResizeMode = .fit, gravity: Gravity = .center, enlarge: Bool = false) {
+    public init(size: PixelSize, mode: ResizeMode = .fit, gravity: Gravity = .center, enlarge: Bool = false, linearLight: Bool = false) {
         self.size = size
         self.mode = mode
         self.gravity = gravity
         self.enlarge = enlarge
+        self.linearLight = linearLight
     }
 
-    /// `resize-<mode>-<W>x<H>`, then the gravity for the fill modes and `-up` when enlarging.
+    /// `resize-<mode>-<W>x<H>`, then the gravity for the fill modes, `-up` when enlarging and
+    /// `-linear` in linear light.
     public var key: String {
         var key = "resize-\(mode.rawValue)-\(TransformKey.size(size))"
         if mode == .fill || mode == .fillDown { key += "-" + gravity.keyComponent }
         if enlarge, mode != .fillDown { key += "-up" }
+        if linearLight { key += "-linear" }
         return key
     }
+
+    /// ``linearLight``: a shrink-on-load decode for this resize resamples as it does.
+    public var resizesInLinearLight: Bool { linearLight }
 
     /// Resizes every frame to ``size`` in ``mode``, by the rules of the type's description;
     /// a size of 0 by 0 returns the image as it is.
@@ -52,7 +61,7 @@ public struct ResizeTransformer: ImageTransformer {
         // libvips' attention search would pick a different region in each frame.
         let gravity: Gravity = image.isAnimated && self.gravity == .smart ? .center : self.gravity
         return try image.transformingFrames { frame throws(ImageError) in
-            try Self.resize(frame, plan: plan, gravity: gravity)
+            try Self.resize(frame, plan: plan, gravity: gravity, linear: linearLight)
         }
     }
 
@@ -127,7 +136,7 @@ public struct ResizeTransformer: ImageTransformer {
         }
     }
 
-    private static func resize(_ frame: VipsImageHandle, plan: Plan, gravity: Gravity) throws(ImageError) -> VipsImageHandle {
+    private static func resize(_ frame: VipsImageHandle, plan: Plan, gravity: Gravity, linear: Bool) throws(ImageError) -> VipsImageHandle {
         let none = Int32(VIPS_INTERESTING_NONE.rawValue)
         // A centred or smart fill is one libvips thumbnail with a crop, as libvips' own
         // thumbnail does it; other gravities resize, then cut at the gravity.
@@ -136,7 +145,8 @@ public struct ResizeTransformer: ImageTransformer {
             let size = plan.enlarge ? VIPS_SIZE_BOTH : VIPS_SIZE_DOWN
             return try Vips.run("resizing to fill \(plan.crop)", failure: .invalidTransform) {
                 wi_thumbnail_crop(
-                    frame.pointer, $0, Int32(plan.crop.width), Int32(plan.crop.height), Int32(size.rawValue), Int32(interesting.rawValue)
+                    frame.pointer, $0, Int32(plan.crop.width), Int32(plan.crop.height), Int32(size.rawValue), Int32(interesting.rawValue),
+                    linear ? 1 : 0
                 )
             }
         }
@@ -144,7 +154,7 @@ public struct ResizeTransformer: ImageTransformer {
         if plan.resized != PixelSize(width: frame.width, height: frame.height) {
             resized = try Vips.run("resizing to \(plan.resized)", failure: .invalidTransform) {
                 wi_thumbnail_crop(
-                    frame.pointer, $0, Int32(plan.resized.width), Int32(plan.resized.height), Int32(VIPS_SIZE_FORCE.rawValue), none
+                    frame.pointer, $0, Int32(plan.resized.width), Int32(plan.resized.height), Int32(VIPS_SIZE_FORCE.rawValue), none, linear ? 1 : 0
                 )
             }
         }

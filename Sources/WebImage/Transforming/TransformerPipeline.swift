@@ -24,6 +24,9 @@ public struct TransformerPipeline: ImageTransformer {
         return result
     }
 
+    /// The first transformer's: the one the decode shrinks for.
+    public var resizesInLinearLight: Bool { transformers.first?.resizesInLinearLight ?? false }
+
     /// The first transformer's size: it alone sees the source, and what follows it sees
     /// the same output, whichever size the source was decoded at.
     public func shrinkOnLoadSize(forSourceSize sourceSize: PixelSize) -> PixelSize? {

@@ -180,6 +180,7 @@ public enum ImgproxyEnvironment {
         same("IMGPROXY_ALLOWED_PROCESSING_OPTIONS", .allowedProcessingOption)
         same("IMGPROXY_KEEP_COPYRIGHT", .keepCopyright)
         same("IMGPROXY_STRIP_COLOR_PROFILE", .stripColorProfile)
+        same("IMGPROXY_USE_LINEAR_COLORSPACE", .useLinearColorspace)
         same("IMGPROXY_AUTO_ROTATE", .autoRotate)
         same("IMGPROXY_ENFORCE_THUMBNAIL", .enforceThumbnail)
         same("IMGPROXY_SKIP_PROCESSING_FORMATS", .skipProcessingFormats)

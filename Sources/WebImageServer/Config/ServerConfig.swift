@@ -36,6 +36,10 @@ public struct ServerConfig: Sendable {
     /// does (the default), or as far as the target, as imgproxy does (its profile's
     /// default), which takes 4–10 % less CPU an image at the same fidelity.
     public var jpegShrinkOnLoad = ImageDecodeOptions.JPEGShrink.leavingResample
+    /// Whether resizes work in linear light instead of on sRGB's gamma-encoded values
+    /// (imgproxy's `IMGPROXY_USE_LINEAR_COLORSPACE`): fine light detail keeps its
+    /// brightness, at the cost of resampling float pixels. Default off.
+    public var useLinearColorspace = false
     /// How many frames of an animation are processed: its first `maxAnimationFrames`; at 1
     /// the output is a still of the first frame. Default 100.
     public var maxAnimationFrames = 100

@@ -63,8 +63,9 @@ public enum ServerSetting: String, CaseIterable, Sendable {
     case webpEffort, webpPreset, avifSpeed, jxlEffort
     /// The `Access-Control-Allow-Origin` of the proxy's responses.
     case allowOrigin
-    /// How far JPEG sources shrink in libjpeg on their way to a smaller decode.
-    case jpegShrinkOnLoad
+    /// How far JPEG sources shrink in libjpeg on their way to a smaller decode, and resizes
+    /// in linear light.
+    case jpegShrinkOnLoad, useLinearColorspace
 
     /// The command-line flag, without the leading dashes.
     public var flag: String {
@@ -242,6 +243,7 @@ public enum ServerSetting: String, CaseIterable, Sendable {
         case .base64URLIncludesFilename: config.base64URLIncludesFilename = try boolean(value)
         case .etagBuster: config.etagBuster = value.isEmpty ? nil : value
         case .enableClientHints: config.enableClientHints = try boolean(value)
+        case .useLinearColorspace: config.useLinearColorspace = try boolean(value)
         case .jpegShrinkOnLoad:
             guard let rule = ImageDecodeOptions.JPEGShrink(rawValue: value.trimmingCharacters(in: .whitespaces).lowercased()) else {
                 throw invalid(value, "leave-resample or to-target")

@@ -8,16 +8,18 @@ extension ProcessingGeometry {
     /// Every size and rectangle is given exactly, computed by the geometry, so the pipeline
     /// ends at ``outputSize`` and the plan's promise holds. With `decodedSmaller` the image
     /// the pipeline is given is decoded smaller than the planned source (shrink-on-load):
-    /// the resize then starts from it whatever its size.
+    /// the resize then starts from it whatever its size. `linearLight`: the resize works in
+    /// linear light.
     func transformers(
-        blur: Double?, sharpen: Double?, pixelate: Int? = nil, background: ImageColor?, decodedSmaller: Bool = false
+        blur: Double?, sharpen: Double?, pixelate: Int? = nil, background: ImageColor?, decodedSmaller: Bool = false,
+        linearLight: Bool = false
     ) -> [any ImageTransformer] {
         var steps: [any ImageTransformer] = Self.unorienting(unorientation)
         if rotation != 0 { steps.append(RotateTransformer(degrees: Double(rotation))) }
         if flipHorizontal || flipVertical { steps.append(FlipTransformer(horizontal: flipHorizontal, vertical: flipVertical)) }
         if let sourceCut { steps.append(Self.transformer(for: sourceCut)) }
         if let size = resize ?? (decodedSmaller ? sourceCut?.size ?? rotatedSize : nil) {
-            steps.append(ResizeTransformer(size: size, mode: .force, enlarge: true))
+            steps.append(ResizeTransformer(size: size, mode: .force, enlarge: true, linearLight: linearLight))
         }
         if let resultCut { steps.append(Self.transformer(for: resultCut)) }
         if let blur { steps.append(BlurTransformer(sigma: blur)) }

@@ -11,12 +11,14 @@ extension ProcessingOptions {
     /// ``thumbnailPixelSize`` or ``decodeHint(sourceSize:)``), pass the source's size as
     /// `sourceSize` and the decoded size as `decodedSize`: the pipeline then resizes the
     /// decoded image straight to the planned size.
-    /// With ``raw`` the plan does nothing: the source is served as it is.
-    public func plan(for sourceSize: PixelSize, orientation: Int = 1, decodedSize: PixelSize? = nil) -> ProcessingPlan {
+    /// With ``raw`` the plan does nothing: the source is served as it is. `linearLight`
+    /// resizes in linear light (imgproxy's `IMGPROXY_USE_LINEAR_COLORSPACE`).
+    public func plan(for sourceSize: PixelSize, orientation: Int = 1, decodedSize: PixelSize? = nil, linearLight: Bool = false) -> ProcessingPlan {
         let geometry = raw ? nil : ProcessingGeometry(options: self, sourceSize: sourceSize, orientation: orientation)
         let decodedSmaller = decodedSize.map { $0 != sourceSize } ?? false
         let steps = geometry?.transformers(
-            blur: blur, sharpen: sharpen, pixelate: pixelate, background: effectiveBackground, decodedSmaller: decodedSmaller
+            blur: blur, sharpen: sharpen, pixelate: pixelate, background: effectiveBackground, decodedSmaller: decodedSmaller,
+            linearLight: linearLight
         )
         return ProcessingPlan(
             outputSize: geometry?.outputSize ?? sourceSize,

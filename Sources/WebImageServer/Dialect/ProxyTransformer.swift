@@ -8,21 +8,29 @@ import WebImage
 ///
 /// Key: `proxy-` and the options' ``ProcessingOptions/variantKey`` with `/` written as `,`
 /// and any byte outside `A-Z a-z 0-9 . _ - : ,` percent-encoded (a key must be safe in a
-/// file name), e.g. `proxy-rt:fill,w:300,h:200`.
+/// file name), e.g. `proxy-rt:fill,w:300,h:200`; `,linear` when resizing in linear light.
 public struct ProxyTransformer: ImageTransformer {
     /// The options carried out.
     public let options: ProcessingOptions
     /// The server's watermark image, put on when the options ask for a watermark.
     public let watermark: ProxyWatermark?
+    /// Whether resizes work in linear light (the server's `--use-linear-colorspace`), the
+    /// shrink-on-load decode's resample included.
+    public let linearLight: Bool
 
     /// Creates the transformer of `options`, with the server's watermark image if it has one.
-    public init(options: ProcessingOptions, watermark: ProxyWatermark? = nil) {
+    public init(options: ProcessingOptions, watermark: ProxyWatermark? = nil, linearLight: Bool = false) {
         self.options = options
         self.watermark = watermark
+        self.linearLight = linearLight
     }
 
+    /// ``linearLight``.
+    public var resizesInLinearLight: Bool { linearLight }
+
     /// `proxy-` and the variant key, file-name safe (see the type's description), then
-    /// `,wmid:<digest>` naming the watermark image when one is put on.
+    /// `,wmid:<digest>` naming the watermark image when one is put on, and `,linear` in
+    /// linear light.
     public var key: String {
         var key = "proxy-"
         for byte in options.variantKey.utf8 {
@@ -38,6 +46,7 @@ public struct ProxyTransformer: ImageTransformer {
             }
         }
         if options.watermark != nil, let watermark { key += ",wmid:" + watermark.digest }
+        if linearLight { key += ",linear" }
         return key
     }
 
@@ -65,9 +74,11 @@ public struct ProxyTransformer: ImageTransformer {
         let plan: ProcessingPlan
         // An embedded thumbnail (`enforce_thumbnail`) is the image itself, as in imgproxy.
         if options.trim == nil, options.crop == nil, options.enforceThumbnail != true, Self.isShrunkOnLoad(image) {
-            plan = options.plan(for: image.sourcePixelSize, orientation: image.sourceOrientation, decodedSize: image.pixelSize)
+            plan = options.plan(
+                for: image.sourcePixelSize, orientation: image.sourceOrientation, decodedSize: image.pixelSize, linearLight: linearLight
+            )
         } else {
-            plan = options.plan(for: source.pixelSize, orientation: image.sourceOrientation)
+            plan = options.plan(for: source.pixelSize, orientation: image.sourceOrientation, linearLight: linearLight)
         }
         let processed = plan.isIdentity ? source : try plan.pipeline.transform(source)
         return try watermarked(processed)

@@ -27,8 +27,9 @@ struct FormatNegotiation: Sendable {
     enum Choice: Sendable, Hashable {
         /// The URL named the format.
         case explicit(ImageFormat)
-        /// Chosen from `Accept`.
-        case negotiated(ImageFormat)
+        /// Chosen from `Accept`; an animation, which AVIF and JPEG XL are not written as,
+        /// gets `animated` when there is one (WebP, negotiated too), else its own format.
+        case negotiated(ImageFormat, animated: ImageFormat? = nil)
         /// Decided by the source (its format, alpha, animation).
         case fromSource
         /// The smallest of these candidates (`format:best`, filtered by `Accept`).
@@ -38,7 +39,7 @@ struct FormatNegotiation: Sendable {
         var keyComponent: String {
             switch self {
             case .explicit(let format): "f:" + format.fileExtension
-            case .negotiated(let format): "f:" + format.fileExtension
+            case .negotiated(let format, let animated): "f:" + format.fileExtension + (animated.map { "|" + $0.fileExtension } ?? "")
             case .fromSource: "f:source"
             case .best(let formats): "f:best(" + formats.map(\.fileExtension).joined(separator: ",") + ")"
             }
@@ -60,15 +61,17 @@ struct FormatNegotiation: Sendable {
         }
         if enforces, requested != nil {
             let accepted = Self.acceptedTypes(accept)
-            if enforceJXL, accepted.contains("image/jxl") { return .negotiated(.jxl) }
-            if enforceAVIF, accepted.contains("image/avif") { return .negotiated(.avif) }
+            let animated: ImageFormat? = enforceWebP && accepted.contains("image/webp") ? .webp : nil
+            if enforceJXL, accepted.contains("image/jxl") { return .negotiated(.jxl, animated: animated) }
+            if enforceAVIF, accepted.contains("image/avif") { return .negotiated(.avif, animated: animated) }
             if enforceWebP, accepted.contains("image/webp") { return .negotiated(.webp) }
         }
         if let requested { return .explicit(requested) }
         guard autoAVIF || autoWebP || autoJXL || enforces else { return .fromSource }
         let accepted = Self.acceptedTypes(accept)
-        if autoJXL || enforceJXL, accepted.contains("image/jxl") { return .negotiated(.jxl) }
-        if autoAVIF || enforceAVIF, accepted.contains("image/avif") { return .negotiated(.avif) }
+        let animated: ImageFormat? = (autoWebP || enforceWebP) && accepted.contains("image/webp") ? .webp : nil
+        if autoJXL || enforceJXL, accepted.contains("image/jxl") { return .negotiated(.jxl, animated: animated) }
+        if autoAVIF || enforceAVIF, accepted.contains("image/avif") { return .negotiated(.avif, animated: animated) }
         if autoWebP || enforceWebP, accepted.contains("image/webp") { return .negotiated(.webp) }
         return .fromSource
     }
@@ -77,7 +80,11 @@ struct FormatNegotiation: Sendable {
     /// source among the preferred formats, decided once the source's header is read.
     func variantFormat(for choice: Choice) -> VariantFormat {
         switch choice {
-        case .explicit(let format), .negotiated(let format): .fixed(format)
+        case .explicit(let format): .fixed(format)
+        // imgproxy negotiates AVIF and JPEG XL for still images only.
+        case .negotiated(let format, let animated) where !format.supportsAnimation:
+            .firstSuitable([format] + (animated.map { [$0] } ?? []), otherwise: preferredFormats)
+        case .negotiated(let format, _): .fixed(format)
         case .fromSource: .matchingSource(preferred: preferredFormats)
         case .best(let formats): .best(formats)
         }
@@ -111,8 +118,12 @@ struct FormatNegotiation: Sendable {
             return choices
         }
         var choices: [Choice] = [requested.map(Choice.explicit) ?? .fromSource]
-        if requested == nil ? autoJXL || enforceJXL : enforceJXL { choices.append(.negotiated(.jxl)) }
-        if requested == nil ? autoAVIF || enforceAVIF : enforceAVIF { choices.append(.negotiated(.avif)) }
+        let webp = requested == nil ? autoWebP || enforceWebP : enforceWebP
+        for (format, negotiated) in [(ImageFormat.jxl, requested == nil ? autoJXL || enforceJXL : enforceJXL),
+                                     (.avif, requested == nil ? autoAVIF || enforceAVIF : enforceAVIF)] where negotiated {
+            if webp { choices.append(.negotiated(format, animated: .webp)) }
+            choices.append(.negotiated(format))
+        }
         if requested == nil ? autoWebP || enforceWebP : enforceWebP { choices.append(.negotiated(.webp)) }
         return choices
     }

@@ -64,6 +64,8 @@ final class ProxyPipeline: Sendable {
     let encoderSettings: EncoderSettings
     /// How far JPEG sources shrink in libjpeg on their way to a smaller decode.
     let jpegShrink: ImageDecodeOptions.JPEGShrink
+    /// Whether resizes work in linear light.
+    let linearLight: Bool
     /// The fallback image, if the server has one.
     let fallback: Fallback?
     /// Paths already resolved, so that a repeated path skips parsing and checking.
@@ -81,10 +83,11 @@ final class ProxyPipeline: Sendable {
         metrics: ServerMetrics, defaultQuality: Int, formatQuality: [ImageFormat: Int] = [:], stripMetadata: Bool = true,
         defaultAutoQuality: Bool = false, autoQualityTarget: Double = AutoQuality.defaultTarget,
         encoderSettings: EncoderSettings = EncoderSettings(), jpegShrink: ImageDecodeOptions.JPEGShrink = .leavingResample,
-        fallback: Fallback? = nil
+        linearLight: Bool = false, fallback: Fallback? = nil
     ) {
         self.encoderSettings = encoderSettings
         self.jpegShrink = jpegShrink
+        self.linearLight = linearLight
         self.fallback = fallback
         self.defaultAutoQuality = defaultAutoQuality
         self.autoQualityTarget = autoQualityTarget
@@ -209,7 +212,7 @@ final class ProxyPipeline: Sendable {
         let watermark = options.watermark == nil ? nil : watermarkImage.withLock { $0 }
         let embeddedThumbnail = options.enforceThumbnail ?? false
         var variant = VariantRequest(
-            url: request.source, transformer: ProxyTransformer(options: options, watermark: watermark),
+            url: request.source, transformer: ProxyTransformer(options: options, watermark: watermark, linearLight: linearLight),
             thumbnailPixelSize: embeddedThumbnail ? nil : options.thumbnailPixelSize, encoding: encoding, passthrough: options.raw,
             passthroughFormats: options.passthroughFormats, preferEmbeddedThumbnail: embeddedThumbnail,
             output: kind == .thumbHash ? .thumbHash : .image

@@ -49,4 +49,24 @@ struct ProxyAnimationFramesTests {
             }
         }
     }
+
+    @Test("an animation negotiated as AVIF is WebP for a client that takes WebP, else its own format; named AVIF, a still")
+    func negotiatedAVIFAnimation() async throws {
+        try await LiveProxy.with(configure: { $0.autoAVIF = true; $0.autoWebP = true }) { (origin, proxy) async throws in
+            origin.register("/a.gif", .image(try Self.animation(as: .gif), contentType: "image/gif"))
+            origin.register("/s.jpg", .image(ProxyImages.jpeg, contentType: "image/jpeg"))
+            let gif = proxyPath("", source: origin.url("/a.gif"))
+            let browser = try await proxy.get(gif, headers: [("Accept", "image/avif,image/webp,*/*")])
+            #expect(ImageFormat(data: browser.body) == .webp)
+            #expect(try VipsCoder.shared.inspect(browser.body).frameCount == 6)
+            let avifOnly = try await proxy.get(gif, headers: [("Accept", "image/avif")])
+            #expect(ImageFormat(data: avifOnly.body) == .gif)
+            #expect(try VipsCoder.shared.inspect(avifOnly.body).frameCount == 6)
+            let still = try await proxy.get(proxyPath("", source: origin.url("/s.jpg")), headers: [("Accept", "image/avif,image/webp,*/*")])
+            #expect(ImageFormat(data: still.body) == .avif)
+            let named = try await proxy.get(proxyPath("f:avif", source: origin.url("/a.gif")))
+            #expect(named.status == 200 && ImageFormat(data: named.body) == .avif)
+            #expect(try VipsCoder.shared.inspect(named.body).frameCount == 1)
+        }
+    }
 }

@@ -68,3 +68,27 @@ struct ProxyColorTests {
         }
     }
 }
+
+@Suite("Proxy resizes in linear light")
+struct ProxyLinearLightTests {
+    @Test("--use-linear-colorspace (IMGPROXY_USE_LINEAR_COLORSPACE) resizes in linear light")
+    func linearColorspace() async throws {
+        var config = ServerConfig()
+        try ImgproxyEnvironment.apply(["IMGPROXY_USE_LINEAR_COLORSPACE": "true"], to: &config)
+        #expect(config.useLinearColorspace)
+        var lines: [UInt8] = []
+        for y in 0..<200 { lines += [UInt8](repeating: y % 2 == 0 ? 0 : 255, count: 200 * 3) }
+        let png = try TestImages.encode(try Image(pixels: lines, width: 200, height: 200, channels: 3), as: .png)
+        for (linear, expected) in [(false, 128), (true, 188)] {
+            try await LiveProxy.with(configure: { $0.useLinearColorspace = linear }) { (origin, proxy) async throws in
+                origin.register("/lines.png", .image(png, contentType: "image/png"))
+                for options in ["rs:fit:50:50", "rs:fill:40:50"] {
+                    let reply = try await proxy.get(proxyPath(options, source: origin.url("/lines.png"), extension: "png"))
+                    let image = try VipsCoder.shared.decode(reply.body)
+                    let grey = try image.pixel(x: image.pixelSize.width / 2, y: image.pixelSize.height / 2)[1]
+                    #expect(abs(grey - expected) <= 8, "\(options) linear \(linear): \(grey) \(image.pixelSize)")
+                }
+            }
+        }
+    }
+}

@@ -105,7 +105,7 @@ struct VipsDecodeThumbnailTests {
             let loaded = try #require(wi_load_buffer(bytes.baseAddress, bytes.count, options, ImageDecodeOptions.Strictness.error.vipsFailOn))
             defer { wi_object_unref(loaded) }
             let thumbnail = try Vips.run("thumbnail") {
-                wi_thumbnail_image(loaded, $0, Int32(target.width), Int32(target.height), Int32(VIPS_SIZE_FORCE.rawValue), 0)
+                wi_thumbnail_image(loaded, $0, Int32(target.width), Int32(target.height), Int32(VIPS_SIZE_FORCE.rawValue), 0, 0)
             }
             var size = 0
             let memory = try #require(vips_image_write_to_memory(thumbnail.pointer, &size))

@@ -16,6 +16,9 @@ struct DecodePlan: Sendable, Hashable {
     var preferEmbeddedThumbnail: Bool
     /// How far a JPEG source shrinks in libjpeg.
     var jpegShrink: ImageDecodeOptions.JPEGShrink
+    /// Resample a smaller decode in linear light: the transformer resizes so
+    /// (``ImageTransformer/resizesInLinearLight``).
+    var resizesInLinearLight: Bool
     /// Keep the source's colour profile and pixels instead of converting them to sRGB: an
     /// encoded output that keeps the source's profile (``OutputColorProfile/source``).
     var keepsColorProfile: Bool
@@ -38,6 +41,7 @@ struct DecodePlan: Sendable, Hashable {
         limits = request.limits
         preferEmbeddedThumbnail = processing.preferEmbeddedThumbnail
         jpegShrink = processing.jpegShrink
+        resizesInLinearLight = processing.transformer?.resizesInLinearLight ?? false
         switch request.output {
         case .encoded(let encoding, _):
             firstFrameOnly = processing.firstFrameOnly || !encoding.format.canAnimate
@@ -63,6 +67,7 @@ struct DecodePlan: Sendable, Hashable {
         if preferEmbeddedThumbnail { key += "|embedded" }
         if keepsColorProfile { key += "|keep-icc" }
         if jpegShrink != .leavingResample { key += "|jpeg-shrink:" + jpegShrink.rawValue }
+        if resizesInLinearLight { key += "|linear" }
         if let shrinksFor { key += "|shrink-for:" + shrinksFor }
         key += "|limits:\(limits.maxPixels),\(limits.maxFrames),\(limits.maxFramePixels ?? 0)"
         return key
@@ -78,6 +83,7 @@ struct DecodePlan: Sendable, Hashable {
         options.preferEmbeddedThumbnail = preferEmbeddedThumbnail
         options.keepsColorProfile = keepsColorProfile
         options.jpegShrink = jpegShrink
+        options.resizesInLinearLight = resizesInLinearLight
         return options
     }
 
@@ -107,6 +113,8 @@ extension VariantFormat {
             return format.supportsAnimation
         case .matchingSource(let preferred):
             return preferred.contains { $0.isWritable && $0.supportsAnimation }
+        case .firstSuitable(let formats, let otherwise):
+            return formats.contains { $0.isWritable && $0.supportsAnimation } || VariantFormat.matchingSource(preferred: otherwise).canAnimate
         case .best:
             // With no animated format among its own, `best` falls back to the source's
             // format among the defaults, which include animated ones.

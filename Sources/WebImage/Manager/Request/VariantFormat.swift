@@ -11,6 +11,11 @@ public enum VariantFormat: Sendable, Hashable {
     /// only animated formats for an animation) is encoded from one decode, and the smallest
     /// result is served. When none can carry it, as ``matchingSource``.
     case best([ImageFormat])
+    /// The first of the formats that can carry the image (not JPEG for an image with alpha,
+    /// only animated formats for an animation), else as ``matchingSource(preferred:)`` with
+    /// `otherwise`: a format negotiated for still images (AVIF, say) with another for
+    /// animations (WebP), as `[.avif, .webp]`.
+    case firstSuitable([ImageFormat], otherwise: [ImageFormat])
 
     /// The source's format where possible, among JPEG, PNG, GIF and WebP.
     public static let matchingSource = VariantFormat.matchingSource(preferred: [.jpeg, .png, .gif, .webp])
@@ -44,6 +49,12 @@ public enum VariantFormat: Sendable, Hashable {
             return format
         case .best:
             return candidates(sourceFormat: sourceFormat, hasAlpha: hasAlpha, isAnimated: isAnimated)[0]
+        case .firstSuitable(let formats, let otherwise):
+            let suitable = formats.first { format in
+                format.isWritable && (!hasAlpha || format != .jpeg) && (!isAnimated || format.supportsAnimation)
+            }
+            return suitable ?? VariantFormat.matchingSource(preferred: otherwise)
+                .resolve(sourceFormat: sourceFormat, hasAlpha: hasAlpha, isAnimated: isAnimated)
         case .matchingSource(let preferred):
             if sourceFormat.isWritable, preferred.contains(sourceFormat), !isAnimated || sourceFormat.supportsAnimation {
                 return sourceFormat
@@ -61,6 +72,9 @@ public enum VariantFormat: Sendable, Hashable {
         case .fixed(let format): format.fileExtension
         case .matchingSource(let preferred): "source(" + preferred.map(\.fileExtension).joined(separator: ",") + ")"
         case .best(let formats): "best(" + formats.map(\.fileExtension).joined(separator: ",") + ")"
+        case .firstSuitable(let formats, let otherwise):
+            "first(" + formats.map(\.fileExtension).joined(separator: ",") + ")"
+                + VariantFormat.matchingSource(preferred: otherwise).key
         }
     }
 }
