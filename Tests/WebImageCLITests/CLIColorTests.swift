@@ -66,4 +66,31 @@ struct CLIColorTests {
             #expect(record["colorSpace"] as? String == "rgb16" && record["colorProfile"] as? String == "Compatible with Adobe RGB (1998)")
         }
     }
+
+    @Test("K7: fetch writes every EXIF orientation upright, resized and kept as downloaded")
+    func orientationsUpright() async throws {
+        try await withCLI { origin, sandbox in
+            let upright = try TestImages.quadrants(width: 60, height: 40)
+            var urls: [String] = []
+            for orientation in 1...8 {
+                origin.register("/o\(orientation).jpg", .image(try TestImages.jpeg(upright: upright, orientation: orientation), contentType: "image/jpeg"))
+                urls.append(origin.url("/o\(orientation).jpg").absoluteString)
+            }
+            for (arguments, size) in [(["--resize", "fit:30x20"], PixelSize(width: 30, height: 20)), (["--format", "png"], PixelSize(width: 60, height: 40))] {
+                let result = try await sandbox.run(["fetch"] + urls + arguments + ["-o", "out", "--json"])
+                #expect(result.status == 0, "\(result.stderr)")
+                for (orientation, record) in zip(1...8, try result.jsonLines()) {
+                    let output = try #require(record["output"] as? String)
+                    let image = try VipsCoder.shared.decode(try #require(FileManager.default.contents(atPath: sandbox.path(output))))
+                    #expect(image.pixelSize == size, "orientation \(orientation)")
+                    let (w, h) = (size.width, size.height)
+                    for (x, y, colour) in [(w / 4, h / 4, TestImages.topLeft), (3 * w / 4, h / 4, TestImages.topRight),
+                                           (w / 4, 3 * h / 4, TestImages.bottomLeft), (3 * w / 4, 3 * h / 4, TestImages.bottomRight)] {
+                        let pixel = try image.pixel(x: x, y: y)
+                        #expect(zip(pixel, colour).allSatisfy { abs($0 - $1) <= 40 }, "orientation \(orientation) at \(x),\(y): \(pixel)")
+                    }
+                }
+            }
+        }
+    }
 }

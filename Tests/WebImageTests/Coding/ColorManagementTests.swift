@@ -100,4 +100,26 @@ struct ColorManagementTests {
         let cmyk = try VipsCoder.shared.inspect(try ColorTestPictures.picture(.init(space: .cmykWithoutProfile, container: .jpeg)))
         #expect(cmyk.colorSpace == .cmyk && cmyk.colorProfile == nil)
     }
+
+    @Test("K7: the eight EXIF orientations come out upright through the manager, resized and not")
+    func orientationsThroughTheManager() async throws {
+        let upright = try TestImages.quadrants(width: 60, height: 40)
+        for orientation in 1...8 {
+            let jpeg = try TestImages.jpeg(upright: upright, orientation: orientation)
+            for resize in [ResizeTransformer(size: PixelSize(width: 30, height: 20)), nil] {
+                let manager = ImageManager(cache: TestCaches.make(), loader: ImageLoaders([]))
+                var request = ImageRequest(source: .custom(key: "o\(orientation)") { () throws(ImageError) -> Data in jpeg })
+                request.processing.transformer = resize
+                request.output = .encoded(VariantEncoding(format: .fixed(.png)))
+                let image = try VipsCoder.shared.decode(try await manager.loadVariant(request).variant.data)
+                let (w, h) = (image.pixelSize.width, image.pixelSize.height)
+                #expect(image.pixelSize == (resize == nil ? upright.pixelSize : PixelSize(width: 30, height: 20)))
+                for (x, y, colour) in [(w / 4, h / 4, TestImages.topLeft), (3 * w / 4, h / 4, TestImages.topRight),
+                                       (w / 4, 3 * h / 4, TestImages.bottomLeft), (3 * w / 4, 3 * h / 4, TestImages.bottomRight)] {
+                    let pixel = try image.pixel(x: x, y: y)
+                    #expect(zip(pixel, colour).allSatisfy { abs($0 - $1) <= 40 }, "orientation \(orientation) at \(x),\(y): \(pixel)")
+                }
+            }
+        }
+    }
 }

@@ -78,7 +78,7 @@ extension ImagePipeline {
     /// Whether a source with `info` passes the pixel and frame limits of `options` (the
     /// decode checks them again, exactly).
     private static func withinLimits(_ info: ImageInfo, _ options: ImageDecodeOptions) -> Bool {
-        let frames = options.firstFrameOnly || !info.format.supportsAnimation ? 1 : max(1, info.frameCount)
+        let frames = options.firstFrameOnly || !info.format.supportsAnimation ? 1 : options.limits.framesDecoded(of: info.frameCount)
         return (try? options.limits.check(frames: frames, frameSize: info.pixelSize)) != nil
     }
 
@@ -95,7 +95,7 @@ extension ImagePipeline {
     /// at full size besides (``ImageInfo/interlacedBufferBytes``): a progressive JPEG
     /// fitted into 500 px from 15 MP takes about 90 MB, not the 3 MB of its pixels.
     static func reservedBytes(decoding info: ImageInfo, with options: ImageDecodeOptions, sourceBytes: Int) -> Int {
-        let frames = options.firstFrameOnly || !info.format.supportsAnimation ? 1 : max(1, info.frameCount)
+        let frames = options.firstFrameOnly || !info.format.supportsAnimation ? 1 : options.limits.framesDecoded(of: info.frameCount)
         let upright = info.uprightPixelSize
         let target = options.targetSize(for: upright, frames: frames)
         let decoded = target ?? upright
