@@ -37,14 +37,22 @@ final class ClientRequestTracker: ChannelDuplexHandler, RemovableChannelHandler 
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
-        case .head(var head) where !deadlines.keepsAlive:
-            head.headerFields[.connection] = "close"
-            context.write(wrapOutboundOut(.head(head)), promise: promise)
-            return
-        case .head, .body:
+        case .head(var head):
+            deadlines.responseStarted()
+            if !deadlines.keepsAlive {
+                head.headerFields[.connection] = "close"
+                context.write(wrapOutboundOut(.head(head)), promise: promise)
+                return
+            }
+        case .body:
             break
         case .end:
-            deadlines.responseWritten()
+            // Written when the socket has taken the last byte, not when it is queued.
+            let written = promise ?? context.eventLoop.makePromise()
+            let deadlines = NIOLoopBound(deadlines, eventLoop: context.eventLoop)
+            written.futureResult.whenSuccess { deadlines.value.responseWritten() }
+            context.write(data, promise: written)
+            return
         }
         context.write(data, promise: promise)
     }
