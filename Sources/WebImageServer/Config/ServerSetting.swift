@@ -63,6 +63,11 @@ public enum ServerSetting: String, CaseIterable, Sendable {
     case webpEffort, webpPreset, avifSpeed, jxlEffort
     /// The `Access-Control-Allow-Origin` of the proxy's responses.
     case allowOrigin
+    /// The write timeout of responses, the most connections one client address may hold,
+    /// and error bodies with the full diagnostic.
+    case writeResponseTimeout, maxClientsPerAddress, developmentErrors
+    /// The kernel's send buffer of client connections.
+    case clientSendBuffer
 
     /// The command-line flag, without the leading dashes.
     public var flag: String {
@@ -208,6 +213,10 @@ public enum ServerSetting: String, CaseIterable, Sendable {
             // 0 turns keep-alive off, as imgproxy's IMGPROXY_KEEP_ALIVE_TIMEOUT=0.
             config.keepAliveTimeout = try secondsOrZero(value)
         case .maxClients: config.maxClients = try integer(value)
+        case .writeResponseTimeout: config.writeResponseTimeout = try seconds(value)
+        case .maxClientsPerAddress: config.maxClientsPerAddress = try integer(value)
+        case .developmentErrors: config.developmentErrors = try boolean(value)
+        case .clientSendBuffer: config.clientSendBufferSize = try bytes(value)
         case .memoryBudget: config.memoryBudget = try bytes(value)
         case .useS3: config.useS3 = try boolean(value)
         case .s3Endpoint: config.s3Endpoint = value.isEmpty ? nil : value
