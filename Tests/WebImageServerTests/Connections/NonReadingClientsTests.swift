@@ -56,7 +56,7 @@ struct NonReadingClientsTests {
         defer { Task { try? await origin.shutdown() } }
         origin.register("/noise.png", .image(Self.noise))
         let proxy = try ServeProcess([
-            "--write-response-timeout", "2", "--read-request-timeout", "600", "--keep-alive-timeout", "600",
+            "--write-response-timeout", "10", "--read-request-timeout", "600", "--keep-alive-timeout", "600",
             "--max-clients-per-address", "0", "--client-send-buffer", "64K",
         ])
         defer { proxy.stop() }
