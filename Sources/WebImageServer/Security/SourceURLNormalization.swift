@@ -1,3 +1,5 @@
+import WebImage
+
 /// The one spelling of an http(s) source URL that the allowed sources, the URL rewrites and
 /// the download all see, so that no other spelling of a path can pass a check the
 /// download then escapes: scheme and host lower-cased; in the path, escapes of unreserved
@@ -53,7 +55,7 @@ enum SourceURLNormalization {
         out.reserveCapacity(bytes.count)
         while index < bytes.count {
             if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
-               let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) {
+               let high = HexDigit.value(bytes[index + 1]), let low = HexDigit.value(bytes[index + 2]) {
                 let byte = high << 4 | low
                 if isUnreserved(byte) {
                     out.append(byte)
@@ -114,15 +116,6 @@ enum SourceURLNormalization {
             true
         default:
             false
-        }
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
         }
     }
 }
