@@ -56,8 +56,9 @@ struct HostResolverTests {
             guard case ImageError.timedOut = error else { return false }
             return true
         }
+        // One round at most: A and AAAA (none yet when the machine is slower than the deadline).
         let asked = server.queries(for: "never.test")
-        #expect(asked == 2)
+        #expect(asked <= 2)
         // Within the failure's short lifetime the answer is the same, without a query.
         await #expect(throws: ImageError.self) { try await resolver.resolve("never.test") }
         #expect(server.queries(for: "never.test") == asked)
