@@ -64,10 +64,8 @@ public enum ServerSetting: String, CaseIterable, Sendable {
     /// The `Access-Control-Allow-Origin` of the proxy's responses.
     case allowOrigin
     /// The write timeout of responses, the most connections one client address may hold,
-    /// and error bodies with the full diagnostic.
-    case writeResponseTimeout, maxClientsPerAddress, developmentErrors
-    /// The kernel's send buffer of client connections.
-    case clientSendBuffer
+    /// error bodies with the full diagnostic, and the kernel's send buffer of client connections.
+    case writeResponseTimeout, maxClientsPerAddress, developmentErrors, clientSendBuffer
 
     /// The command-line flag, without the leading dashes.
     public var flag: String {
