@@ -109,7 +109,8 @@ final class ClientDeadlineHandler: ChannelInboundHandler, RemovableChannelHandle
         schedule(.now() + writeTimeout)
     }
 
-    /// The last part of a response has been written to the socket.
+    /// The last part of a response has been handed to the socket, all but at most the
+    /// channel's high watermark (64 KiB) of it.
     func responseWritten() {
         unanswered -= 1
         guard unanswered == 0 else {

@@ -13,6 +13,9 @@ final class ClientRequestTracker: ChannelDuplexHandler, RemovableChannelHandler 
     typealias OutboundOut = HTTPResponsePart
 
     private let deadlines: ClientDeadlineHandler
+    /// Responses whose last part was written while the channel held more than its high
+    /// watermark of unsent bytes.
+    private var endsAwaitingWritability = 0
 
     init(deadlines: ClientDeadlineHandler) {
         self.deadlines = deadlines
@@ -47,13 +50,26 @@ final class ClientRequestTracker: ChannelDuplexHandler, RemovableChannelHandler 
         case .body:
             break
         case .end:
-            // Written when the socket has taken the last byte, not when it is queued.
-            let written = promise ?? context.eventLoop.makePromise()
-            let deadlines = NIOLoopBound(deadlines, eventLoop: context.eventLoop)
-            written.futureResult.whenSuccess { deadlines.value.responseWritten() }
-            context.write(data, promise: written)
+            context.write(data, promise: promise)
+            // Written once no more than the channel's high watermark of it waits for the
+            // socket: at once for most responses, else when the channel is writable again.
+            if context.channel.isWritable {
+                deadlines.responseWritten()
+            } else {
+                endsAwaitingWritability += 1
+            }
             return
         }
         context.write(data, promise: promise)
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            while endsAwaitingWritability > 0 {
+                endsAwaitingWritability -= 1
+                deadlines.responseWritten()
+            }
+        }
+        context.fireChannelWritabilityChanged()
     }
 }
