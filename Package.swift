@@ -39,6 +39,8 @@ let package = Package(
         .target(name: "CWebImageSupport"),
         // liborc's compiles and frees of vector code, one at a time (orc_code_lock.c).
         .target(name: "COrcCodeLock"),
+        // libvips' error messages kept per thread (vips_thread_errors.c).
+        .target(name: "CVipsThreadErrors"),
         // The thread sanitizer's annotations and default suppressions.
         .target(name: "CThreadSanitizer"),
         // Locks whose ordering the thread sanitizer sees, for every module of the package.
@@ -48,6 +50,7 @@ let package = Package(
             dependencies: [
                 "CVips",
                 "COrcCodeLock",
+                "CVipsThreadErrors",
                 "CWebImageSupport",
                 "WebImageLocking",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -134,6 +137,7 @@ let package = Package(
                 "WebImageTestSupport",
                 "CVips",
                 "COrcCodeLock",
+                "CVipsThreadErrors",
                 "DiskCacheCrashWriter",
                 "VersionedPayload",
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -27,17 +27,22 @@ import WebImage
 public struct ProxyError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The HTTP status the server answers with.
     public var status: HTTPResponse.Status
-    /// A human-readable explanation, safe to show to the client.
+    /// The full diagnostic: what was wrong and how to fix it. It is logged, and answered
+    /// only with development errors on: it may name the source's addresses, files or
+    /// credentials.
     public var message: String
     /// The status imgproxy answers the same case with, when it differs from ``status``.
     public var imgproxyStatus: HTTPResponse.Status?
+    /// What kind of failure this is: the short text a client gets by default.
+    public var kind: Kind
 
-    /// Creates an error with an HTTP status code and a message, and imgproxy's status for
-    /// the case when it differs.
-    public init(status: Int, message: String, imgproxyStatus: Int? = nil) {
+    /// Creates an error with an HTTP status code and a message, imgproxy's status for the
+    /// case when it differs, and its kind (by default, the usual kind of `status`).
+    public init(status: Int, message: String, imgproxyStatus: Int? = nil, kind: Kind? = nil) {
         self.status = HTTPResponse.Status(code: status)
         self.message = message
         self.imgproxyStatus = imgproxyStatus.map { HTTPResponse.Status(code: $0) }
+        self.kind = kind ?? Kind(status: status)
     }
 
     /// The error as the server answers it under `profile`.
@@ -75,36 +80,38 @@ public struct ProxyError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidURL:
             self.init(status: 400, message: error.description)
         case .forbiddenSource(let reason):
-            self.init(status: 403, message: "source refused: \(reason)", imgproxyStatus: 404)
+            self.init(status: 403, message: "source refused: \(reason)", imgproxyStatus: 404, kind: .invalidSourceURL)
         case .invalidStatusCode(let code) where code == 404 || code == 410:
-            self.init(status: 404, message: "source not found: the source answered HTTP \(code)")
+            self.init(status: 404, message: "source not found: the source answered HTTP \(code)", kind: .sourceUnreachable)
         case .invalidStatusCode(let code):
             // imgproxy passes a source's 4xx on, and answers 502 for anything else.
-            self.init(status: 502, message: "source error: the source answered HTTP \(code)", imgproxyStatus: (400..<500).contains(code) ? code : nil)
+            self.init(status: 502, message: "source error: the source answered HTTP \(code)", imgproxyStatus: (400..<500).contains(code) ? code : nil, kind: .sourceUnreachable)
         case .bodyTooLarge(let limit):
             self.init(status: 422, message: "source too large: more than \(limit) bytes (max source bytes)")
         case .imageTooLarge(let pixels, let limit):
             self.init(status: 422, message: "source too large: \(pixels) pixels, more than the limit of \(limit) (max source resolution)")
-        case .badImageData, .invalidContentType, .untrustedFormat:
+        case .badImageData:
+            self.init(status: 422, message: "source is not a usable image: \(error.description)", kind: .brokenImage)
+        case .invalidContentType, .untrustedFormat:
             self.init(status: 422, message: "source is not a usable image: \(error.description)")
         case .invalidTransform, .fileSizeLimitUnreachable:
-            self.init(status: 422, message: error.description)
+            self.init(status: 422, message: error.description, kind: .invalidURL)
         case .timedOut(let reason):
-            self.init(status: 504, message: "source timed out: \(reason)")
+            self.init(status: 504, message: "source timed out: \(reason)", kind: .sourceUnreachable)
         case .network(let reason):
             self.init(status: 502, message: "source unreachable: \(reason)", imgproxyStatus: 404)
         case .invalidResponse(let reason):
             self.init(status: 502, message: "source sent an invalid response: \(reason)", imgproxyStatus: 404)
         case .blockedURL:
-            self.init(status: 422, message: error.description)
+            self.init(status: 422, message: error.description, kind: .sourceUnreachable)
         case .notFound(let reason):
-            self.init(status: 404, message: "source not found: \(reason)")
+            self.init(status: 404, message: "source not found: \(reason)", kind: .sourceUnreachable)
         case .accessDenied(let reason):
-            self.init(status: 403, message: "source denied access: \(reason)")
+            self.init(status: 403, message: "source denied access: \(reason)", kind: .sourceUnreachable)
         case .overloaded:
             self.init(status: 429, message: "too many requests: every worker is busy and the queue is full; retry later")
         case .cancelled:
-            self.init(status: 503, message: "the request was cancelled (the server is shutting down or the request timed out)", imgproxyStatus: 499)
+            self.init(status: 503, message: "the request was cancelled (the server is shutting down or the request timed out)", imgproxyStatus: 499, kind: .cancelled)
         case .encodingFailed, .cacheFailure, .invalidDownloadOperation, .cacheNotModified, .notInCache, .invalidRequest:
             self.init(status: 500, message: "internal error: \(error.description)")
         }

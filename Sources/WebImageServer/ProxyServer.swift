@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -19,7 +20,7 @@ public final class ProxyServer: Sendable {
     let metrics: ServerMetrics
     /// Whether requests are traced (a tracer is bootstrapped in `InstrumentationSystem`).
     let tracesRequests: Bool
-    /// The client connections open, against ``ServerConfig/maxClients``.
+    /// The client connections open per address, against ``ServerConfig/maxClientsPerAddress``.
     let clientConnections: ClientConnections
     let downloader: ImageDownloader
     let manager: ImageManager
@@ -37,8 +38,10 @@ public final class ProxyServer: Sendable {
     public convenience init(
         config: ServerConfig, logger: Logger = Logger(label: "webimage.serve"), telemetry: ProxyTelemetry? = nil
     ) throws(ServerConfigError) {
+        // Lookups end within the download timeout, whatever the name servers do.
+        let resolver = HostResolver(timeout: config.downloadTimeout)
         try self.init(
-            config: config, logger: logger, telemetry: telemetry, resolve: { host throws(ImageError) in try await HostResolver.resolve(host) }
+            config: config, logger: logger, telemetry: telemetry, resolve: { host throws(ImageError) in try await resolver.resolve(host) }
         )
     }
 
@@ -55,7 +58,7 @@ public final class ProxyServer: Sendable {
         metrics = telemetry.map { ServerMetrics(registry: $0.registry, factory: $0.metricsFactory, namespace: config.prometheusNamespace) }
             ?? ServerMetrics(namespace: config.prometheusNamespace)
         tracesRequests = telemetry?.tracesRequests ?? false
-        clientConnections = ClientConnections(limit: config.maxClients)
+        clientConnections = ClientConnections(perAddressLimit: config.maxClientsPerAddress > 0 ? config.maxClientsPerAddress : nil)
         let localFiles = try config.localFiles()
         let sourceGuard = SourceGuard(
             allowedPrefixes: config.allowedSources, allowLoopback: config.allowLoopback,
@@ -72,6 +75,8 @@ public final class ProxyServer: Sendable {
         downloaderConfig.maxConcurrentDownloads = max(config.workers, 6)
         downloaderConfig.maxRedirects = config.maxRedirects
         downloaderConfig.headers.replaceOrAdd(name: "User-Agent", value: config.userAgent ?? "\(WebImageServer.serverHeader) (image proxy)")
+        // A source's redirects stay under the allowed sources.
+        downloaderConfig.redirectGuard = { target, original throws(ImageError) in try sourceGuard.checkRedirect(to: target, from: original) }
         // Every hop, redirects included, connects to the address the guard checked.
         downloaderConfig.hopAddress = { url in try await sourceGuard.address(for: url) }
         // The guard approves each proxy's address too (unless trusted) and every source behind it.
@@ -212,7 +217,7 @@ public final class ProxyServer: Sendable {
             ),
             tracesRequests: tracesRequests, profile: config.profile, secret: config.secret, pathPrefix: config.pathPrefix ?? "",
             readsClientHints: config.enableClientHints, sendsDebugHeaders: config.enableDebugHeaders,
-            sendsCanonicalLink: config.setCanonicalHeader
+            sendsCanonicalLink: config.setCanonicalHeader, developmentErrors: config.developmentErrors
         )
     }
 
@@ -238,10 +243,19 @@ public final class ProxyServer: Sendable {
         return Application(
             router: router,
             server: .clientLimitedHTTP1(
-                connections: clientConnections, readTimeout: config.readRequestTimeout,
-                keepAliveTimeout: config.keepAliveTimeout > .zero ? config.keepAliveTimeout : nil, metrics: metrics
+                connections: clientConnections,
+                limits: ClientLimits(
+                    readTimeout: config.readRequestTimeout, writeTimeout: config.writeResponseTimeout,
+                    keepAliveTimeout: config.keepAliveTimeout > .zero ? config.keepAliveTimeout : nil,
+                    sendBufferSize: config.clientSendBufferSize > 0 ? config.clientSendBufferSize : nil
+                ),
+                metrics: metrics
             ),
-            configuration: ApplicationConfiguration(address: .hostname(config.host, port: config.port), serverName: WebImageServer.serverHeader),
+            // At the cap the listening socket is not read: new clients wait in its backlog.
+            configuration: ApplicationConfiguration(
+                address: .hostname(config.host, port: config.port), serverName: WebImageServer.serverHeader,
+                availableConnectionsDelegate: MaximumAvailableConnections(config.maxClients)
+            ),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
             logger: logger
         )

@@ -83,7 +83,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Serve the playground page at / (default off).") var playground: Bool?
     @Option(help: "Seconds a client may take to send a request, from connecting or its first byte (default 10).") var readRequestTimeout: String?
     @Option(help: "Seconds a kept-alive connection may wait for its next request; 0 turns keep-alive off (default 10).") var keepAliveTimeout: String?
-    @Option(help: "Client connections open at once; more are closed as soon as they are accepted (default 2048).") var maxClients: String?
+    @Option(help: "Client connections open at once; more wait to be accepted until one closes (default 2048).") var maxClients: String?
+    @Option(help: "Client connections one address (an IPv6 /64) may hold; one more is closed at once; 0: no cap (default 512; 0 under imgproxy's profile).") var maxClientsPerAddress: String?
+    @Option(help: "Seconds a response may take to be written to its client; a client that does not read it in time is disconnected (default 10).") var writeResponseTimeout: String?
+    @Option(help: "Bytes of the kernel's send buffer of each client connection, e.g. 256K; 0: the system's, which grows with the connection (default 0).") var clientSendBuffer: String?
+    @Flag(inversion: .prefixedNo, help: "Answer errors with their full diagnostic instead of a short text per kind; never on a public server (default off).") var developmentErrors: Bool?
     @Option(help: "Bytes the workers may reserve at once for the images they decode, e.g. 2G; a worker whose image does not fit waits (default a quarter of the machine's or container's memory).") var memoryBudget: String?
     @Flag(name: .customLong("use-s3"), inversion: .prefixedNo, help: "Load s3://<bucket>/<key>[?<version ID>] sources, signed with AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN (default off).") var useS3: Bool?
     @Option(name: .customLong("s3-endpoint"), help: "S3-compatible server of s3:// sources, e.g. http://127.0.0.1:9000 (default: AWS).") var s3Endpoint: String?
@@ -127,7 +131,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Send Link: <source>; rel=\"canonical\" with images of http(s) sources (default off).") var setCanonicalHeader: Bool?
     @Flag(inversion: .prefixedNo, help: "Send X-Origin-Width, X-Origin-Height, X-Origin-Content-Length, X-Result-Width and X-Result-Height with images (default off).") var enableDebugHeaders: Bool?
     @Option(help: "Seconds a connection to a source stays open, idle, for the next download; 0: closed after each (default 60; 90 under imgproxy's profile).") var sourceKeepAliveTimeout: String?
-    @Option(help: "Seconds a stop waits for the requests in flight before cutting them off; 0: at once (default: as long as they take, up to the request timeout; 20 under imgproxy's profile).") var gracefulStopTimeout: String?
+    @Option(help: "Seconds a stop waits for the requests in flight before cutting them off and closing every connection; 0: at once (default 20).") var gracefulStopTimeout: String?
     @Option(help: "Separator of an option's name and arguments, one character (default :).") var argumentsSeparator: String?
     @Option(name: .customLong("base-url"), help: "Put in front of source URLs that do not start with it (default none).") var baseURL: String?
     @Option(help: "Source URL rewrites, pattern=replacement;… with * for a path segment's characters and $1 for what it matched.") var urlReplacements: String?
@@ -218,6 +222,8 @@ struct ServeCommand: AsyncParsableCommand {
             (.watermarkURL, watermarkURL), (.watermarkData, watermarkData), (.watermarkOpacity, watermarkOpacity),
             (.playground, playground.map(String.init)), (.readRequestTimeout, readRequestTimeout),
             (.keepAliveTimeout, keepAliveTimeout), (.maxClients, maxClients), (.memoryBudget, memoryBudget),
+            (.maxClientsPerAddress, maxClientsPerAddress), (.writeResponseTimeout, writeResponseTimeout),
+            (.developmentErrors, developmentErrors.map(String.init)), (.clientSendBuffer, clientSendBuffer),
             (.useS3, useS3.map(String.init)), (.s3Endpoint, s3Endpoint), (.s3Region, s3Region),
             (.s3EndpointUsePathStyle, s3EndpointUsePathStyle.map(String.init)),
             (.proxy, proxy), (.noProxy, noProxy), (.trustProxyAddress, trustProxyAddress.map(String.init)),

@@ -37,7 +37,8 @@ final class LiveProxy: Sendable {
         var text: String { String(decoding: body, as: UTF8.self) }
     }
 
-    /// Starts a server; `configure` changes the test defaults (loopback allowed, 2 workers).
+    /// Starts a server; `configure` changes the test defaults (loopback allowed, 2 workers,
+    /// errors answered with their diagnostics).
     static func start(
         configure: (inout ServerConfig) -> Void = { _ in },
         resolve: (@Sendable (String) async throws(ImageError) -> [IPAddress])? = nil,
@@ -51,6 +52,8 @@ final class LiveProxy: Sendable {
         // Long enough for a loaded machine (the suite under the thread sanitizer on 2 cores):
         // a test of the timeout sets its own.
         config.downloadTimeout = .seconds(60)
+        // The tests read the diagnostics; those of what clients see turn this off.
+        config.developmentErrors = true
         configure(&config)
         let logger = logger ?? {
             var quiet = Logger(label: "webimage.test")

@@ -1,5 +1,6 @@
 import CVips
 import COrcCodeLock
+import CVipsThreadErrors
 import Foundation
 
 /// Process-wide libvips set-up and error handling.
@@ -34,12 +35,24 @@ enum Vips {
         }
     }
 
-    /// Takes and clears this process's libvips error buffer. `vips_error_buffer_copy`
-    /// copies and clears under libvips' own lock, so concurrent failures never swap messages.
+    /// Whether libvips keeps each thread's error messages apart (`vips_thread_errors.c`):
+    /// when the program exports the definitions that do it.
+    static let keepsErrorsPerThread = webimage_vips_thread_errors_installed() != 0
+
+    /// Takes and clears the libvips errors of the failed call: those raised on this thread
+    /// (``keepsErrorsPerThread``), else those of libvips' worker threads, which share one
+    /// buffer (`vips_error_buffer_copy` copies and clears it under libvips' own lock).
     static func takeError() -> String {
-        guard let copy = vips_error_buffer_copy() else { return "unknown libvips error" }
-        defer { wi_g_free(copy) }
-        let text = String(cString: copy).trimmingCharacters(in: .whitespacesAndNewlines)
+        var text = ""
+        if keepsErrorsPerThread, let own = webimage_vips_thread_errors_take() {
+            text = String(cString: own)
+            free(own)
+        }
+        if text.isEmpty, let copy = vips_error_buffer_copy() {
+            text = String(cString: copy)
+            wi_g_free(copy)
+        }
+        text = text.trimmingCharacters(in: .whitespacesAndNewlines)
         return text.isEmpty ? "unknown libvips error" : text.replacingOccurrences(of: "\n", with: "; ")
     }
 

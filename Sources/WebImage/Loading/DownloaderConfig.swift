@@ -70,6 +70,11 @@ public struct DownloaderConfig: Sendable {
     /// Vetoes a URL before each hop (the first request and every redirect) by throwing.
     /// The image proxy's source guard plugs in here.
     public var hopGuard: (@Sendable (URL) async throws -> Void)?
+    /// Vetoes a redirect before it is followed, by throwing: called with the URL the
+    /// redirect leads to and the URL the download started from, so that a guard can hold a
+    /// download to where its first URL was allowed to go. ``hopGuard`` is asked about the
+    /// redirect's URL after it.
+    public var redirectGuard: (@Sendable (_ target: URL, _ original: URL) async throws -> Void)?
     /// Chooses the IP address each hop connects to, after ``hopGuard`` approved it: an
     /// IPv4 or IPv6 address connects there instead of resolving the URL's host; `nil`
     /// resolves the host as usual; throwing refuses the hop like ``hopGuard``. It is asked

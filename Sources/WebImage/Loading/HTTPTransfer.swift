@@ -122,6 +122,7 @@ struct HTTPTransfer: Sendable {
                 guard visited.insert(next.absoluteString).inserted else {
                     throw .invalidResponse("redirect loop: \(next.absoluteString) was already visited")
                 }
+                if let redirectGuard = config.redirectGuard { try await approve(redirectTo: next, from: original, by: redirectGuard) }
                 // The redirect's body is dropped unread, which releases its connection.
                 hops += 1
                 current = next
@@ -132,6 +133,19 @@ struct HTTPTransfer: Sendable {
     }
 
     // MARK: Steps
+
+    /// Asks the redirect guard whether the download of `original` may follow a redirect to `target`.
+    private func approve(
+        redirectTo target: URL, from original: URL, by redirectGuard: @Sendable (URL, URL) async throws -> Void
+    ) async throws(ImageError) {
+        do {
+            try await redirectGuard(target, original)
+        } catch let error as ImageError {
+            throw error
+        } catch {
+            throw .invalidDownloadOperation("the redirect guard refused the redirect to \(target.absoluteString): \(error)")
+        }
+    }
 
     /// Asks the hop guard whether `url` may be fetched.
     private func approve(_ url: URL, by hopGuard: @Sendable (URL) async throws -> Void) async throws(ImageError) {

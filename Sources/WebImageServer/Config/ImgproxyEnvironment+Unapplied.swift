@@ -23,8 +23,6 @@ extension ImgproxyEnvironment {
         // Server
         ignored("WebImage listens on TCP only", "IMGPROXY_NETWORK")
         ignored("SO_REUSEPORT is not set: run one process per port, or several behind a load balancer (deploy/)", "IMGPROXY_SO_REUSEPORT")
-        ignored("the response is written within the request timeout (--request-timeout)", "IMGPROXY_WRITE_RESPONSE_TIMEOUT")
-        ignored("errors are always answered as plain text with the message", "IMGPROXY_DEVELOPMENT_ERRORS_MODE")
         ignored("WebImage has no deprecated settings", "IMGPROXY_FAIL_ON_DEPRECATION")
         ignored("a Go runtime setting; WebImage sets its allocator at start-up", "IMGPROXY_FREE_MEMORY_INTERVAL", "IMGPROXY_LOG_MEM_STATS")
         ignored("libvips' debugging aids are not exposed", "IMGPROXY_VIPS_CACHE_TRACE", "IMGPROXY_VIPS_LEAK_CHECK")

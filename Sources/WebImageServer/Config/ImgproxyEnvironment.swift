@@ -160,6 +160,8 @@ public enum ImgproxyEnvironment {
         }
         same("IMGPROXY_KEEP_ALIVE_TIMEOUT", .keepAliveTimeout)
         zeroKeepsDefault("IMGPROXY_MAX_CLIENTS", .maxClients)
+        same("IMGPROXY_WRITE_RESPONSE_TIMEOUT", .writeResponseTimeout)
+        same("IMGPROXY_DEVELOPMENT_ERRORS_MODE", .developmentErrors)
         same("IMGPROXY_DOWNLOAD_TIMEOUT", .downloadTimeout)
         same("IMGPROXY_TIMEOUT", .requestTimeout)
         same("IMGPROXY_WRITE_TIMEOUT", .requestTimeout)

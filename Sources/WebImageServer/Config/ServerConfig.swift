@@ -55,9 +55,10 @@ public struct ServerConfig: Sendable {
     /// Default 60 s; 90 s under ``ServerProfile/imgproxy``.
     public var sourceKeepAliveTimeout: Duration = .seconds(60)
     /// How long a stop (SIGTERM, SIGINT) waits for the requests in flight before it cuts
-    /// them off (imgproxy's `IMGPROXY_GRACEFUL_STOP_TIMEOUT`). `nil`: as long as they take,
-    /// which the request timeout bounds. Default `nil`; 20 s under ``ServerProfile/imgproxy``.
-    public var gracefulStopTimeout: Duration?
+    /// them off and closes every connection (imgproxy's `IMGPROXY_GRACEFUL_STOP_TIMEOUT`);
+    /// zero: at once. `nil`: as long as they take. Default 20 s, as imgproxy's, within the
+    /// 30 s a container orchestrator commonly waits before it kills the process.
+    public var gracefulStopTimeout: Duration? = .seconds(20)
     /// Requests processed at once (download, decode, transform, encode). Default 2 × cores.
     public var workers = 2 * System.coreCount
     /// Requests that may wait for a worker; more are answered 429. Default 256.
@@ -286,10 +287,30 @@ public struct ServerConfig: Sendable {
     /// zero turns keep-alive off (every response closes its connection). Default 10 s, as
     /// imgproxy's `IMGPROXY_KEEP_ALIVE_TIMEOUT`.
     public var keepAliveTimeout: Duration = .seconds(10)
-    /// Client connections open at once, at most. A connection past it is closed as soon as
-    /// it is accepted, before anything is read from it; the connections already open are
-    /// served as before. Default 2048, as imgproxy's `IMGPROXY_MAX_CLIENTS`.
+    /// The longest a response may take to be written, from its first byte until its last
+    /// has left for the client: a client that does not read it in time is disconnected.
+    /// Default 10 s, as imgproxy's `IMGPROXY_WRITE_RESPONSE_TIMEOUT`.
+    public var writeResponseTimeout: Duration = .seconds(10)
+    /// Client connections open at once, at most. Past it the server stops accepting: a new
+    /// connection waits, unread, in the listening socket's backlog until one closes, as with
+    /// imgproxy's `IMGPROXY_MAX_CLIENTS`. Default 2048, as imgproxy's.
     public var maxClients = 2048
+    /// Client connections one address may have open at once (an IPv6 client is counted by
+    /// its /64 prefix); one more is closed as soon as it is accepted. Zero: no cap per
+    /// address. Default 512, a quarter of ``maxClients``' default, more than a reverse proxy
+    /// in front of the server needs; 0 under ``ServerProfile/imgproxy``, which has no such cap.
+    public var maxClientsPerAddress = 512
+    /// The kernel's send buffer of each client connection, in bytes: what a client that does
+    /// not read holds of the server's memory besides the response, and past which the write
+    /// timeout counts. Zero: the system's, which grows with the connection (up to
+    /// `net.ipv4.tcp_wmem`'s maximum, 4 MiB on Linux). Default 0.
+    public var clientSendBufferSize = 0
+    /// Answer errors with their full diagnostic (what failed and why, the source's
+    /// addresses and answers included) instead of a short fixed text per kind, as
+    /// imgproxy's `IMGPROXY_DEVELOPMENT_ERRORS_MODE`: for development, never for a server
+    /// the public reaches. Either way the diagnostic is logged under the request's ID.
+    /// Default off.
+    public var developmentErrors = false
     /// Load `s3://<bucket>/<key>[?<version ID>]` sources from S3 (imgproxy's
     /// `IMGPROXY_USE_S3`). Default off: such sources answer 404.
     public var useS3 = false
@@ -362,8 +383,14 @@ public struct ServerConfig: Sendable {
         guard (1...100).contains(defaultQuality) else {
             throw ServerConfigError("quality \(defaultQuality) is not in 1…100 (--quality, WEBIMAGE_QUALITY)")
         }
-        guard downloadTimeout > .zero, requestTimeout > .zero, readRequestTimeout > .zero else {
-            throw ServerConfigError("timeouts must be positive (--download-timeout, --request-timeout, --read-request-timeout)")
+        guard downloadTimeout > .zero, requestTimeout > .zero, readRequestTimeout > .zero, writeResponseTimeout > .zero else {
+            throw ServerConfigError("timeouts must be positive (--download-timeout, --request-timeout, --read-request-timeout, --write-response-timeout)")
+        }
+        guard clientSendBufferSize >= 0, clientSendBufferSize <= Int(Int32.max) else {
+            throw ServerConfigError("the client send buffer must be 0 (the system's) or a byte count up to 2G (--client-send-buffer, WEBIMAGE_CLIENT_SEND_BUFFER)")
+        }
+        guard maxClientsPerAddress >= 0 else {
+            throw ServerConfigError("max clients per address must be 0 (no cap) or more, not \(maxClientsPerAddress) (--max-clients-per-address, WEBIMAGE_MAX_CLIENTS_PER_ADDRESS)")
         }
         guard keepAliveTimeout >= .zero else {
             throw ServerConfigError("the keep-alive timeout must be 0 (keep-alive off) or more (--keep-alive-timeout, WEBIMAGE_KEEP_ALIVE_TIMEOUT)")

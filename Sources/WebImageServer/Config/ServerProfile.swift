@@ -10,7 +10,7 @@ import WebImage
 ///   for imgproxy behaves as it did: listening on every interface, private addresses
 ///   allowed, no format negotiation, one frame of an animation, no result bound,
 ///   `keep_copyright` on, WebP quality 79, AVIF 63 and JPEG XL 77, AVIF at speed 8 (effort 1),
-///   5 s downloads and 10 s requests, S3
+///   5 s downloads and 10 s requests, no cap on the connections of one client address, S3
 ///   requests signed for `us-west-1` when no region is given, and
 ///   the statuses of ``ProxyError/imgproxyStatus``.
 ///
@@ -53,7 +53,7 @@ public enum ServerProfile: String, Sendable, Hashable, CaseIterable {
         config.downloadTimeout = .seconds(5)
         config.requestTimeout = .seconds(10)
         config.validators = .source
-        config.gracefulStopTimeout = .seconds(20)
+        config.maxClientsPerAddress = 0
         config.sourceKeepAliveTimeout = .seconds(90)
         return config
     }

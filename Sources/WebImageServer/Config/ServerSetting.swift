@@ -66,6 +66,9 @@ public enum ServerSetting: String, CaseIterable, Sendable {
     /// How far JPEG sources shrink in libjpeg on their way to a smaller decode, and resizes
     /// in linear light.
     case jpegShrinkOnLoad, useLinearColorspace
+    /// The write timeout of responses, the most connections one client address may hold,
+    /// error bodies with the full diagnostic, and the kernel's send buffer of client connections.
+    case writeResponseTimeout, maxClientsPerAddress, developmentErrors, clientSendBuffer
 
     /// The command-line flag, without the leading dashes.
     public var flag: String {
@@ -211,6 +214,10 @@ public enum ServerSetting: String, CaseIterable, Sendable {
             // 0 turns keep-alive off, as imgproxy's IMGPROXY_KEEP_ALIVE_TIMEOUT=0.
             config.keepAliveTimeout = try secondsOrZero(value)
         case .maxClients: config.maxClients = try integer(value)
+        case .writeResponseTimeout: config.writeResponseTimeout = try seconds(value)
+        case .maxClientsPerAddress: config.maxClientsPerAddress = try integer(value)
+        case .developmentErrors: config.developmentErrors = try boolean(value)
+        case .clientSendBuffer: config.clientSendBufferSize = try bytes(value)
         case .memoryBudget: config.memoryBudget = try bytes(value)
         case .useS3: config.useS3 = try boolean(value)
         case .s3Endpoint: config.s3Endpoint = value.isEmpty ? nil : value

@@ -2,12 +2,15 @@ import NIOCore
 
 /// Closes a client connection that keeps the server waiting: one that takes longer than
 /// the read timeout to send a request (head and body, from the moment the connection opens
-/// or the request's first byte arrives, however slowly the bytes trickle in), or that sits
-/// idle between requests longer than the keep-alive timeout.
+/// or the request's first byte arrives, however slowly the bytes trickle in), that sits
+/// idle between requests longer than the keep-alive timeout, or that takes longer than the
+/// write timeout to take a response (from its first byte written until its last has left
+/// for the socket): a client that never reads gives back its connection and the response
+/// it holds.
 ///
 /// It sits first in the pipeline, where it sees the bytes as they arrive; the
 /// ``ClientRequestTracker`` after the HTTP decoder tells it where requests and responses
-/// begin and end. While a request is being answered no deadline runs: the request timeout
+/// begin and end. While a response is being made no deadline runs: the request timeout
 /// bounds that.
 final class ClientDeadlineHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
@@ -17,13 +20,16 @@ final class ClientDeadlineHandler: ChannelInboundHandler, RemovableChannelHandle
     private enum Phase {
         /// Receiving a request: it must be read by the deadline.
         case reading
-        /// Every request received has been read; a response is being made or written.
+        /// Every request received has been read; a response is being made.
         case answering
+        /// A response is being written: it must have left by the deadline.
+        case writing
         /// Between requests: the next one must start by the deadline.
         case idle
     }
 
     private let readTimeout: TimeAmount
+    private let writeTimeout: TimeAmount
     /// `nil`: keep-alive is off, and a connection lives for one request.
     private let keepAliveTimeout: TimeAmount?
     private let onTimeout: @Sendable (ClientTimeoutKind) -> Void
@@ -39,11 +45,16 @@ final class ClientDeadlineHandler: ChannelInboundHandler, RemovableChannelHandle
 
     /// - Parameters:
     ///   - readTimeout: the longest a request may take to arrive.
+    ///   - writeTimeout: the longest a response may take to be written.
     ///   - keepAliveTimeout: the longest a connection may wait for its next request; `nil`
     ///     when each connection serves one request.
     ///   - onTimeout: called when a deadline closes the connection.
-    init(readTimeout: TimeAmount, keepAliveTimeout: TimeAmount?, onTimeout: @escaping @Sendable (ClientTimeoutKind) -> Void) {
+    init(
+        readTimeout: TimeAmount, writeTimeout: TimeAmount, keepAliveTimeout: TimeAmount?,
+        onTimeout: @escaping @Sendable (ClientTimeoutKind) -> Void
+    ) {
         self.readTimeout = readTimeout
+        self.writeTimeout = writeTimeout
         self.keepAliveTimeout = keepAliveTimeout
         self.onTimeout = onTimeout
     }
@@ -85,15 +96,29 @@ final class ClientDeadlineHandler: ChannelInboundHandler, RemovableChannelHandle
         unanswered += 1
     }
 
-    /// The last part of a request was decoded: no deadline while it is answered.
+    /// The last part of a request was decoded: no deadline while it is answered (a response
+    /// being written keeps its own).
     func requestRead() {
-        phase = .answering
+        if phase != .writing { phase = .answering }
     }
 
-    /// The last part of a response was written.
+    /// The first part of a response is being written: it has the write timeout from now.
+    func responseStarted() {
+        guard phase == .answering else { return }
+        phase = .writing
+        schedule(.now() + writeTimeout)
+    }
+
+    /// The last part of a response has been handed to the socket, all but at most the
+    /// channel's high watermark (64 KiB) of it.
     func responseWritten() {
         unanswered -= 1
-        guard unanswered == 0, phase == .answering else { return }
+        guard unanswered == 0 else {
+            // A pipelined request's response is still to be made.
+            if phase == .writing { phase = .answering }
+            return
+        }
+        guard phase == .answering || phase == .writing else { return }
         phase = .idle
         // Without keep-alive the server closes its side after the response; the client gets
         // the read timeout to close its own.
@@ -120,17 +145,19 @@ final class ClientDeadlineHandler: ChannelInboundHandler, RemovableChannelHandle
         timer = nil
         timerDeadline = .distantFuture
         guard let context else { return }
+        let kind: ClientTimeoutKind
         switch phase {
-        case .answering:
-            return
-        case .reading, .idle:
-            if NIODeadline.now() < deadline {
-                schedule(deadline)
-                return
-            }
-            onTimeout(phase == .reading ? .readRequest : .keepAlive)
-            context.close(promise: nil)
+        case .answering: return
+        case .reading: kind = .readRequest
+        case .writing: kind = .writeResponse
+        case .idle: kind = .keepAlive
         }
+        if NIODeadline.now() < deadline {
+            schedule(deadline)
+            return
+        }
+        onTimeout(kind)
+        context.close(promise: nil)
     }
 
     private func cancelTimer() {

@@ -4,19 +4,20 @@ import Logging
 import NIOCore
 import NIOHTTPTypes
 
-/// Hummingbird's HTTP/1.1 channel with limits on clients: a cap on connections open at
-/// once, and deadlines for a request to arrive and for an idle connection
-/// (``ClientDeadlineHandler``), so that slow or idle clients cannot hold every file
-/// descriptor.
+/// Hummingbird's HTTP/1.1 channel with limits on clients: a cap on the connections one
+/// address may hold (``ClientConnections``), and deadlines for a request to arrive, for an
+/// idle connection and for a response to be written (``ClientDeadlineHandler``), so that
+/// slow, idle or non-reading clients cannot hold every file descriptor.
 ///
-/// Hummingbird's own `availableConnectionsDelegate` stops accepting at its cap, which
-/// leaves new clients waiting in the listen backlog; a client past this cap is accepted
-/// and closed at once, so that it learns there is no room rather than hanging. Its
-/// `idleTimeout` is one duration for both waits and restarts with every request part; the
-/// read deadline here runs from a request's first byte to its last however slowly they
-/// arrive.
+/// The cap on all connections together is Hummingbird's `availableConnectionsDelegate`
+/// (``ProxyServer``): at the cap the listening socket is not read, and new clients wait in
+/// its backlog until a connection closes, as imgproxy's listener makes them wait. A client
+/// past its address's cap is accepted and closed at once: a waiting client would hold the
+/// backlog for everyone. Hummingbird's own `idleTimeout` is one duration for every wait and
+/// restarts with every request part; the read deadline here runs from a request's first
+/// byte to its last however slowly they arrive.
 struct ClientLimitedHTTP1Channel: ServerChildChannel {
-    /// An accepted connection: served, or refused for want of room.
+    /// An accepted connection: served, or refused for want of room at its address.
     enum Connection: ServerChildChannelValue {
         case admitted(HTTP1Channel.Value)
         case refused(any Channel)
@@ -32,13 +33,16 @@ struct ClientLimitedHTTP1Channel: ServerChildChannel {
     /// The HTTP/1.1 channel connections are served by.
     let http1: HTTP1Channel
     let connections: ClientConnections
-    let readTimeout: Duration
-    /// `nil`: keep-alive off.
-    let keepAliveTimeout: Duration?
+    let limits: ClientLimits
     let metrics: ServerMetrics
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Connection> {
-        guard connections.admit() else {
+        if connections.isFirstConnection(), let listener = channel.parent {
+            // NIO accepts up to four connections per read of the listening socket, past
+            // the point where the cap stops reading it: one at a time keeps the cap exact.
+            listener.setOption(ChannelOptions.maxMessagesPerRead, value: 1).whenFailure { _ in }
+        }
+        guard let key = connections.admit(channel.remoteAddress) else {
             metrics.clientRefused()
             return channel.eventLoop.makeCompletedFuture {
                 try channel.pipeline.syncOperations.addHandler(RefusedConnectionHandler())
@@ -47,13 +51,17 @@ struct ClientLimitedHTTP1Channel: ServerChildChannel {
         }
         metrics.clientConnected()
         channel.closeFuture.whenComplete { [connections, metrics] _ in
-            connections.release()
+            connections.release(key)
             metrics.clientDisconnected()
         }
         let deadlines: ClientDeadlineHandler
         do {
+            if let size = limits.sendBufferSize {
+                try channel.syncOptions?.setOption(ChannelOptions.socketOption(.so_sndbuf), value: SocketOptionValue(size))
+            }
             deadlines = ClientDeadlineHandler(
-                readTimeout: TimeAmount(readTimeout), keepAliveTimeout: keepAliveTimeout.map { TimeAmount($0) },
+                readTimeout: TimeAmount(limits.readTimeout), writeTimeout: TimeAmount(limits.writeTimeout),
+                keepAliveTimeout: limits.keepAliveTimeout.map { TimeAmount($0) },
                 onTimeout: { [metrics] kind in metrics.clientTimedOut(kind) }
             )
             // First in the pipeline, before the HTTP decoder: it sees bytes as they arrive.
@@ -82,15 +90,24 @@ struct ClientLimitedHTTP1Channel: ServerChildChannel {
     }
 }
 
+/// The deadlines of a client connection.
+struct ClientLimits: Sendable {
+    /// The longest a request may take to arrive, head and body.
+    var readTimeout: Duration
+    /// The longest a response may take to be written.
+    var writeTimeout: Duration
+    /// The longest an idle connection waits for its next request; `nil`: keep-alive off.
+    var keepAliveTimeout: Duration?
+    /// The kernel's send buffer of a connection, in bytes; `nil`: the system's.
+    var sendBufferSize: Int?
+}
+
 extension HTTPServerBuilder {
     /// HTTP/1.1 with ``ClientLimitedHTTP1Channel``'s limits on clients.
-    static func clientLimitedHTTP1(
-        connections: ClientConnections, readTimeout: Duration, keepAliveTimeout: Duration?, metrics: ServerMetrics
-    ) -> HTTPServerBuilder {
+    static func clientLimitedHTTP1(connections: ClientConnections, limits: ClientLimits, metrics: ServerMetrics) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
             ClientLimitedHTTP1Channel(
-                http1: HTTP1Channel(responder: responder), connections: connections, readTimeout: readTimeout,
-                keepAliveTimeout: keepAliveTimeout, metrics: metrics
+                http1: HTTP1Channel(responder: responder), connections: connections, limits: limits, metrics: metrics
             )
         }
     }

@@ -13,6 +13,9 @@ final class ClientRequestTracker: ChannelDuplexHandler, RemovableChannelHandler 
     typealias OutboundOut = HTTPResponsePart
 
     private let deadlines: ClientDeadlineHandler
+    /// Responses whose last part was written while the channel held more than its high
+    /// watermark of unsent bytes.
+    private var endsAwaitingWritability = 0
 
     init(deadlines: ClientDeadlineHandler) {
         self.deadlines = deadlines
@@ -37,15 +40,36 @@ final class ClientRequestTracker: ChannelDuplexHandler, RemovableChannelHandler 
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
-        case .head(var head) where !deadlines.keepsAlive:
-            head.headerFields[.connection] = "close"
-            context.write(wrapOutboundOut(.head(head)), promise: promise)
-            return
-        case .head, .body:
+        case .head(var head):
+            deadlines.responseStarted()
+            if !deadlines.keepsAlive {
+                head.headerFields[.connection] = "close"
+                context.write(wrapOutboundOut(.head(head)), promise: promise)
+                return
+            }
+        case .body:
             break
         case .end:
-            deadlines.responseWritten()
+            context.write(data, promise: promise)
+            // Written once no more than the channel's high watermark of it waits for the
+            // socket: at once for most responses, else when the channel is writable again.
+            if context.channel.isWritable {
+                deadlines.responseWritten()
+            } else {
+                endsAwaitingWritability += 1
+            }
+            return
         }
         context.write(data, promise: promise)
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            while endsAwaitingWritability > 0 {
+                endsAwaitingWritability -= 1
+                deadlines.responseWritten()
+            }
+        }
+        context.fireChannelWritabilityChanged()
     }
 }

@@ -25,20 +25,41 @@ public struct ClientHints: Sendable, Hashable {
     private static let widthFields = [HTTPField.Name("Sec-CH-Width")!, HTTPField.Name("Width")!]
 
     /// The hints of a request's header fields: the `Sec-CH-` field first, then the older
-    /// one; a value that is not a number in range is no hint.
+    /// one; a value that is not a number in range is no hint. The values are rounded up to
+    /// a bounded set (``roundedDPR(_:)``, ``roundedWidth(_:)``), so that the hints of any
+    /// client make at most about 1,500 variants of one URL per format, none of them blurrier
+    /// than asked for.
     public init(header: (HTTPField.Name) -> String?) {
         for name in Self.dprFields {
             if let text = header(name), let value = Double(text.trimmingCharacters(in: .whitespaces)), value > 0, value <= 8 {
-                dpr = value
+                dpr = Self.roundedDPR(value)
                 break
             }
         }
         for name in Self.widthFields {
             if let text = header(name), let value = Int(text.trimmingCharacters(in: .whitespaces)), value > 0 {
-                width = value
+                width = Self.roundedWidth(value)
                 break
             }
         }
+    }
+
+    /// The widest hint read, in device pixels: wider screens than any made; a larger hint
+    /// is read as it.
+    public static let maxWidth = 16_384
+
+    /// A device pixel ratio rounded up to the next half: 16 values from 0.5 to 8.
+    public static func roundedDPR(_ dpr: Double) -> Double {
+        min(8, max(0.5, (dpr * 2).rounded(.up) / 2))
+    }
+
+    /// A width rounded up to keep its four highest bits (at most 12.5 % wider, 8 values per
+    /// doubling), at most ``maxWidth``: 96 values in all.
+    public static func roundedWidth(_ width: Int) -> Int {
+        let width = min(max(width, 1), maxWidth)
+        guard width > 16 else { return width }
+        let step = 1 << (Int.bitWidth - width.leadingZeroBitCount - 4)
+        return min(maxWidth, (width + step - 1) / step * step)
     }
 
     /// Whether no hint was given.

@@ -89,7 +89,10 @@ enum ProxySource {
         guard !decoded.isEmpty else {
             throw .badRequest("missing source URL: the source decodes to an empty string; give \(usage)")
         }
-        let decoded = rewrite.isEmpty ? decoded : rewrite.apply(to: decoded)
+        // The rewrites see the normalised URL, and the checks and the download the
+        // normalised result: no spelling of a path passes a check the download escapes.
+        var decoded = SourceURLNormalization.normalized(decoded)
+        if !rewrite.isEmpty { decoded = SourceURLNormalization.normalized(rewrite.apply(to: decoded)) }
         // General category Cc (control) is exactly U+0000–U+001F and U+007F–U+009F.
         if decoded.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
             throw .badRequest("source '\(shown.prefix(100))' contains control characters; remove them from the source URL")

@@ -46,16 +46,21 @@ struct ProxyResponder: Sendable {
     let sendsDebugHeaders: Bool
     /// Whether images of http(s) sources carry `Link: <source>; rel="canonical"`.
     let sendsCanonicalLink: Bool
-    /// `Bearer <secret>`, the `Authorization` every image request must carry; `nil`: none asked for.
+    /// `Bearer <secret>`, the `Authorization` every image request and `/metrics` on the
+    /// proxy's port must carry; `nil`: none asked for.
     let authorization: [UInt8]?
+    /// Whether errors are answered with their full diagnostic rather than their kind's text.
+    let developmentErrors: Bool
 
     typealias Field = ProxyResponses.Field
 
     init(
         pipeline: ProxyPipeline, metrics: ServerMetrics, ttl: Int, requestTimeout: Duration, caching: CachingHeaders = CachingHeaders(),
         tracesRequests: Bool = false, profile: ServerProfile = .webimage, secret: String? = nil, pathPrefix: String = "",
-        readsClientHints: Bool = false, sendsDebugHeaders: Bool = false, sendsCanonicalLink: Bool = false
+        readsClientHints: Bool = false, sendsDebugHeaders: Bool = false, sendsCanonicalLink: Bool = false,
+        developmentErrors: Bool = false
     ) {
+        self.developmentErrors = developmentErrors
         self.readsClientHints = readsClientHints
         self.sendsDebugHeaders = sendsDebugHeaders
         self.sendsCanonicalLink = sendsCanonicalLink
@@ -74,6 +79,17 @@ struct ProxyResponder: Sendable {
     /// `GET /health`.
     func health() -> Response {
         ProxyResponses.text("ok\n", status: .ok)
+    }
+
+    /// `GET /metrics` on the proxy's port: the metrics, behind the secret when there is one.
+    func metricsPage(_ request: Request, context: some RequestContext) throws(ProxyError) -> Response {
+        guard let authorization else { return metricsPage() }
+        do {
+            try Self.check(request.headers[.authorization], against: authorization)
+        } catch {
+            throw disclosed(error, context: context)
+        }
+        return metricsPage()
     }
 
     /// `GET /metrics`: every metric in the Prometheus text format.
@@ -97,8 +113,17 @@ struct ProxyResponder: Sendable {
         } catch {
             let answered = error.answered(under: profile)
             record(status: answered.status, cache: nil, bytes: "0", context: context)
-            throw answered
+            throw disclosed(answered, context: context)
         }
+    }
+
+    /// `error` as the client may see it: its kind's short text, unless development errors
+    /// are on. The full diagnostic is logged under the request's ID, which the response
+    /// carries (``ProxyError/response(from:context:)``).
+    func disclosed(_ error: ProxyError, context: some RequestContext) -> ProxyError {
+        let level: Logger.Level = error.status.code >= 500 ? .error : .warning
+        context.logger.log(level: level, "\(error.status.code) \(error.kind.rawValue): \(error.message)")
+        return developmentErrors ? error : error.withMessage(error.kind.rawValue)
     }
 
     /// Refuses a request whose `Authorization` is not `expected` (403), comparing in time

@@ -36,7 +36,7 @@ struct ProxyRoutes: Sendable {
         }
         route("/health") { _, _ in responder.health() }
         if let healthCheckPath, healthCheckPath != "/health" { route(healthCheckPath) { _, _ in responder.health() } }
-        if servesMetrics { route("/metrics") { _, _ in responder.metricsPage() } }
+        if servesMetrics { route("/metrics") { request, context in try responder.metricsPage(request, context: context) } }
         if let playground {
             route("/") { request, _ in ProxyResponses.playground(playground.page, request: request) }
             route(PlaygroundPage.scriptPath) { request, _ in ProxyResponses.playground(PlaygroundPage.script, request: request) }

@@ -20,8 +20,9 @@ import WebImageLocking
 ///   (`variants`, `originals`): a full disk, a read-only or unwritable directory.
 /// - `webimage_client_connections`: client connections open;
 ///   `webimage_client_connections_refused_total`: connections closed at once for want of
-///   room (`--max-clients`); `webimage_client_timeouts_total{kind}`: connections closed by
-///   the read (`read_request`) or keep-alive (`keep_alive`) timeout.
+///   room at their address (`--max-clients-per-address`); `webimage_client_timeouts_total{kind}`:
+///   connections closed by the read (`read_request`), write (`write_response`) or keep-alive
+///   (`keep_alive`) timeout.
 ///
 /// Requests by status, errors, latency and requests in flight are
 /// ``RequestMetricsMiddleware``'s, recorded through the process's `MetricsSystem` into the same
@@ -134,7 +135,7 @@ final class ServerMetrics: Sendable {
     func clientConnected() { clientConnections.increment() }
     /// An admitted client connection closed.
     func clientDisconnected() { clientConnections.decrement() }
-    /// A client connection was closed at once: as many as allowed were open.
+    /// A client connection was closed at once: as many as its address may hold were open.
     func clientRefused() { refusedClients.increment() }
     /// A client connection was closed by a deadline.
     func clientTimedOut(_ kind: ClientTimeoutKind) { clientTimeouts[kind]?.increment() }

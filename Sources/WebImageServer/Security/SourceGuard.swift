@@ -3,10 +3,12 @@ import WebImage
 
 /// The proxy's protection against server-side request forgery.
 ///
-/// - ``checkPolicy(_:)`` runs once per request on the source URL: only `http` and `https`
+/// - ``checkPolicy(_:)`` runs once per request on the source URL (normalised,
+///   ``SourceURLNormalization``): only `http` and `https`
 ///   (and `local` when a local file-system root is configured, `s3` when S3 sources are
 ///   on), no credentials in the URL,
-///   and (when configured) one of the allowed prefixes. A `local://` path with `.`, `..`
+///   and (when configured) one of the allowed prefixes, which ``checkRedirect(to:from:)``
+///   holds on every redirect too. A `local://` path with `.`, `..`
 ///   (also percent-encoded) or a host is refused here, before any file is touched; the
 ///   ``RootedFileLoader`` refuses symbolic links out of the root when it opens the file.
 ///   A refusal answers 404, as if the image did not exist.
@@ -38,7 +40,7 @@ struct SourceGuard: Sendable {
     let allowedBuckets: Set<String>
     /// Buckets `s3://` sources may not name.
     let deniedBuckets: Set<String>
-    /// Resolves a host name; `HostResolver.resolve` unless a test replaces it.
+    /// Resolves a host name; the server's ``HostResolver`` unless a test replaces it.
     let resolve: @Sendable (String) async throws(ImageError) -> [IPAddress]
 
     init(
@@ -51,7 +53,7 @@ struct SourceGuard: Sendable {
         allowedBuckets: [String] = [],
         deniedBuckets: [String] = [],
         resolve: @escaping @Sendable (String) async throws(ImageError) -> [IPAddress] = { host throws(ImageError) in
-            try await HostResolver.resolve(host)
+            try await HostResolver.system.resolve(host)
         }
     ) {
         self.allowedPrefixes = allowedPrefixes.map(SourcePattern.init)
@@ -77,38 +79,53 @@ struct SourceGuard: Sendable {
                 throw ProxyError(error)
             }
         } else if scheme == "local" {
-            throw ProxyError(status: 404, message: "local:// sources are off: start the server with --local-filesystem-root (IMGPROXY_LOCAL_FILESYSTEM_ROOT) to serve files from a directory")
+            throw ProxyError(status: 404, message: "local:// sources are off: start the server with --local-filesystem-root (IMGPROXY_LOCAL_FILESYSTEM_ROOT) to serve files from a directory", kind: .invalidSourceURL)
         } else if scheme == "s3" {
             guard allowsS3 else {
-                throw ProxyError(status: 404, message: "s3:// sources are off: start the server with --use-s3 (IMGPROXY_USE_S3=true) to load them")
+                throw ProxyError(status: 404, message: "s3:// sources are off: start the server with --use-s3 (IMGPROXY_USE_S3=true) to load them", kind: .invalidSourceURL)
             }
             let location: S3ObjectLocation
             do throws(ImageError) {
                 location = try S3ObjectLocation(url: url)
             } catch {
-                throw ProxyError(status: 404, message: error.description)
+                throw ProxyError(status: 404, message: error.description, kind: .invalidSourceURL)
             }
             if (!allowedBuckets.isEmpty && !allowedBuckets.contains(location.bucket)) || deniedBuckets.contains(location.bucket) {
-                throw ProxyError(status: 404, message: "the S3 bucket '\(location.bucket)' is not allowed (--s3-allowed-bucket, --s3-denied-bucket, IMGPROXY_S3_ALLOWED_BUCKETS, IMGPROXY_S3_DENIED_BUCKETS)")
+                throw ProxyError(status: 404, message: "the S3 bucket '\(location.bucket)' is not allowed (--s3-allowed-bucket, --s3-denied-bucket, IMGPROXY_S3_ALLOWED_BUCKETS, IMGPROXY_S3_DENIED_BUCKETS)", kind: .invalidSourceURL)
             }
             guard url.user == nil, url.password == nil else {
-                throw ProxyError(status: 404, message: "source URLs with credentials (user:password@) are not allowed")
+                throw ProxyError(status: 404, message: "source URLs with credentials (user:password@) are not allowed", kind: .invalidSourceURL)
             }
         } else {
             guard scheme == "http" || scheme == "https" else {
                 let others = (localFiles == nil ? "" : ", local:// files") + (allowsS3 ? ", s3:// objects" : "")
-                throw ProxyError(status: 404, message: "source scheme '\(scheme)' is not allowed: only http and https sources are fetched\(others)")
+                throw ProxyError(status: 404, message: "source scheme '\(scheme)' is not allowed: only http and https sources are fetched\(others)", kind: .invalidSourceURL)
             }
             guard url.user == nil, url.password == nil else {
-                throw ProxyError(status: 404, message: "source URLs with credentials (user:password@) are not allowed")
+                throw ProxyError(status: 404, message: "source URLs with credentials (user:password@) are not allowed", kind: .invalidSourceURL)
             }
         }
-        if !allowedPrefixes.isEmpty {
-            let source = Self.normalized(url.absoluteString)  // once, not once per prefix
-            guard allowedPrefixes.contains(where: { $0.matches(source) }) else {
-                throw ProxyError(status: 404, message: "source \(url.absoluteString.prefix(200)) is not under an allowed source prefix")
-            }
+        guard isAllowedSource(url.absoluteString) else {
+            throw ProxyError(status: 404, message: "source \(url.absoluteString.prefix(200)) is not under an allowed source prefix", kind: .invalidSourceURL)
         }
+    }
+
+    /// Whether `text` is under an allowed prefix, however an origin reads its path
+    /// (``SourceURLNormalization/checkedForms(of:)``); `true` when every source is allowed.
+    func isAllowedSource(_ text: String) -> Bool {
+        guard !allowedPrefixes.isEmpty else { return true }
+        return SourceURLNormalization.checkedForms(of: text).allSatisfy { form in
+            let source = Self.normalized(form)  // once, not once per prefix
+            return allowedPrefixes.contains { $0.matches(source) }
+        }
+    }
+
+    /// Refuses a redirect of a source's download out of the allowed sources. A download
+    /// that did not start under an allowed prefix is not a source's (the S3 endpoint's,
+    /// the watermark's): its redirects are not the allowed sources' business.
+    func checkRedirect(to target: URL, from original: URL) throws(ImageError) {
+        guard !allowedPrefixes.isEmpty, isAllowedSource(original.absoluteString), !isAllowedSource(target.absoluteString) else { return }
+        throw .forbiddenSource("the source \(original.absoluteString.prefix(200)) redirects to \(target.absoluteString.prefix(200)), which is not under an allowed source prefix")
     }
 
     /// The address a hop to `url` connects to, after checking every address of its host

@@ -125,15 +125,15 @@ struct ClientLimitsTests {
         }
     }
 
-    @Test("past --max-clients a connection is closed at once; the connections open are served on; no file descriptor is kept")
-    func clientCap() async throws {
+    @Test("past --max-clients a connection waits, unread, until one closes: none is refused, the connections open are served on")
+    func clientCapMakesConnectionsWait() async throws {
         let cap = 20
-        let refused = 50
+        let waiting = 10
         let proxy = try ServeProcess(["--max-clients", String(cap), "--read-request-timeout", "600", "--keep-alive-timeout", "600"])
         defer { proxy.stop() }
         let baseline = proxy.openFileDescriptors()
         let firstAnswers = Locked(0)
-        let secondRound = TaskGate()
+        let waitingAnswers = Locked(0)
         let release = TaskGate()
         try await withThrowingTaskGroup(of: Bool.self) { group in
             for _ in 0..<cap {
@@ -143,47 +143,73 @@ struct ClientLimitsTests {
                         try await writer.write(ByteBuffer(string: Self.healthRequest))
                         guard try await reader.readHealthResponse() != nil else { return false }
                         firstAnswers.withLock { $0 += 1 }
-                        await secondRound.wait()
-                        try await writer.write(ByteBuffer(string: Self.healthRequest))
-                        let second = try await reader.readHealthResponse()
                         await release.wait()
-                        return second?.hasPrefix("HTTP/1.1 200") == true
+                        try await writer.write(ByteBuffer(string: Self.healthRequest))
+                        return try await reader.readHealthResponse()?.hasPrefix("HTTP/1.1 200") == true
                     }
                 }
             }
             #expect(await eventually(timeout: .seconds(120)) { firstAnswers.withLock { $0 } == cap })
             let withHeld = proxy.openFileDescriptors()
             #expect(withHeld >= baseline + cap)
-
-            // Past the cap: closed without an answer, however many come.
-            try await withThrowingTaskGroup(of: Int.self) { extra in
-                for _ in 0..<refused {
-                    extra.addTask {
-                        let connection = try await RawConnection.open(port: proxy.port)
-                        return try await connection.use { reader, writer in
-                            try? await writer.write(ByteBuffer(string: Self.healthRequest))
-                            return await reader.readUntilClosed()
-                        }
+            // Past the cap: connected (the listening socket's backlog holds them), not accepted.
+            for _ in 0..<waiting {
+                group.addTask {
+                    let connection = try await RawConnection.open(port: proxy.port)
+                    return try await connection.use { reader, writer in
+                        try await writer.write(ByteBuffer(string: Self.healthRequest))
+                        let answered = try await reader.readHealthResponse()?.hasPrefix("HTTP/1.1 200") == true
+                        if answered { waitingAnswers.withLock { $0 += 1 } }
+                        return answered
                     }
                 }
-                for try await bytes in extra { #expect(bytes == 0) }
             }
-            #expect(await eventually { proxy.openFileDescriptors() <= withHeld })
-
-            // The connections already open are not hurt.
-            secondRound.open()
+            #expect(proxy.openFileDescriptors() <= withHeld, "a connection past the cap was accepted")
+            #expect(waitingAnswers.withLock { $0 } == 0)
+            // The held connections are served on, then close: the waiting ones are served.
             release.open()
             var answered = 0
             for try await ok in group where ok { answered += 1 }
-            #expect(answered == cap)
+            #expect(answered == cap + waiting)
         }
-        // Room again once they have closed.
-        var status = 0
-        for _ in 0..<200 where status != 200 {
-            status = (try? await proxy.client.get("/health").status) ?? 0
-            if status != 200 { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(try await proxy.metric("webimage_client_connections_refused_total") == 0)
+    }
+
+    @Test("past --max-clients-per-address a connection from that address is closed at once; another address is served")
+    func perAddressCap() async throws {
+        let cap = 5
+        let proxy = try ServeProcess(["--max-clients-per-address", String(cap), "--read-request-timeout", "600", "--keep-alive-timeout", "600"])
+        defer { proxy.stop() }
+        let held = Locked(0)
+        let release = TaskGate()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<cap {
+                group.addTask {
+                    let connection = try await RawConnection.open(port: proxy.port, from: "127.0.0.2")
+                    try await connection.use { reader, writer in
+                        try await writer.write(ByteBuffer(string: Self.healthRequest))
+                        if try await reader.readHealthResponse() != nil { held.withLock { $0 += 1 } }
+                        await release.wait()
+                    }
+                }
+            }
+            #expect(await eventually(timeout: .seconds(120)) { held.withLock { $0 } == cap })
+            let refused = try await RawConnection.open(port: proxy.port, from: "127.0.0.2")
+            let bytes = try await refused.use { reader, writer in
+                try? await writer.write(ByteBuffer(string: Self.healthRequest))
+                return await reader.readUntilClosed()
+            }
+            #expect(bytes == 0)
+            // Another client address has room of its own.
+            let other = try await RawConnection.open(port: proxy.port)
+            let response = try await other.use { reader, writer in
+                try await writer.write(ByteBuffer(string: Self.healthRequest))
+                return try await reader.readHealthResponse()
+            }
+            #expect(response?.hasPrefix("HTTP/1.1 200") == true)
+            release.open()
+            try await group.waitForAll()
         }
-        #expect(status == 200)
-        #expect(try await proxy.metric("webimage_client_connections_refused_total") >= Double(refused))
+        #expect(try await proxy.metric("webimage_client_connections_refused_total") == 1)
     }
 }

@@ -8,9 +8,11 @@ import WebImageLocking
 struct RawConnection: Sendable {
     let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
 
-    /// Connects to `port`.
-    static func open(port: Int) async throws -> RawConnection {
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+    /// Connects to `port` on 127.0.0.1, from `source` (another loopback address) when given.
+    static func open(port: Int, from source: String? = nil) async throws -> RawConnection {
+        var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        if let source { bootstrap = bootstrap.bind(to: try SocketAddress(ipAddress: source, port: 0)) }
+        let channel = try await bootstrap
             .connect(host: "127.0.0.1", port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
@@ -27,6 +29,26 @@ struct RawConnection: Sendable {
             var reader = inbound.makeAsyncIterator()
             return try await body(&reader, outbound)
         }
+    }
+}
+
+/// A client that sends one request and never reads a byte of the answer: its receive
+/// buffer is a few kilobytes, and nothing is read from the socket.
+struct NonReadingClient: Sendable {
+    let channel: any Channel
+
+    /// Connects to `port` on 127.0.0.1 and sends `request`.
+    static func open(port: Int, sending request: String) async throws -> NonReadingClient {
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelOption(ChannelOptions.socketOption(.so_rcvbuf), value: 4096)
+            .channelOption(ChannelOptions.autoRead, value: false)
+            .connect(host: "127.0.0.1", port: port).get()
+        try await channel.writeAndFlush(ByteBuffer(string: request))
+        return NonReadingClient(channel: channel)
+    }
+
+    func close() async {
+        try? await channel.close()
     }
 }
 

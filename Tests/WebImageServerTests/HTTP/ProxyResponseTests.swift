@@ -12,13 +12,14 @@ struct ProxyResponseTests {
             origin.register("/photo.jpg", .image(ProxyImages.jpeg))
             let path = proxyPath("", source: origin.url("/photo.jpg"), extension: "png")
             let hinted = try await proxy.get(path, headers: [("Sec-CH-DPR", "2"), ("Sec-CH-Width", "100")])
-            #expect(try ProxyImages.size(of: hinted.body) == PixelSize(width: 100, height: 75))
+            // Width 100 is read as 104 (four significant bits), 52 CSS pixels at dpr 2.
+            #expect(try ProxyImages.size(of: hinted.body) == PixelSize(width: 104, height: 78))
             #expect(hinted.header("vary") == ClientHints.varyFields)
             // The same path without hints is another variant, not the one remembered for it.
             let plain = try await proxy.get(path)
             #expect(try ProxyImages.size(of: plain.body) == PixelSize(width: 400, height: 300))
             let older = try await proxy.get(path, headers: [("Width", "200")])
-            #expect(try ProxyImages.size(of: older.body) == PixelSize(width: 200, height: 150))
+            #expect(try ProxyImages.size(of: older.body) == PixelSize(width: 208, height: 156))
         }
         try await LiveProxy.with { (origin, proxy) async throws in
             origin.register("/photo.jpg", .image(ProxyImages.jpeg))

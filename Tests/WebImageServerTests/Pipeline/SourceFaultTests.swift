@@ -48,7 +48,7 @@ struct SourceFaultTests {
     @Test("the answer, the process alive, open files and memory back to their baseline", arguments: faults)
     func fault(_ fault: Fault) async throws {
         let origin = try await TestOrigin.start()
-        let proxy = try ServeProcess(["--download-timeout", "1", "--max-source-bytes", "2MB", "--workers", "4"])
+        let proxy = try ServeProcess(["--download-timeout", "1", "--max-source-bytes", "2MB", "--workers", "4", "--development-errors"])
         do {
             try await Self.check(fault, origin: origin, proxy: proxy)
         } catch {

@@ -49,14 +49,17 @@ struct HostAnswerCacheTests {
         #expect(lookUp.count("rebind.example") == 2)
     }
 
-    @Test("a failed lookup is not kept: the next resolution asks again")
-    func failuresAreNotKept() async throws {
-        let lookUp = CountingLookUp([:])
-        let cache = Self.cache(lookUp)
-        await #expect(throws: ImageError.self) { try await cache.resolve("missing.example") }
-        await #expect(throws: ImageError.self) { try await cache.resolve("missing.example") }
-        #expect(lookUp.count("missing.example") == 2)
-        #expect(cache.count == 0)
+    @Test("a failed lookup is kept for its own lifetime; with none, it is asked again")
+    func failuresAreKeptBriefly() async throws {
+        for (lifetime, lookUps) in [(Duration.seconds(3600), 1), (.zero, 2)] {
+            let lookUp = CountingLookUp([:])
+            let cache = HostAnswerCache(lifetime: .seconds(3600), failureLifetime: lifetime, maxHosts: 16) { host throws(ImageError) in
+                try lookUp.lookUp(host)
+            }
+            await #expect(throws: ImageError.self) { try await cache.resolve("missing.example") }
+            await #expect(throws: ImageError.self) { try await cache.resolve("missing.example") }
+            #expect(lookUp.count("missing.example") == lookUps)
+        }
     }
 
     @Test("the cache keeps at most maxHosts answers")

@@ -77,6 +77,14 @@ public struct S3Configuration: Sendable {
             host = "s3.\(region).amazonaws.com"
             pathStyle = !Self.isVirtualHostable(location.bucket)
         }
+        // A bucket becomes a host name only when it is one by AWS's rules; in the path, a
+        // name of the characters buckets were once allowed.
+        guard pathStyle ? Self.isLegacyBucketName(location.bucket) : Self.isValidBucketName(location.bucket) else {
+            throw .invalidURL(
+                "\(location): '\(location.bucket.prefix(100))' is not a valid S3 bucket name: 3 to 63 lower-case letters, digits, "
+                    + "hyphens and dots, starting and ending with a letter or digit, not an IP address"
+            )
+        }
         let requestHost = pathStyle ? host : "\(location.bucket).\(host)"
         let path = pathStyle ? "\(basePath)/\(location.bucket)/\(location.key)" : "\(basePath)/\(location.key)"
         if port == (scheme == "https" ? 443 : 80) { port = nil }
@@ -88,6 +96,36 @@ public struct S3Configuration: Sendable {
             throw .invalidURL("\(location): cannot make an S3 request URL of it (\(text.prefix(200)))")
         }
         return (url, signable)
+    }
+
+    /// Whether `bucket` follows AWS's rules for bucket names: 3 to 63 lower-case letters,
+    /// digits, dots and hyphens; a letter or digit first and last; no two dots together; not
+    /// an IPv4 address; none of the prefixes (`xn--`, `sthree-`, `amzn-s3-demo-`) and
+    /// suffixes (`-s3alias`, `--ol-s3`, `.mrap`, `--x-s3`, `--table-s3`) AWS reserves.
+    static func isValidBucketName(_ bucket: String) -> Bool {
+        let bytes = Array(bucket.utf8)
+        func isLetterOrDigit(_ byte: UInt8) -> Bool {
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+        }
+        guard (3...63).contains(bytes.count), let first = bytes.first, let last = bytes.last, isLetterOrDigit(first), isLetterOrDigit(last),
+              bytes.allSatisfy({ isLetterOrDigit($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") }),
+              !bucket.contains("..")
+        else { return false }
+        let parts = bucket.split(separator: ".", omittingEmptySubsequences: false)
+        if parts.count == 4, parts.allSatisfy({ UInt8($0) != nil }) { return false }
+        let reservedPrefixes = ["xn--", "sthree-", "amzn-s3-demo-"]
+        let reservedSuffixes = ["-s3alias", "--ol-s3", ".mrap", "--x-s3", "--table-s3"]
+        return !reservedPrefixes.contains { bucket.hasPrefix($0) } && !reservedSuffixes.contains { bucket.hasSuffix($0) }
+    }
+
+    /// Whether `bucket` is of the characters older buckets (and S3-compatible servers) allow
+    /// in a path: 1 to 255 letters, digits, dots, hyphens and underscores.
+    static func isLegacyBucketName(_ bucket: String) -> Bool {
+        (1...255).contains(bucket.utf8.count) && bucket.utf8.allSatisfy { byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+                || byte == UInt8(ascii: "_")
+        }
     }
 
     /// Whether `bucket` can be the first label of a TLS host name: lower-case letters,

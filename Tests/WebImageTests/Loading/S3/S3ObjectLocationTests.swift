@@ -82,4 +82,22 @@ struct S3ObjectLocationTests {
         #expect(document.region == "eu-west-1")
         #expect(S3ErrorDocument(Array("".utf8)).summary == nil)
     }
+
+    @Test("a bucket becomes a host name only when AWS's rules allow its name; in the path, older names' characters only")
+    func bucketNamesAreValidated() throws {
+        for valid in ["photos", "my-photos.2024", "a1b", String(repeating: "a", count: 63)] {
+            #expect(S3Configuration.isValidBucketName(valid), "\(valid)")
+        }
+        for invalid in ["ab", String(repeating: "a", count: 64), "Photos", "-photos", "photos-", "my..photos", "192.168.1.1",
+                        "xn--photos", "photos-s3alias", "photos.mrap", "evil.com#", "evil.com/x", "a b", "host:80", "user@evil"] {
+            #expect(!S3Configuration.isValidBucketName(invalid), "\(invalid)")
+        }
+        var configuration = S3Configuration(endpoint: "http://127.0.0.1:9000", usesPathStyle: false)
+        #expect(throws: ImageError.self) { try configuration.request(for: S3ObjectLocation(bucket: "evil.example#", key: "a.jpg"), region: "us-east-1") }
+        #expect(try configuration.request(for: S3ObjectLocation(bucket: "photos", key: "a.jpg"), region: "us-east-1").url.host == "photos.127.0.0.1")
+        // Path style keeps older names (upper case, underscores), never other characters.
+        configuration.usesPathStyle = true
+        #expect(try configuration.request(for: S3ObjectLocation(bucket: "Old_Bucket", key: "a.jpg"), region: "us-east-1").url.path == "/Old_Bucket/a.jpg")
+        #expect(throws: ImageError.self) { try configuration.request(for: S3ObjectLocation(bucket: "a b", key: "a.jpg"), region: "us-east-1") }
+    }
 }
