@@ -91,6 +91,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .customLong("s3-endpoint-use-path-style"), inversion: .prefixedNo, help: "Address buckets in the endpoint's path rather than as its subdomains (default on).") var s3EndpointUsePathStyle: Bool?
     @Option(name: .customLong("s3-allowed-bucket"), help: "The only bucket s3:// sources may name (repeatable; default: any).") var s3AllowedBuckets: [String] = []
     @Option(name: .customLong("s3-denied-bucket"), help: "A bucket s3:// sources may not name (repeatable).") var s3DeniedBuckets: [String] = []
+    @Option(help: "Source downloads running at once; more wait, holding no worker (default 32).") var maxDownloads: String?
+    @Option(help: "Source downloads from one host running at once (default 8).") var maxDownloadsPerHost: String?
+    @Option(help: "Encodes one image may take (format:best x quality:auto x max_bytes); past it the best so far is served (default 24).") var maxEncodes: String?
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default info).") var logLevel: String?
     @Option(help: "Log lines as pretty text, structured (logfmt), json or gcp (default pretty).") var logFormat: String?
     @Option(help: "HTTP proxy for sources, e.g. http://user:pass@proxy:3128 (default: HTTP_PROXY / HTTPS_PROXY; empty: none).") var proxy: String?
@@ -233,6 +236,7 @@ struct ServeCommand: AsyncParsableCommand {
             (.prometheusBind, prometheusBind), (.prometheusNamespace, prometheusNamespace), (.gracefulStopTimeout, gracefulStopTimeout),
             (.enableDebugHeaders, enableDebugHeaders.map(String.init)), (.sourceKeepAliveTimeout, sourceKeepAliveTimeout),
             (.setCanonicalHeader, setCanonicalHeader.map(String.init)),
+            (.maxDownloads, maxDownloads), (.maxDownloadsPerHost, maxDownloadsPerHost), (.maxEncodes, maxEncodes),
         ]
         for (setting, value) in single {
             if let value { try setting.apply([value], to: &config) }

@@ -52,6 +52,13 @@ public struct ServerConfig: Sendable {
     public var workers = 2 * System.coreCount
     /// Requests that may wait for a worker; more are answered 429. Default 256.
     public var queueSize = 256
+    /// Source downloads running at once; more wait, holding no worker. Default 32.
+    public var maxDownloads = 32
+    /// Source downloads from one host running at once, within ``maxDownloads``. Default 8.
+    public var maxDownloadsPerHost = 8
+    /// The most encodes one image may take (`format:best` × `quality:auto` × `max_bytes`);
+    /// past it, the best result so far is served. Default 24.
+    public var maxEncodes = ImageManager.defaultMaxEncodesPerOutput
     /// Bytes the workers may reserve at once for the images they decode (the source's
     /// bytes and its pixels after shrink-on-load, see `MemoryBudget`): a worker whose
     /// image does not fit waits, holding its slot, until others finish. Default a quarter
@@ -343,6 +350,9 @@ public struct ServerConfig: Sendable {
             ("workers", workers, "--workers, WEBIMAGE_WORKERS"),
             ("memory budget", memoryBudget, "--memory-budget, WEBIMAGE_MEMORY_BUDGET"),
             ("max clients", maxClients, "--max-clients, WEBIMAGE_MAX_CLIENTS"),
+            ("max downloads", maxDownloads, "--max-downloads, WEBIMAGE_MAX_DOWNLOADS"),
+            ("max downloads per host", maxDownloadsPerHost, "--max-downloads-per-host, WEBIMAGE_MAX_DOWNLOADS_PER_HOST"),
+            ("max encodes", maxEncodes, "--max-encodes, WEBIMAGE_MAX_ENCODES"),
         ]
         for (name, value, where_) in positives where value < 1 {
             throw ServerConfigError("\(name) must be at least 1, not \(value) (\(where_))")

@@ -74,7 +74,14 @@ struct ClientLimitedHTTP1Channel: ServerChildChannel {
     func handle(value: Connection, logger: Logger) async {
         switch value {
         case .admitted(let channel):
-            await http1.handle(value: channel, logger: logger)
+            // A client that hangs up leaves nobody to answer: the request it was waiting
+            // for is cancelled, and with it the work nobody else waits for.
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await http1.handle(value: channel, logger: logger) }
+                group.addTask { try? await channel.channel.closeFuture.get() }
+                await group.next()
+                group.cancelAll()
+            }
         case .refused:
             // Closed by its pipeline as soon as it opened.
             break
