@@ -7,7 +7,7 @@ import WebImageTestSupport
 
 /// A coder that counts the decodes that went past planning (where the pipeline reserves
 /// memory, and may refuse) and the encodes asked of it, and can hold an encode at a gate.
-final class CountingCoder: ImageCoder {
+final class PlanningCountingCoder: ImageCoder {
     let inner: any ImageCoder = VipsCoder.shared
     let decodes = Atomic<Int>(0)
     let encodes = Atomic<Int>(0)
@@ -50,7 +50,7 @@ struct RequestBoundsTests {
     @Test("HP6 an output that can never fit the memory budget is refused before its source is decoded, with the bytes it would hold")
     func outputOverTheBudgetIsRefused() async throws {
         let tiny = try TestImages.encode(try TestImages.quadrants(width: 8, height: 8), as: .png)
-        let coder = CountingCoder()
+        let coder = PlanningCountingCoder()
         let budget = MemoryBudget(bytes: 64 << 20)
         try await withOriginAndDownloader { origin, downloader in
             origin.register("/tiny.png", .image(tiny, contentType: "image/png"))
@@ -112,12 +112,12 @@ struct RequestBoundsTests {
                 url: origin.url("/photo.jpg"),
                 encoding: VariantEncoding(format: .best([.jpeg, .webp, .avif, .png]), autoQuality: AutoQuality())
             )
-            let capped = CountingCoder()
+            let capped = PlanningCountingCoder()
             let manager = ImageManager(cache: TestCaches.make(), loader: downloader, coder: capped, maxEncodesPerOutput: 3)
             let result = try await manager.loadVariant(request)
             #expect(capped.encodes.load(ordering: .relaxed) == 3)
             #expect(!result.variant.data.isEmpty)
-            let free = CountingCoder()
+            let free = PlanningCountingCoder()
             let uncapped = ImageManager(cache: TestCaches.make(), loader: downloader, coder: free)
             _ = try await uncapped.loadVariant(request)
             #expect(free.encodes.load(ordering: .relaxed) > 3, "without the cap the same output takes more")
@@ -130,7 +130,7 @@ struct RequestBoundsTests {
         let photo = try Self.photo()
         try await withOriginAndDownloader { origin, downloader in
             origin.register("/photo.jpg", .image(photo, contentType: "image/jpeg"))
-            let coder = CountingCoder(holdingFirstEncode: true)
+            let coder = PlanningCountingCoder(holdingFirstEncode: true)
             let manager = ImageManager(cache: TestCaches.make(), loader: downloader, coder: coder, variantWorkLimiter: WorkLimiter(workers: 1, queueSize: 1))
             let request = VariantRequest(url: origin.url("/photo.jpg"), encoding: VariantEncoding(format: .fixed(.webp), autoQuality: AutoQuality()))
             let task = Task { try await manager.loadVariant(request) }
