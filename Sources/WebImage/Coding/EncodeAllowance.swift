@@ -12,32 +12,32 @@ import Synchronization
 /// ``VariantFormat/best(_:)`` — stop trying once ``hasLeft`` is false and keep the best
 /// result they have. Only the first encode of a piece of work runs without asking, so it
 /// never runs more than its limit.
-public final class EncodeAllowance: Sendable {
+final class EncodeAllowance: Sendable {
     /// The encodes allowed, at least 1.
-    public let limit: Int
+    let limit: Int
     private let used = Atomic<Int>(0)
     private let cancelled = Atomic<Bool>(false)
 
     /// An allowance of `limit` encodes (at least 1).
-    public init(limit: Int) {
+    init(limit: Int) {
         self.limit = max(1, limit)
     }
 
     /// Encodes run so far.
-    public var encodes: Int { used.load(ordering: .relaxed) }
+    var encodes: Int { used.load(ordering: .relaxed) }
 
     /// Whether another encode may run.
-    public var hasLeft: Bool { encodes < limit }
+    var hasLeft: Bool { encodes < limit }
 
     /// Whether the work was cancelled: nobody waits for its result any more.
-    public var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
+    var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
 
     /// Marks the work cancelled; its next ``take()`` throws.
-    public func cancel() { cancelled.store(true, ordering: .relaxed) }
+    func cancel() { cancelled.store(true, ordering: .relaxed) }
 
     /// Counts one encode about to run; throws ``ImageError/cancelled`` instead when the
     /// work was cancelled.
-    public func take() throws(ImageError) {
+    func take() throws(ImageError) {
         if isCancelled { throw .cancelled }
         used.add(1, ordering: .relaxed)
     }
@@ -46,10 +46,10 @@ public final class EncodeAllowance: Sendable {
 
     /// The allowance of the work running on this thread; `nil` outside such work (a direct
     /// call to a coder), where nothing is counted or cut short.
-    public static var current: EncodeAllowance? { slot.currentValue }
+    static var current: EncodeAllowance? { slot.currentValue }
 
     /// Runs `body` with `allowance` current on this thread.
-    public static func run<T>(_ allowance: EncodeAllowance?, _ body: () throws(ImageError) -> T) throws(ImageError) -> T {
+    static func run<T>(_ allowance: EncodeAllowance?, _ body: () throws(ImageError) -> T) throws(ImageError) -> T {
         guard let allowance else { return try body() }
         let previous = slot.currentValue
         slot.currentValue = allowance

@@ -30,7 +30,8 @@ public struct EncodeChoice: Sendable {
 /// it is the answer. Otherwise it bisects the rest of the range, decoding each candidate
 /// and measuring its SSIM against the image, until the budget of encodes is spent or the
 /// range is narrowed to one quality; the lowest quality that met the target wins. The
-/// search also stops when the work's ``EncodeAllowance`` is spent.
+/// search also stops when the encodes the manager allows one output are spent
+/// (``ImageManager/maxEncodesPerOutput``).
 public enum QualitySearch {
     /// Whether auto quality applies to `options`: a lossy, still encode.
     public static func applies(to image: Image, options: ImageEncodeOptions) -> Bool {

@@ -67,8 +67,9 @@ public final class ImageManager: Sendable {
     public static let defaultBackgroundDeadline: Duration = .seconds(60)
     /// The most encodes making one encoded output may run (``loadVariant(_:)``): auto
     /// quality's search, a file-size limit's search and each candidate of
-    /// ``VariantFormat/best(_:)`` stop there and serve the best result they have
-    /// (``EncodeAllowance``). Default ``defaultMaxEncodesPerOutput``.
+    /// ``VariantFormat/best(_:)`` stop there and serve the best result they have, and the
+    /// work stops before its next encode when every request for it has left. Default
+    /// ``defaultMaxEncodesPerOutput``.
     public let maxEncodesPerOutput: Int
 
     /// The default ``maxEncodesPerOutput``: 24, what `best` of four formats with auto
