@@ -42,10 +42,12 @@ final class DownloadQueue: Sendable {
                 guard let maxPerHost else {
                     return order == .fifo ? pending[priority.rawValue].removeFirst() : pending[priority.rawValue].removeLast()
                 }
-                let queue = pending[priority.rawValue]
-                let indices = order == .fifo ? Array(queue.indices) : queue.indices.reversed()
-                if let index = indices.first(where: { runningPerHost[queue[$0].host, default: 0] < maxPerHost }) {
-                    return pending[priority.rawValue].remove(at: index)
+                let count = pending[priority.rawValue].count
+                for offset in 0..<count {
+                    let index = order == .fifo ? offset : count - 1 - offset
+                    if runningPerHost[pending[priority.rawValue][index].host, default: 0] < maxPerHost {
+                        return pending[priority.rawValue].remove(at: index)
+                    }
                 }
             }
             return nil

@@ -11,8 +11,10 @@ import WebImageLocking
 ///
 /// One transfer per URL is in flight: later callers join it, each with its own progress
 /// and completion; cancelling one caller detaches only it; the last caller's cancel stops
-/// the transfer. At most ``maxConcurrentDownloads`` transfers run at once; the rest wait
-/// by priority, then FIFO or LIFO. Redirects are followed here, hop by hop, so that
+/// the transfer. At most ``maxConcurrentDownloads`` transfers run at once, and at most
+/// ``DownloaderConfig/maxConcurrentDownloadsPerHost`` from one host; the rest wait by
+/// priority, then FIFO or LIFO. A transfer ends by ``DownloaderConfig/totalTimeout``, its
+/// body included. Redirects are followed here, hop by hop, so that
 /// ``DownloaderConfig/hopGuard`` can veto each one.
 public final class ImageDownloader: ImageLoader, Sendable {
     /// The process-wide downloader with the default configuration.
