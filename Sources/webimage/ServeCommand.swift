@@ -39,7 +39,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Largest width or height a URL may ask for; every result is scaled down to fit it (default 8192).") var maxResultDimension: String?
     @Option(help: "Source download timeout in seconds (default 10).") var downloadTimeout: String?
     @Option(help: "Request timeout in seconds (default 30).") var requestTimeout: String?
-    @Option(help: "Requests processed at once (default 2 x cores).") var workers: String?
+    @Option(help: "Requests decoded, processed and encoded at once, once their source is in (default 2 x cores).") var workers: String?
     @Option(help: "Requests waiting for a worker before 429 (default 256).") var queueSize: String?
     @Option(help: "Cache-Control max-age in seconds (default 31536000).") var ttl: String?
     @Flag(name: .customLong("auto-webp"), inversion: .prefixedNo, help: "Serve WebP when Accept lists it and the URL names no format (default on).") var autoWebP: Bool?
@@ -84,7 +84,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds a client may take to send a request, from connecting or its first byte (default 10).") var readRequestTimeout: String?
     @Option(help: "Seconds a kept-alive connection may wait for its next request; 0 turns keep-alive off (default 10).") var keepAliveTimeout: String?
     @Option(help: "Client connections open at once; more are closed as soon as they are accepted (default 2048).") var maxClients: String?
-    @Option(help: "Bytes the workers may reserve at once for the images they decode, e.g. 2G; a worker whose image does not fit waits (default a quarter of the machine's or container's memory).") var memoryBudget: String?
+    @Option(help: "Bytes the workers may reserve at once for the images they make, e.g. 2G; a worker whose image does not fit waits, one that never could is refused (default a quarter of the machine's or container's memory).") var memoryBudget: String?
     @Flag(name: .customLong("use-s3"), inversion: .prefixedNo, help: "Load s3://<bucket>/<key>[?<version ID>] sources, signed with AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN (default off).") var useS3: Bool?
     @Option(name: .customLong("s3-endpoint"), help: "S3-compatible server of s3:// sources, e.g. http://127.0.0.1:9000 (default: AWS).") var s3Endpoint: String?
     @Option(name: .customLong("s3-region"), help: "Region S3 requests are signed for (default: AWS_REGION, AWS_DEFAULT_REGION, else us-east-1).") var s3Region: String?

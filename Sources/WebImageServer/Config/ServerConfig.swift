@@ -48,7 +48,7 @@ public struct ServerConfig: Sendable {
     /// them off (imgproxy's `IMGPROXY_GRACEFUL_STOP_TIMEOUT`). `nil`: as long as they take,
     /// which the request timeout bounds. Default `nil`; 20 s under ``ServerProfile/imgproxy``.
     public var gracefulStopTimeout: Duration?
-    /// Requests processed at once (download, decode, transform, encode). Default 2 × cores.
+    /// Requests processed at once (decode, transform, encode), once their source is in. Default 2 × cores.
     public var workers = 2 * System.coreCount
     /// Requests that may wait for a worker; more are answered 429. Default 256.
     public var queueSize = 256
@@ -59,10 +59,11 @@ public struct ServerConfig: Sendable {
     /// The most encodes one image may take (`format:best` × `quality:auto` × `max_bytes`);
     /// past it, the best result so far is served. Default 24.
     public var maxEncodes = ImageManager.defaultMaxEncodesPerOutput
-    /// Bytes the workers may reserve at once for the images they decode (the source's
-    /// bytes and its pixels after shrink-on-load, see `MemoryBudget`): a worker whose
-    /// image does not fit waits, holding its slot, until others finish. Default a quarter
-    /// of the machine's memory, or of the container's limit when lower.
+    /// Bytes the workers may reserve at once for the images they make (the decode, the
+    /// largest image on the way, the encodes, see `MemoryBudget`): a worker whose image does
+    /// not fit waits, holding its slot, until others finish; one that could never fit is
+    /// refused (422). Default a quarter of the machine's memory, or of the container's limit
+    /// when lower.
     public var memoryBudget = MemoryBudget.defaultBytes
     /// `Cache-Control: max-age` of a served image, in seconds. Default one year.
     public var ttl = 31_536_000
