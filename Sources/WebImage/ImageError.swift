@@ -65,6 +65,11 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// to what is asked for or is outside its range: `field` names it, `reason` says why and
     /// what to do instead.
     case invalidRequest(field: String, reason: String)
+    /// Making the output would hold `needed` bytes at once (its decode, its largest
+    /// intermediate image, its encodes: ``MemoryBudget``), more than the whole `budget`:
+    /// refused before anything is decoded. Never blocks the URL: a smaller output of the
+    /// same source may fit.
+    case memoryBudgetExceeded(needed: Int, budget: Int)
 
     /// A user-facing explanation, including what to change to make the call succeed.
     public var description: String {
@@ -119,6 +124,14 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
             return "invalid request: \(field) \(reason)"
         case .accessDenied(let reason):
             return "access denied: \(reason)"
+        case .memoryBudgetExceeded(let needed, let budget):
+            return "making this image would hold \(Self.megabytes(needed)) at once, more than the whole memory budget of \(Self.megabytes(budget)); ask for a smaller output (less enlarging, extending or padding) or raise the budget"
         }
+    }
+
+    /// `bytes` in megabytes, one decimal (`12.5 MB`).
+    private static func megabytes(_ bytes: Int) -> String {
+        let tenths = (Double(bytes) / 100_000).rounded()
+        return "\(tenths / 10) MB"
     }
 }

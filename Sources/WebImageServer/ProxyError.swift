@@ -12,7 +12,7 @@ import WebImage
 /// credentials; 404 a source outside the allowlist or a
 /// non-http(s) scheme, a URL past its `expires` time (as imgproxy answers), a source
 /// answering 404/410; 422 a source too large (bytes or pixels), with too many frames, or
-/// not an image; 429 every worker busy and the queue full; 502 a source unreachable or
+/// not an image, or an output that cannot fit the memory budget; 429 every worker busy and the queue full; 502 a source unreachable or
 /// answering an error; 504 a source or request that timed out; 500 a server configuration
 /// error (a signing key that is not hex) or anything else.
 ///
@@ -108,6 +108,9 @@ public struct ProxyError: Error, Sendable, Hashable, CustomStringConvertible {
             self.init(status: 404, message: "source not found: \(reason)", kind: .sourceUnreachable)
         case .accessDenied(let reason):
             self.init(status: 403, message: "source denied access: \(reason)", kind: .sourceUnreachable)
+        case .memoryBudgetExceeded:
+            // imgproxy answers an over-limit source (its resolution) with 422 too.
+            self.init(status: 422, message: "output too large: \(error.description)", kind: .invalidURL)
         case .overloaded:
             self.init(status: 429, message: "too many requests: every worker is busy and the queue is full; retry later")
         case .cancelled:

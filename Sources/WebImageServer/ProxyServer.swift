@@ -72,7 +72,8 @@ public final class ProxyServer: Sendable {
         downloaderConfig.idleTimeout = config.downloadTimeout
         downloaderConfig.connectTimeout = min(config.downloadTimeout, .seconds(10))
         downloaderConfig.keepAliveTimeout = config.sourceKeepAliveTimeout
-        downloaderConfig.maxConcurrentDownloads = max(config.workers, 6)
+        downloaderConfig.maxConcurrentDownloads = config.maxDownloads
+        downloaderConfig.maxConcurrentDownloadsPerHost = config.maxDownloadsPerHost
         downloaderConfig.maxRedirects = config.maxRedirects
         downloaderConfig.headers.replaceOrAdd(name: "User-Agent", value: config.userAgent ?? "\(WebImageServer.serverHeader) (image proxy)")
         // A source's redirects stay under the allowed sources.
@@ -123,7 +124,8 @@ public final class ProxyServer: Sendable {
             failedURLs: FailedURLs(ttl: .seconds(60)), defaultContext: context,
             variantWorkLimiter: WorkLimiter(
                 workers: config.workers, queueSize: config.queueSize, memoryBudget: MemoryBudget(bytes: config.memoryBudget)
-            )
+            ),
+            maxEncodesPerOutput: config.maxEncodes
         )
         let negotiation = FormatNegotiation(
             autoWebP: config.autoWebP, autoAVIF: config.autoAVIF, preferredFormats: config.preferredFormats,

@@ -39,7 +39,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Largest width or height a URL may ask for; every result is scaled down to fit it (default 8192).") var maxResultDimension: String?
     @Option(help: "Source download timeout in seconds (default 10).") var downloadTimeout: String?
     @Option(help: "Request timeout in seconds (default 30).") var requestTimeout: String?
-    @Option(help: "Requests processed at once (default 2 x cores).") var workers: String?
+    @Option(help: "Requests decoded, processed and encoded at once, once their source is in (default 2 x cores).") var workers: String?
     @Option(help: "Requests waiting for a worker before 429 (default 256).") var queueSize: String?
     @Option(help: "Cache-Control max-age in seconds (default 31536000).") var ttl: String?
     @Flag(name: .customLong("auto-webp"), inversion: .prefixedNo, help: "Serve WebP when Accept lists it and the URL names no format (default on).") var autoWebP: Bool?
@@ -88,13 +88,16 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds a response may take to be written to its client; a client that does not read it in time is disconnected (default 10).") var writeResponseTimeout: String?
     @Option(help: "Bytes of the kernel's send buffer of each client connection, e.g. 256K; 0: the system's, which grows with the connection (default 0).") var clientSendBuffer: String?
     @Flag(inversion: .prefixedNo, help: "Answer errors with their full diagnostic instead of a short text per kind; never on a public server (default off).") var developmentErrors: Bool?
-    @Option(help: "Bytes the workers may reserve at once for the images they decode, e.g. 2G; a worker whose image does not fit waits (default a quarter of the machine's or container's memory).") var memoryBudget: String?
+    @Option(help: "Bytes the workers may reserve at once for the images they decode, e.g. 2G; a worker whose image does not fit waits, one that never could is refused (default a quarter of the machine's or container's memory).") var memoryBudget: String?
     @Flag(name: .customLong("use-s3"), inversion: .prefixedNo, help: "Load s3://<bucket>/<key>[?<version ID>] sources, signed with AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN (default off).") var useS3: Bool?
     @Option(name: .customLong("s3-endpoint"), help: "S3-compatible server of s3:// sources, e.g. http://127.0.0.1:9000 (default: AWS).") var s3Endpoint: String?
     @Option(name: .customLong("s3-region"), help: "Region S3 requests are signed for (default: AWS_REGION, AWS_DEFAULT_REGION, else us-east-1).") var s3Region: String?
     @Flag(name: .customLong("s3-endpoint-use-path-style"), inversion: .prefixedNo, help: "Address buckets in the endpoint's path rather than as its subdomains (default on).") var s3EndpointUsePathStyle: Bool?
     @Option(name: .customLong("s3-allowed-bucket"), help: "The only bucket s3:// sources may name (repeatable; default: any).") var s3AllowedBuckets: [String] = []
     @Option(name: .customLong("s3-denied-bucket"), help: "A bucket s3:// sources may not name (repeatable).") var s3DeniedBuckets: [String] = []
+    @Option(help: "Source downloads running at once; more wait, holding no worker (default 32).") var maxDownloads: String?
+    @Option(help: "Source downloads from one host running at once (default 8).") var maxDownloadsPerHost: String?
+    @Option(help: "Encodes one image may take (format:best x quality:auto x max_bytes); past it the best so far is served (default 24).") var maxEncodes: String?
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default info).") var logLevel: String?
     @Option(help: "Log lines as pretty text, structured (logfmt), json or gcp (default pretty).") var logFormat: String?
     @Option(help: "HTTP proxy for sources, e.g. http://user:pass@proxy:3128 (default: HTTP_PROXY / HTTPS_PROXY; empty: none).") var proxy: String?
@@ -123,7 +126,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Send Last-Modified and answer If-Modified-Since (default on).") var useLastModified: Bool?
     @Option(help: "RFC 3339 time: an earlier Last-Modified is sent as it (default none).") var lastModifiedBuster: String?
     @Flag(inversion: .prefixedNo, help: "Resize in linear light instead of on sRGB's gamma-encoded values (default off).") var useLinearColorspace: Bool?
-    @Option(help: "How far JPEG sources shrink in libjpeg before the resample: leave-resample (a factor of two or more left for the resample, as libvips' thumbnail) or to-target (as far as the target, as imgproxy; 4–10 % less CPU) (default leave-resample; to-target under imgproxy's profile).") var jpegShrinkOnLoad: String?
+    @Option(help: "How far JPEG sources shrink in libjpeg before the resample: leave-resample (a factor of two or more left for the resample, as libvips' thumbnail) or to-target (as far as the target, as imgproxy; about 10 % less CPU) (default leave-resample; to-target under imgproxy's profile).") var jpegShrinkOnLoad: String?
     @Option(help: "Where ETag and Last-Modified come from: variant (the served bytes) or source, passed through with conditional requests sent on (default variant; source under imgproxy's profile).") var validators: String?
     @Flag(inversion: .prefixedNo, help: "Send the source's Cache-Control (else a max-age from its Expires) unless the URL sets expires (default off).") var cacheControlPassthrough: Bool?
     @Option(help: "host:port or :port of a listener of its own for /metrics (default: /metrics on the proxy's port).") var prometheusBind: String?
@@ -242,6 +245,7 @@ struct ServeCommand: AsyncParsableCommand {
             (.enableDebugHeaders, enableDebugHeaders.map(String.init)), (.sourceKeepAliveTimeout, sourceKeepAliveTimeout),
             (.setCanonicalHeader, setCanonicalHeader.map(String.init)), (.jpegShrinkOnLoad, jpegShrinkOnLoad),
             (.useLinearColorspace, useLinearColorspace.map(String.init)),
+            (.maxDownloads, maxDownloads), (.maxDownloadsPerHost, maxDownloadsPerHost), (.maxEncodes, maxEncodes),
         ]
         for (setting, value) in single {
             if let value { try setting.apply([value], to: &config) }

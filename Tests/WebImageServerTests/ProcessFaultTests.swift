@@ -40,9 +40,9 @@ struct ProcessFaultTests {
                 return try await group.reduce(into: [Int]()) { $0.append($1) }
             }
         }
-        // Four are downloading (one a worker), the other twelve wait in the queue; all are
-        // in flight at the server (the metrics request itself is one more).
-        #expect(await eventually { (0..<count).filter { origin.requestCount("/held-\($0).jpg") > 0 }.count == 4 })
+        // Eight are downloading (the per-host download limit), the other eight wait for the
+        // host; all are in flight at the server (the metrics request itself is one more).
+        #expect(await eventually { (0..<count).filter { origin.requestCount("/held-\($0).jpg") > 0 }.count == 8 })
         let deadline = ContinuousClock.now + .seconds(10)
         while try await proxy.metric("webimage_in_flight_requests") < Double(count + 1), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))

@@ -12,6 +12,15 @@ package enum BlockingPools {
         return pool
     }()
 
+    /// Opening and reading local source files (``RootedFileLoader``): threads of their
+    /// own, so that a file that blocks (a slow disk, a network mount) holds none of the
+    /// cache's, the event loops' or the Swift executor's threads.
+    package static let files: NIOThreadPool = {
+        let pool = NIOThreadPool(numberOfThreads: max(4, System.coreCount))
+        pool.start()
+        return pool
+    }()
+
     /// Decoding disk hits and encoding images for the disk: CPU-bound, one thread a core.
     package static let coding: NIOThreadPool = {
         let pool = NIOThreadPool(numberOfThreads: max(1, System.coreCount))

@@ -50,6 +50,11 @@ public struct CacheConfig: Sendable, Hashable {
     /// background. Default `true`. A tool that only inspects a cache, or cleans it itself
     /// and reports what it removed, turns this off.
     public var trimsWhenOpened: Bool = true
+    /// How long the disk cache waits before it tries again to trim itself after a trim
+    /// that could remove nothing (a read-only directory, no permission to delete): the wait
+    /// doubles after each such trim, up to 5 minutes, and a trim that removes something
+    /// starts it over. Default 1 s.
+    public var trimRetryDelay: Duration = .seconds(1)
     /// Whether decoded images are kept in memory at all. Default `true`.
     public var shouldCacheImagesInMemory: Bool = true
     /// The limit of the memory tier of encoded variants (``EncodedVariant``), in bytes of

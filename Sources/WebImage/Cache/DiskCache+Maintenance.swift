@@ -12,7 +12,23 @@ extension DiskCache {
         var bytesWrittenEver = 0
         /// Whether an automatic clean is running (at most one at a time).
         var automaticCleanRunning = false
+        /// Removals that failed, in every clean so far.
+        var failedRemovals = 0
+        /// The wait before the automatic clean tries again, while its cleans remove
+        /// nothing; `nil` while they do.
+        var retryDelay: Duration?
     }
+
+    /// The longest wait between automatic cleans that remove nothing.
+    static let maxTrimRetryDelay: Duration = .seconds(300)
+
+    /// Entries a clean could not remove (expired or to be trimmed), in every clean since
+    /// the cache was created: a read-only directory or one the process may not delete in.
+    public var failedRemovalCount: Int { sizeState.withLock { $0.failedRemovals } }
+
+    /// How long the automatic clean waits before its next try while its cleans remove
+    /// nothing (see ``CacheConfig/trimRetryDelay``); `nil` when it is not waiting so.
+    public var trimRetryDelay: Duration? { sizeState.withLock { $0.retryDelay } }
 
     /// Temporary files younger than this may belong to a write in flight (of this process
     /// or another sharing the directory); older ones were abandoned by a crash.
@@ -77,16 +93,27 @@ extension DiskCache {
 
     /// Cleans in the background until the total is within the limit: writes that land
     /// while a clean runs can take it over again, and no later write may come to notice.
+    /// A clean that could remove nothing it tried to is tried again only after a wait that
+    /// doubles each time (``CacheConfig/trimRetryDelay``), so that a directory that
+    /// refuses deletions costs a retry now and then, not a core.
     private func runAutomaticClean() {
         Task.detached(priority: .utility) {
             while true {
-                _ = await self.clean()
-                let again = self.sizeState.withLock { state in
+                let result = await self.clean()
+                let stuck = result.failedRemovals > 0 && result.expiredCount + result.trimmedCount == 0
+                let (again, wait) = self.sizeState.withLock { state -> (Bool, Duration?) in
                     let over = state.trackedBytes > self.config.maxDiskSize
+                    if stuck {
+                        let next = state.retryDelay.map { min($0 * 2, Self.maxTrimRetryDelay) } ?? self.config.trimRetryDelay
+                        state.retryDelay = next
+                    } else {
+                        state.retryDelay = nil
+                    }
                     if !over { state.automaticCleanRunning = false }
-                    return over
+                    return (over, over ? state.retryDelay : nil)
                 }
                 if !again { return }
+                if let wait { try? await Task.sleep(for: wait) }
             }
         }
     }
@@ -114,6 +141,7 @@ extension DiskCache {
         var expired = 0
         var temporaries = 0
         var removedBytes = 0
+        var failed = 0
         DiskFiles.forEachEntry(in: directory) { name, status in
             guard status.isRegularFile else { return }
             let path = directory + "/" + name
@@ -128,6 +156,8 @@ extension DiskCache {
                 if unlink(path) == 0 {
                     expired += 1
                     removedBytes += status.size
+                } else if errno != ENOENT {
+                    failed += 1
                 }
                 return
             }
@@ -145,6 +175,7 @@ extension DiskCache {
                     removedBytes += file.size
                     trimmed += 1
                 } else if errno != ENOENT {
+                    failed += 1
                     continue
                 }
                 // Gone either way: a clean running at the same time may have removed it,
@@ -155,10 +186,11 @@ extension DiskCache {
         }
         sizeState.withLock { state in
             state.trackedBytes = total + (state.bytesWrittenEver - writtenBefore)
+            state.failedRemovals += failed
         }
         return DiskCacheCleanResult(
             expiredCount: expired, trimmedCount: trimmed, removedBytes: removedBytes,
-            temporaryFilesRemoved: temporaries, remainingCount: remaining, remainingBytes: total
+            temporaryFilesRemoved: temporaries, remainingCount: remaining, remainingBytes: total, failedRemovals: failed
         )
     }
 }

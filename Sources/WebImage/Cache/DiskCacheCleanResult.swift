@@ -12,9 +12,16 @@ public struct DiskCacheCleanResult: Sendable, Hashable {
     public var remainingCount: Int
     /// Bytes the remaining entries take.
     public var remainingBytes: Int
+    /// Entries that were to be removed (expired, or trimmed) but could not be: the
+    /// directory is read-only, or the process may not delete in it.
+    public var failedRemovals: Int
 
     /// Creates a result.
-    public init(expiredCount: Int, trimmedCount: Int, removedBytes: Int, temporaryFilesRemoved: Int, remainingCount: Int, remainingBytes: Int) {
+    public init(
+        expiredCount: Int, trimmedCount: Int, removedBytes: Int, temporaryFilesRemoved: Int, remainingCount: Int, remainingBytes: Int,
+        failedRemovals: Int = 0
+    ) {
+        self.failedRemovals = failedRemovals
         self.expiredCount = expiredCount
         self.trimmedCount = trimmedCount
         self.removedBytes = removedBytes

@@ -28,8 +28,9 @@ public struct ImageDecodeOptions: Sendable, Hashable {
         /// for the resample, which then sees at least four pixels for each one it makes.
         case leavingResample = "leave-resample"
         /// imgproxy's and sharp's rule: the largest shrink that does not go below the
-        /// target. The resample starts from a quarter of the pixels or fewer: measured on 53
-        /// photos, 4–10 % less CPU an image, at the same fidelity to a full-size decode.
+        /// target. The resample starts from a quarter of the pixels: on a corpus of photos
+        /// made 300 px wide, 0.90× the CPU an image, at 0.6 dB less PSNR against a full-size
+        /// decode.
         case toTarget = "to-target"
     }
 

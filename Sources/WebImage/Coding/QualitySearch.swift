@@ -29,7 +29,9 @@ public struct EncodeChoice: Sendable {
 /// The search encodes at the top of the range first: when even that misses the target,
 /// it is the answer. Otherwise it bisects the rest of the range, decoding each candidate
 /// and measuring its SSIM against the image, until the budget of encodes is spent or the
-/// range is narrowed to one quality; the lowest quality that met the target wins.
+/// range is narrowed to one quality; the lowest quality that met the target wins. The
+/// search also stops when the encodes the manager allows one output are spent
+/// (``ImageManager/maxEncodesPerOutput``).
 public enum QualitySearch {
     /// Whether auto quality applies to `options`: a lossy, still encode.
     public static func applies(to image: Image, options: ImageEncodeOptions) -> Bool {
@@ -66,7 +68,7 @@ public enum QualitySearch {
         var best = (quality: top, result: try attempt(top))
         if best.result.score >= auto.target {
             var low = auto.qualities.lowerBound, high = top - 1
-            while low <= high, encodes < auto.maxEncodes {
+            while low <= high, encodes < auto.maxEncodes, EncodeAllowance.currentHasLeft {
                 let middle = (low + high) / 2
                 let result = try attempt(middle)
                 if result.score >= auto.target {
@@ -78,6 +80,10 @@ public enum QualitySearch {
             }
         }
         if let maxBytes = options.maxFileSize, best.result.data.count > maxBytes {
+            // The work's encodes are spent: no quality below the chosen one can be tried.
+            guard EncodeAllowance.currentHasLeft else {
+                throw .fileSizeLimitUnreachable(maxBytes: maxBytes, smallest: best.result.data.count)
+            }
             var capped = options
             capped.quality = best.quality
             let data = try coder.encode(image, options: capped)

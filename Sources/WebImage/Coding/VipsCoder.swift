@@ -186,6 +186,8 @@ public struct VipsCoder: ImageCoder {
     private func encodeValidated(_ image: Image, options: ImageEncodeOptions) throws(ImageError) -> Data {
         let prepared = try VipsEncode.prepare(image, for: options)
         let quality = min(100, max(1, options.quality))
+        let allowance = EncodeAllowance.current
+        try allowance?.take()
         let first = try VipsEncode.save(prepared, options: options, quality: quality)
         guard let maxBytes = options.maxFileSize, first.count > maxBytes else { return first }
         guard [.jpeg, .webp, .avif, .heic].contains(options.format), !options.lossless else {
@@ -195,8 +197,10 @@ public struct VipsCoder: ImageCoder {
         var low = 1, high = quality - 1
         var best: Data?
         var smallest = first.count
-        while low <= high {
+        // Within the work's allowance of encodes (``EncodeAllowance``).
+        while low <= high, allowance?.hasLeft ?? true {
             let middle = (low + high) / 2
+            try allowance?.take()
             let candidate = try VipsEncode.save(prepared, options: options, quality: middle)
             smallest = min(smallest, candidate.count)
             if candidate.count <= maxBytes {

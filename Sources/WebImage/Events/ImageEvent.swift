@@ -7,7 +7,9 @@ import Foundation
 /// ``receivedResponse(url:statusCode:headers:)``, ``stopped(url:)``, then
 /// ``finished(url:bytes:)`` when it succeeded. A failed or cancelled transfer stops without
 /// finishing. ``variantMade(url:bytes:sourceCacheType:downloadedBytes:)`` comes from ``ImageManager/events``, once per variant made (however
-/// many requests shared it, and also when every one of them had left).
+/// many requests shared it, and also when every one of them had left);
+/// ``backgroundWorkExpired(url:deadline:)`` when work that went on in the background
+/// (``ImageRequest/Options/continueInBackground``) is stopped at its deadline.
 public enum ImageEvent: Sendable, Equatable {
     /// A request for `url` was sent (once per transfer; redirects do not repeat it).
     case started(url: URL)
@@ -21,12 +23,16 @@ public enum ImageEvent: Sendable, Equatable {
     /// from a source that came from `sourceCacheType` (``CacheType/none``: downloaded,
     /// `downloadedBytes` long).
     case variantMade(url: URL, bytes: Int, sourceCacheType: CacheType, downloadedBytes: Int)
+    /// Work for `url` that went on after every caller had left
+    /// (``ImageRequest/Options/continueInBackground``) was still running `deadline` later
+    /// (``ImageManager/backgroundDeadline``) and was cancelled: nothing of it is cached.
+    case backgroundWorkExpired(url: URL, deadline: Duration)
 
     /// The URL the event is about.
     public var url: URL {
         switch self {
         case .started(let url), .receivedResponse(let url, _, _), .stopped(let url), .finished(let url, _),
-             .variantMade(let url, _, _, _): url
+             .variantMade(let url, _, _, _), .backgroundWorkExpired(let url, _): url
         }
     }
 }

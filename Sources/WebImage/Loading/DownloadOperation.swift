@@ -1,5 +1,8 @@
 import Foundation
+import NIOCore
+import Synchronization
 import Tracing
+import WebImageLocking
 
 /// One transfer of one URL, queued or running: what the queue schedules and the transfer
 /// reads. The callers that asked for the URL while it runs share it through its
@@ -12,6 +15,39 @@ final class DownloadOperation: SharedWorkHolder {
     let options: DownloadOptions
     /// The queue position's priority: the first caller's.
     let priority: DownloadPriority
+    /// The host whose downloads a per-host limit counts together: the URL's, lower-cased.
+    let host: String
+    /// Set when the transfer ran past its whole-transfer deadline and was stopped for it.
+    let deadlinePassed = Atomic<Bool>(false)
+    /// The timer of the whole-transfer deadline while the transfer runs.
+    private let deadline = InlineLocked(DeadlineTimer.unarmed)
+
+    private enum DeadlineTimer {
+        case unarmed
+        case armed(Scheduled<Void>)
+        case ended
+    }
+
+    /// Keeps the timer of the transfer's deadline, to be cancelled when the transfer ends
+    /// (at once, if it ended already).
+    func arm(_ timer: Scheduled<Void>) {
+        let ended = deadline.withLock { state -> Bool in
+            guard case .unarmed = state else { return true }
+            state = .armed(timer)
+            return false
+        }
+        if ended { timer.cancel() }
+    }
+
+    /// The transfer ended: its deadline's timer is cancelled.
+    func transferEnded() {
+        let timer = deadline.withLock { state -> Scheduled<Void>? in
+            defer { state = .ended }
+            if case .armed(let timer) = state { return timer }
+            return nil
+        }
+        timer?.cancel()
+    }
     let sharedWork: SharedWork<DownloadResponse, DownloadProgress>
     /// The first caller's trace context (when a tracer is bootstrapped): the transfer runs
     /// in it, so the request's `traceparent` names the caller's span.
@@ -22,6 +58,7 @@ final class DownloadOperation: SharedWorkHolder {
         self.key = key
         self.options = options
         self.priority = options.priority
+        self.host = url.host?.lowercased() ?? ""
         self.sharedWork = SharedWork(progressInterval: progressInterval)
         self.serviceContext = LibrarySpans.currentContext
     }

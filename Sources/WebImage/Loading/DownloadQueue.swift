@@ -1,14 +1,19 @@
 import DequeModule
 import WebImageLocking
 
-/// Decides when downloads start: at most `maxConcurrent` at once, the rest queued by
-/// priority, then FIFO or LIFO. Suspension holds every queued download back.
+/// Decides when downloads start: at most `maxConcurrent` at once and at most
+/// `maxPerHost` from one host, the rest queued by priority, then FIFO or LIFO; a download
+/// whose host is at its limit lets the next one from another host go first. Suspension
+/// holds every queued download back.
 final class DownloadQueue: Sendable {
     private struct State {
         var maxConcurrent: Int
+        let maxPerHost: Int?
         var order: DownloaderConfig.ExecutionOrder
         var isSuspended = false
         var running = 0
+        /// Downloads running per host, kept only with a per-host limit.
+        var runningPerHost: [String: Int] = [:]
         /// Indexed by `DownloadPriority.rawValue`.
         var pending: [Deque<DownloadOperation>] = Array(repeating: [], count: DownloadPriority.allCases.count)
 
@@ -19,14 +24,31 @@ final class DownloadQueue: Sendable {
             var startable = Startable()
             while !isSuspended, running < maxConcurrent, let next = popNext() {
                 running += 1
+                if maxPerHost != nil { runningPerHost[next.host, default: 0] += 1 }
                 startable.append(next)
             }
             return startable
         }
 
+        /// Counts `operation`, which was running, as ended.
+        mutating func ended(_ operation: DownloadOperation) {
+            running -= 1
+            guard maxPerHost != nil, let count = runningPerHost[operation.host] else { return }
+            if count <= 1 { runningPerHost.removeValue(forKey: operation.host) } else { runningPerHost[operation.host] = count - 1 }
+        }
+
         private mutating func popNext() -> DownloadOperation? {
             for priority in DownloadPriority.allCases.reversed() where !pending[priority.rawValue].isEmpty {
-                return order == .fifo ? pending[priority.rawValue].removeFirst() : pending[priority.rawValue].removeLast()
+                guard let maxPerHost else {
+                    return order == .fifo ? pending[priority.rawValue].removeFirst() : pending[priority.rawValue].removeLast()
+                }
+                let count = pending[priority.rawValue].count
+                for offset in 0..<count {
+                    let index = order == .fifo ? offset : count - 1 - offset
+                    if runningPerHost[pending[priority.rawValue][index].host, default: 0] < maxPerHost {
+                        return pending[priority.rawValue].remove(at: index)
+                    }
+                }
             }
             return nil
         }
@@ -51,8 +73,11 @@ final class DownloadQueue: Sendable {
     private let state: Locked<State>
     private let start: @Sendable (DownloadOperation) -> Void
 
-    init(maxConcurrent: Int, order: DownloaderConfig.ExecutionOrder, start: @escaping @Sendable (DownloadOperation) -> Void) {
-        state = Locked(State(maxConcurrent: max(1, maxConcurrent), order: order))
+    init(
+        maxConcurrent: Int, maxPerHost: Int? = nil, order: DownloaderConfig.ExecutionOrder,
+        start: @escaping @Sendable (DownloadOperation) -> Void
+    ) {
+        state = Locked(State(maxConcurrent: max(1, maxConcurrent), maxPerHost: maxPerHost.map { max(1, $0) }, order: order))
         self.start = start
     }
 
@@ -65,10 +90,10 @@ final class DownloadQueue: Sendable {
         startable.forEach(start)
     }
 
-    /// Frees the slot of a running operation that ended, starting the next ones.
-    func runningOperationEnded() {
+    /// Frees the slot of `operation`, which was running and ended, starting the next ones.
+    func runningOperationEnded(_ operation: DownloadOperation) {
         let startable = state.withLock { state in
-            state.running -= 1
+            state.ended(operation)
             return state.takeStartable()
         }
         startable.forEach(start)

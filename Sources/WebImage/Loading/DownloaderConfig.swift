@@ -26,11 +26,18 @@ public struct DownloaderConfig: Sendable {
 
     /// Downloads running at once; more wait in the queue. Default 6.
     public var maxConcurrentDownloads: Int = 6
+    /// Downloads from one host (the URL's host name, whatever its port) running at once,
+    /// within ``maxConcurrentDownloads``; more from that host wait in the queue while
+    /// downloads from other hosts start, so that one slow host cannot hold every download.
+    /// `nil` (the default): only ``maxConcurrentDownloads`` bounds them.
+    public var maxConcurrentDownloadsPerHost: Int?
     /// FIFO (default) or LIFO.
     public var executionOrder: ExecutionOrder = .fifo
     /// A transfer that receives nothing for this long fails with ``ImageError/timedOut(_:)``. Default 15 s.
     public var idleTimeout: Duration = .seconds(15)
-    /// The longest a whole transfer (all redirects included) may take. Default 2 minutes.
+    /// The longest a whole transfer may take, from its first request to the last byte of
+    /// its body, all redirects included: past it the transfer is stopped, however steadily
+    /// its body still arrives, and fails with ``ImageError/timedOut(_:)``. Default 2 minutes.
     public var totalTimeout: Duration = .seconds(120)
     /// How long a connection to a source stays open, idle, for the next download from it;
     /// zero closes each connection after its download (`Connection: close`). Default 60 s.

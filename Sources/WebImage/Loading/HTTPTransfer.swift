@@ -47,6 +47,10 @@ struct HTTPTransfer: Sendable {
             return response
         } catch {
             if started { events.emit(.stopped(url: operation.url)) }
+            // Stopped by the whole-transfer deadline: a timeout, not a caller's cancel.
+            if error == .cancelled, operation.deadlinePassed.load(ordering: .sequentiallyConsistent) {
+                throw .timedOut("the download of \(operation.url.absoluteString) took longer than \(config.totalTimeout)")
+            }
             throw error
         }
     }

@@ -11,8 +11,10 @@ import WebImageLocking
 ///
 /// One transfer per URL is in flight: later callers join it, each with its own progress
 /// and completion; cancelling one caller detaches only it; the last caller's cancel stops
-/// the transfer. At most ``maxConcurrentDownloads`` transfers run at once; the rest wait
-/// by priority, then FIFO or LIFO. Redirects are followed here, hop by hop, so that
+/// the transfer. At most ``maxConcurrentDownloads`` transfers run at once, and at most
+/// ``DownloaderConfig/maxConcurrentDownloadsPerHost`` from one host; the rest wait by
+/// priority, then FIFO or LIFO. A transfer ends by ``DownloaderConfig/totalTimeout``, its
+/// body included. Redirects are followed here, hop by hop, so that
 /// ``DownloaderConfig/hopGuard`` can veto each one.
 public final class ImageDownloader: ImageLoader, Sendable {
     /// The process-wide downloader with the default configuration.
@@ -67,7 +69,9 @@ public final class ImageDownloader: ImageLoader, Sendable {
         ))
         let box = Box()
         self.box = box
-        self.queue = DownloadQueue(maxConcurrent: config.maxConcurrentDownloads, order: config.executionOrder) { operation in
+        self.queue = DownloadQueue(
+            maxConcurrent: config.maxConcurrentDownloads, maxPerHost: config.maxConcurrentDownloadsPerHost, order: config.executionOrder
+        ) { operation in
             box.downloader.withLock { $0 }?.start(operation)
         }
         box.downloader.withLock { $0 = self }
@@ -207,7 +211,8 @@ public final class ImageDownloader: ImageLoader, Sendable {
     // MARK: Operation lifecycle
 
     private func start(_ operation: DownloadOperation) {
-        let transfer = HTTPTransfer(environment: environment.withLock { $0 }, operation: operation)
+        let environment = environment.withLock { $0 }
+        let transfer = HTTPTransfer(environment: environment, operation: operation)
         // The task keeps the downloader until the transfer ends (`shutdown` cancels it). It
         // runs in the first caller's trace context, not in that of whoever started it.
         let task = ServiceContext.$current.withValue(operation.serviceContext) {
@@ -218,14 +223,22 @@ public final class ImageDownloader: ImageLoader, Sendable {
                 } catch {
                     result = .failure(error)
                 }
+                operation.transferEnded()
                 // The next caller for the URL starts a fresh transfer.
                 inFlight.retire(operation.key, operation)
                 // The slot is free once the network is: callers' completions (which run user
                 // code) must not hold up the next download.
-                queue.runningOperationEnded()
+                queue.runningOperationEnded(operation)
                 operation.finish(result)
             }
         }
+        // The whole transfer, body included, ends by its deadline: AsyncHTTPClient's own
+        // deadline covers the response head only, and a body that trickles in would
+        // otherwise be bounded only by the idle timeout of each chunk.
+        operation.arm(MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: environment.totalTimeout) {
+            operation.deadlinePassed.store(true, ordering: .sequentiallyConsistent)
+            task.cancel()
+        })
         // Abandoned between the queue and here: the task is cancelled at once.
         operation.sharedWork.attach(task)
     }

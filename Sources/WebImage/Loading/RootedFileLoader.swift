@@ -19,7 +19,14 @@ import NIOHTTP1
 /// - the file is opened at its canonical path (every symbolic link resolved), which must
 ///   lie under the canonical root: a link leading out of the root is refused with
 ///   ``ImageError/forbiddenSource(_:)``;
-/// - a missing file or a directory is ``ImageError/notFound(_:)``.
+/// - a missing file or a directory is ``ImageError/notFound(_:)``;
+/// - only a regular file is read: the file is opened without blocking (`O_NONBLOCK`) and
+///   checked with `fstat` before a byte is read, so a FIFO, a device or a socket put under
+///   the root is refused (``ImageError/notFound(_:)``) instead of hanging the load, and a
+///   file another process holds a lease on answers ``ImageError/accessDenied(_:)`` at once.
+///
+/// Files are opened and read on threads of their own, never on the caller's: a slow disk
+/// under the root delays only the loads of its files.
 ///
 /// Loads through an ``ImageManager`` are cached and coalesced like downloads: give the
 /// manager `ImageLoaders([rootedLoader, downloader])`.
@@ -91,6 +98,14 @@ public struct RootedFileLoader: ImageLoader {
     ) async throws(ImageError) -> DownloadResponse {
         let relative = try relativePath(of: url)
         if Task.isCancelled { throw .cancelled }
+        let data = try await BlockingPools.run(on: BlockingPools.files) { () throws(ImageError) -> Data in
+            try self.readFile(relative, of: url)
+        }
+        return .whole(data, from: url, options: options, progress: progress)
+    }
+
+    /// On a file thread: resolves `relative` under the root and reads it.
+    private func readFile(_ relative: String, of url: URL) throws(ImageError) -> Data {
         let joined = rootPath == "/" ? "/" + relative : rootPath + "/" + relative
         guard let canonical = Self.canonicalPath(joined) else {
             throw .notFound("no file \(relative) under the root")
@@ -99,31 +114,47 @@ public struct RootedFileLoader: ImageLoader {
         guard inside else {
             throw .forbiddenSource("\(url.absoluteString.prefix(200)) leads out of the root directory through a symbolic link")
         }
-        let data = try read(canonical, relative: relative)
-        return .whole(data, from: url, options: options, progress: progress)
+        return try read(canonical, relative: relative)
     }
 
     /// Reads the regular file at the canonical `path`, refusing a symbolic link put there
-    /// since it was resolved (`O_NOFOLLOW`).
+    /// since it was resolved (`O_NOFOLLOW`) and anything but a regular file (`O_NONBLOCK`:
+    /// opening a FIFO does not wait for a writer).
     private func read(_ path: String, relative: String) throws(ImageError) -> Data {
-        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else {
+            if errno == EWOULDBLOCK {
+                throw .accessDenied("\(relative) under the root is held by another process (a file lease); try again later")
+            }
             throw .notFound("cannot open \(relative) under the root: \(String(cString: strerror(errno)))")
         }
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        defer { close(descriptor) }
         var status = stat()
         guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
             throw .notFound("\(relative) under the root is not a regular file")
         }
         guard Int(status.st_size) <= maxFileSize else { throw .bodyTooLarge(limit: maxFileSize) }
-        let data: Data
-        do {
-            data = try handle.readToEnd() ?? Data()
-        } catch {
-            throw .notFound("cannot read \(relative) under the root: \(error.localizedDescription)")
+        // The size read above, and one byte more to see a file that grew past it.
+        var data = Data(count: Int(status.st_size) + 1)
+        var count = 0
+        while true {
+            if count == data.count {
+                guard data.count <= maxFileSize else { throw .bodyTooLarge(limit: maxFileSize) }
+                data.count = min(maxFileSize + 1, max(data.count * 2, 64 << 10))
+            }
+            let read = data.withUnsafeMutableBytes { buffer in
+                Glibc.read(descriptor, buffer.baseAddress! + count, buffer.count - count)
+            }
+            if read == 0 { break }
+            guard read > 0 else {
+                if errno == EINTR { continue }
+                throw .notFound("cannot read \(relative) under the root: \(String(cString: strerror(errno)))")
+            }
+            count += read
         }
-        guard data.count <= maxFileSize else { throw .bodyTooLarge(limit: maxFileSize) }
-        guard !data.isEmpty else { throw .badImageData("the file \(relative) is empty") }
+        guard count <= maxFileSize else { throw .bodyTooLarge(limit: maxFileSize) }
+        guard count > 0 else { throw .badImageData("the file \(relative) is empty") }
+        data.count = count
         return data
     }
 

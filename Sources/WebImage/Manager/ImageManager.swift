@@ -57,6 +57,24 @@ public final class ImageManager: Sendable {
     /// The slots in which encoded outputs are made (``loadVariant(_:)``); `nil`: no limit
     /// beyond the coding pool's threads.
     public let variantWorkLimiter: WorkLimiter?
+    /// How long work with ``ImageRequest/Options/continueInBackground`` may go on after
+    /// every caller has left, as iOS ends a background task at its expiry: still running
+    /// then, it is cancelled and ``ImageEvent/backgroundWorkExpired(url:deadline:)`` is
+    /// emitted. Default ``defaultBackgroundDeadline``.
+    public let backgroundDeadline: Duration
+
+    /// The default ``backgroundDeadline``: 60 seconds.
+    public static let defaultBackgroundDeadline: Duration = .seconds(60)
+    /// The most encodes making one encoded output may run (``loadVariant(_:)``): auto
+    /// quality's search, a file-size limit's search and each candidate of
+    /// ``VariantFormat/best(_:)`` stop there and serve the best result they have, and the
+    /// work stops before its next encode when every request for it has left. Default
+    /// ``defaultMaxEncodesPerOutput``.
+    public let maxEncodesPerOutput: Int
+
+    /// The default ``maxEncodesPerOutput``: 24, what `best` of four formats with auto
+    /// quality's six encodes each takes.
+    public static let defaultMaxEncodesPerOutput = 24
 
     /// The stages every request goes through.
     let pipeline: ImagePipeline
@@ -82,7 +100,9 @@ public final class ImageManager: Sendable {
         optionsProcessor: OptionsProcessor? = nil,
         cachePolicy: ImageCachePolicy = .default,
         variantWorkLimiter: WorkLimiter? = nil,
-        events: ImageEvents = ImageEvents()
+        events: ImageEvents = ImageEvents(),
+        backgroundDeadline: Duration = ImageManager.defaultBackgroundDeadline,
+        maxEncodesPerOutput: Int = ImageManager.defaultMaxEncodesPerOutput
     ) {
         self.cache = cache
         self.loader = loader
@@ -94,8 +114,13 @@ public final class ImageManager: Sendable {
         self.cachePolicy = cachePolicy
         self.variantWorkLimiter = variantWorkLimiter
         self.events = events
+        self.backgroundDeadline = backgroundDeadline
+        self.maxEncodesPerOutput = max(1, maxEncodesPerOutput)
         concreteCache = (cache as? ImageCache).map { Unmanaged.passUnretained($0) }
-        pipeline = ImagePipeline(failedURLs: failedURLs, shouldBlockFailedURL: shouldBlockFailedURL, events: events, limiter: variantWorkLimiter)
+        pipeline = ImagePipeline(
+            failedURLs: failedURLs, shouldBlockFailedURL: shouldBlockFailedURL, events: events, limiter: variantWorkLimiter,
+            backgroundDeadline: backgroundDeadline, maxEncodesPerOutput: self.maxEncodesPerOutput
+        )
         defaultContextIsPlainForHits = defaultContext.cacheKeyFilter == nil && defaultContext.thumbnailPixelSize == nil
             && defaultContext.transformer == nil && defaultContext.cache == nil && defaultContext.queryCacheType.includesMemory
             && defaultContext.originalCache == nil && defaultContext.imageScaleFactor == nil && defaultContext.callbackExecutor == nil

@@ -7,13 +7,18 @@ import WebImageLocking
 /// count of workers. Work waiting here keeps its slot, so the limiter's queue fills and
 /// work past it is turned away with ``ImageError/overloaded(_:)``.
 ///
-/// A reservation counts the source's bytes and the decoded pixels after shrink-on-load:
-/// width × height × bands (3, or 4 with alpha) × frames, twice that when a full-size
-/// image is turned for its EXIF orientation (libvips holds both), and the whole-image
-/// buffer an interlaced file's decoder keeps (``ImageInfo/isInterlaced``: a progressive
-/// JPEG's coefficients, an interlaced PNG's rows), at full size. Work needing more than
-/// the whole budget waits until nothing else is reserved and then runs alone, so that
-/// every image the limits allow can still be made. Waiters are served in arrival order.
+/// A reservation counts what the work will hold at its peak, from the source's header,
+/// before any pixel is decoded: the source's bytes and the decoded pixels after
+/// shrink-on-load (width × height × bands (3, or 4 with alpha) × frames, twice that when a
+/// full-size image is turned for its EXIF orientation (libvips holds both), and the
+/// whole-image buffer an interlaced file's decoder keeps (``ImageInfo/isInterlaced``: a
+/// progressive JPEG's coefficients, an interlaced PNG's rows), at full size), then the
+/// largest image its transform makes (an enlargement, an extended or padded canvas), its
+/// encoder's output, and what auto quality and several candidate formats add. Work that
+/// needs more than the whole budget is refused with
+/// ``ImageError/memoryBudgetExceeded(needed:budget:)`` before it decodes anything; a
+/// reservation made directly (``reserveBlocking(_:)``) that large waits until nothing
+/// else is reserved and then runs alone. Waiters are served in arrival order.
 public final class MemoryBudget: Sendable {
     private struct State {
         var reserved = 0
@@ -94,6 +99,12 @@ final class MemoryReservation: Sendable {
         budget.reserveBlocking(bytes)
         held.withLock { $0 += max(0, bytes) }
     }
+
+    /// Whether anything is reserved.
+    var isHeld: Bool { held.withLock { $0 > 0 } }
+
+    /// The whole budget's bytes.
+    var budgetBytes: Int { budget.bytes }
 
     /// Returns everything reserved.
     func release() {

@@ -7,8 +7,9 @@ import WebImageLocking
 /// than queueing without bound. A waiter whose task is cancelled leaves the queue.
 ///
 /// Give one to ``ImageManager`` (`variantWorkLimiter`) and every encoded variant it makes
-/// (download, decode, transform, encode) runs in a slot; concurrent requests for one
-/// variant share one slot, and cache hits take none.
+/// is decoded, transformed and encoded in a slot; concurrent requests for one variant
+/// share one slot, and cache hits take none. A variant takes its slot once its source's
+/// bytes are in: a download waits under the downloader's own limits, holding no slot.
 ///
 /// Each slot has a thread of its own for the blocking part of the work (decode, transform,
 /// encode), so `workers` images are in the codec at once — as many as are admitted, not
@@ -61,7 +62,20 @@ public final class WorkLimiter: Sendable {
         return try await body()
     }
 
-    private func acquire(priority: DownloadPriority) async throws(ImageError) {
+    /// Throws ``ImageError/overloaded(_:)`` when every slot is taken and the queue is
+    /// full: work that would be turned away once its bytes are in is turned away before
+    /// it downloads them.
+    func checkAdmission() throws(ImageError) {
+        let full = state.withLock { $0.running >= workers && $0.waiters.count >= queueSize }
+        if full { throw overloaded }
+    }
+
+    private var overloaded: ImageError {
+        .overloaded("all \(workers) workers are busy and \(queueSize) requests are waiting")
+    }
+
+    /// Takes a slot, waiting for one if needed; pair it with ``release()``.
+    func acquire(priority: DownloadPriority) async throws(ImageError) {
         enum Admission { case now, wait(Int), full }
         let admission = state.withLock { state -> Admission in
             if state.running < workers {
@@ -76,7 +90,7 @@ public final class WorkLimiter: Sendable {
         case .now:
             return
         case .full:
-            throw .overloaded("all \(workers) workers are busy and \(queueSize) requests are waiting")
+            throw overloaded
         case .wait(let id):
             let admitted = await withTaskCancellationHandler {
                 await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
@@ -100,7 +114,7 @@ public final class WorkLimiter: Sendable {
     }
 
     /// Hands the slot to the oldest waiter, or frees it.
-    private func release() {
+    func release() {
         let next = state.withLock { state -> CheckedContinuation<Bool, Never>? in
             if !state.waiters.isEmpty { return state.waiters.removeFirst().continuation }
             state.running -= 1

@@ -12,7 +12,9 @@ import WebImageLocking
 /// - When the last subscriber leaves before the end, the work is abandoned: its task is
 ///   cancelled and its abandon handler runs (a queued transfer is taken out of its queue) —
 ///   unless it was made to keep running without subscribers, to finish and cache a result
-///   nobody waits for any more.
+///   nobody waits for any more. Such work may have a ``BackgroundDeadline``: still running
+///   that long after its last subscriber left, it is abandoned, and the deadline's
+///   handler is told.
 /// - Every subscriber completes exactly once, in the order it joined; nobody can join
 ///   work that ended, so a late caller starts new work.
 ///
@@ -45,6 +47,9 @@ final class SharedWork<Value: Sendable, Progress: Sendable>: Sendable {
         var onAbandoned: [@Sendable () -> Void] = []
         /// Run once when the work ends, finished or abandoned.
         var onEnd: (@Sendable () -> Void)?
+        /// Counts the times the last subscriber left work that keeps running, so that a
+        /// background deadline only expires work that stayed without subscribers since.
+        var orphanings = 0
 
         /// Where subscriber `id` is, found by bisection (ids increase).
         func index(of id: Int) -> Int? {
@@ -63,11 +68,14 @@ final class SharedWork<Value: Sendable, Progress: Sendable>: Sendable {
     /// Whether the work goes on to its end when every subscriber has left (it stays open,
     /// so a new caller joins it) instead of being abandoned.
     let keepsRunningWithoutSubscribers: Bool
+    /// How long work that keeps running without subscribers may go on so; `nil`: to its end.
+    let backgroundDeadline: BackgroundDeadline?
 
     /// Creates open work without subscribers.
-    init(progressInterval: Duration = .zero, keepsRunningWithoutSubscribers: Bool = false) {
+    init(progressInterval: Duration = .zero, keepsRunningWithoutSubscribers: Bool = false, backgroundDeadline: BackgroundDeadline? = nil) {
         self.progressInterval = progressInterval
         self.keepsRunningWithoutSubscribers = keepsRunningWithoutSubscribers
+        self.backgroundDeadline = keepsRunningWithoutSubscribers ? backgroundDeadline : nil
         state = InlineLocked(State())
     }
 
@@ -125,13 +133,18 @@ final class SharedWork<Value: Sendable, Progress: Sendable>: Sendable {
     }
 
     /// Takes subscriber `id` out: it completes with ``ImageError/cancelled`` now; if it was
-    /// the last, the work is abandoned.
+    /// the last, the work is abandoned (or, when it keeps running, its background deadline
+    /// starts).
     func unsubscribe(_ id: Int) {
-        let (subscriber, abandon) = state.withLock { state -> (Subscriber?, (task: Task<Void, Never>?, handlers: [@Sendable () -> Void])?) in
-            guard let index = state.index(of: id) else { return (nil, nil) }
+        let (subscriber, abandon, orphaning) = state.withLock { state -> (Subscriber?, Abandonment?, Int?) in
+            guard let index = state.index(of: id) else { return (nil, nil, nil) }
             let subscriber = state.subscribers.remove(at: index)
-            guard state.subscribers.isEmpty, state.phase == .open, !keepsRunningWithoutSubscribers else { return (subscriber, nil) }
-            return (subscriber, Self.abandon(&state))
+            guard state.subscribers.isEmpty, state.phase == .open else { return (subscriber, nil, nil) }
+            guard !keepsRunningWithoutSubscribers else {
+                state.orphanings += 1
+                return (subscriber, nil, state.orphanings)
+            }
+            return (subscriber, Self.abandon(&state), nil)
         }
         guard let subscriber else { return }
         subscriber.completion(.failure(.cancelled))
@@ -139,12 +152,33 @@ final class SharedWork<Value: Sendable, Progress: Sendable>: Sendable {
             abandon.task?.cancel()
             for handler in abandon.handlers { handler() }
         }
+        if let orphaning, let backgroundDeadline { startDeadline(backgroundDeadline, orphaning: orphaning) }
+    }
+
+    /// What abandoning the work leaves to do outside the lock.
+    private typealias Abandonment = (task: Task<Void, Never>?, handlers: [@Sendable () -> Void])
+
+    /// Abandons the work when `deadline` passes and it is still without subscribers since
+    /// orphaning number `orphaning`.
+    private func startDeadline(_ deadline: BackgroundDeadline, orphaning: Int) {
+        Task { [weak self] in
+            try? await Task.sleep(for: deadline.duration)
+            guard let self else { return }
+            let abandon = self.state.withLock { state -> Abandonment? in
+                guard state.phase == .open, state.subscribers.isEmpty, state.orphanings == orphaning else { return nil }
+                return Self.abandon(&state)
+            }
+            guard let abandon else { return }
+            abandon.task?.cancel()
+            for handler in abandon.handlers { handler() }
+            deadline.onExpiry()
+        }
     }
 
     /// Completes every subscriber with ``ImageError/cancelled`` (in join order) and
     /// abandons the work.
     func cancelAll() {
-        let (subscribers, abandon) = state.withLock { state -> ([Subscriber], (task: Task<Void, Never>?, handlers: [@Sendable () -> Void])?) in
+        let (subscribers, abandon) = state.withLock { state -> ([Subscriber], Abandonment?) in
             guard state.phase == .open else { return ([], nil) }
             defer { state.subscribers = [] }
             return (state.subscribers, Self.abandon(&state))
@@ -156,7 +190,7 @@ final class SharedWork<Value: Sendable, Progress: Sendable>: Sendable {
         }
     }
 
-    private static func abandon(_ state: inout State) -> (task: Task<Void, Never>?, handlers: [@Sendable () -> Void]) {
+    private static func abandon(_ state: inout State) -> Abandonment {
         state.phase = .abandoned
         defer {
             state.task = nil
@@ -242,4 +276,14 @@ final class SharedWork<Value: Sendable, Progress: Sendable>: Sendable {
             link.cancel { self.unsubscribe($0) }
         }
     }
+}
+
+/// How long work that keeps running without subscribers (``SharedWork/keepsRunningWithoutSubscribers``)
+/// may go on after its last subscriber left, and what is told when that time passes and the
+/// work is abandoned.
+struct BackgroundDeadline: Sendable {
+    /// The time from the last subscriber's leaving.
+    let duration: Duration
+    /// Called once when the deadline abandons the work.
+    let onExpiry: @Sendable () -> Void
 }

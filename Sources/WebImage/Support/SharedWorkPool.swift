@@ -98,10 +98,12 @@ extension SharedWorkPool {
     /// joined. `work` gets the shared work, to deliver progress to every caller's
     /// `progress`. Cancelling a caller's task makes it leave with ``ImageError/cancelled``;
     /// when the last caller leaves, the work's task is cancelled — unless the caller that
-    /// started it asked it to `keepRunning`, and then it runs to its end.
+    /// started it asked it to `keepRunning`, and then it runs to its end, or until
+    /// `backgroundDeadline` after the last caller left.
     func run<Value: Sendable, Progress: Sendable>(
         _ key: Key,
         keepRunning: Bool = false,
+        backgroundDeadline: BackgroundDeadline? = nil,
         progress: (@Sendable (Progress) -> Void)? = nil,
         work: @escaping @Sendable (SharedWork<Value, Progress>) async throws(ImageError) -> Value
     ) async throws(ImageError) -> (value: Value, joined: Bool) where Holder == SharedWork<Value, Progress> {
@@ -111,7 +113,7 @@ extension SharedWorkPool {
             await withUnsafeContinuation { (continuation: UnsafeContinuation<Result<Value, ImageError>, Never>) in
                 let subscription = join(
                     key, progress: progress, completion: { continuation.resume(returning: $0) },
-                    make: { SharedWork<Value, Progress>(keepsRunningWithoutSubscribers: keepRunning) }
+                    make: { SharedWork<Value, Progress>(keepsRunningWithoutSubscribers: keepRunning, backgroundDeadline: backgroundDeadline) }
                 )
                 joined = !subscription.isNew
                 if subscription.isNew {
@@ -135,13 +137,14 @@ extension SharedWorkPool {
         return (try result.get(), joined)
     }
 
-    /// ``run(_:keepRunning:progress:work:)`` for work without progress.
+    /// ``run(_:keepRunning:backgroundDeadline:progress:work:)`` for work without progress.
     func run<Value: Sendable>(
         _ key: Key,
         keepRunning: Bool = false,
+        backgroundDeadline: BackgroundDeadline? = nil,
         work: @escaping @Sendable () async throws(ImageError) -> Value
     ) async throws(ImageError) -> (value: Value, joined: Bool) where Holder == SharedWork<Value, Never> {
-        try await run(key, keepRunning: keepRunning, progress: nil) { (_: SharedWork<Value, Never>) throws(ImageError) -> Value in
+        try await run(key, keepRunning: keepRunning, backgroundDeadline: backgroundDeadline, progress: nil) { (_: SharedWork<Value, Never>) throws(ImageError) -> Value in
             try await work()
         }
     }

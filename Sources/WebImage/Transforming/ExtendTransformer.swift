@@ -28,6 +28,12 @@ public struct ExtendTransformer: ImageTransformer {
         "extend-\(TransformKey.size(size))-\(gravity.keyComponent)-\(background.hex)"
     }
 
+    /// The canvas: at least ``size``, and never smaller than the input.
+    public func outputSize(forInputSize inputSize: PixelSize) -> PixelSize? {
+        guard size.width >= 0, size.height >= 0 else { return nil }
+        return PixelSize(width: max(size.width, inputSize.width), height: max(size.height, inputSize.height))
+    }
+
     /// Pads every frame to at least ``size`` on ``background``, placed by ``gravity``; an image
     /// already that large is returned as it is.
     public func transform(_ image: Image) throws(ImageError) -> Image {

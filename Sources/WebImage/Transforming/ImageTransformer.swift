@@ -24,6 +24,18 @@ public protocol ImageTransformer: Sendable {
     /// Whether the decode to ``shrinkOnLoadSize(forSourceSize:)`` resamples in linear light
     /// (``ImageDecodeOptions/resizesInLinearLight``), as the transformer's own resize does.
     var resizesInLinearLight: Bool { get }
+
+    /// The size of what ``transform(_:)`` makes from a still image of `inputSize`; `nil`
+    /// when it cannot be told before the transform runs. The manager's ``MemoryBudget``
+    /// counts it from the source's header, before anything is decoded. The default is
+    /// `nil`: the input's own size is counted.
+    func outputSize(forInputSize inputSize: PixelSize) -> PixelSize?
+
+    /// The largest image ``transform(_:)`` makes on the way from a still image of
+    /// `inputSize`: its output, or a larger step (an enlargement before its crop to a box,
+    /// a canvas extended and then cut). The default is ``outputSize(forInputSize:)``, or the
+    /// input's size when that is `nil`.
+    func largestSize(forInputSize inputSize: PixelSize) -> PixelSize
 }
 
 extension ImageTransformer {
@@ -32,4 +44,13 @@ extension ImageTransformer {
 
     /// `false`: a shrink-on-load decode resamples sRGB's values.
     public var resizesInLinearLight: Bool { false }
+
+    /// `nil`: not known before the transform runs.
+    public func outputSize(forInputSize inputSize: PixelSize) -> PixelSize? { nil }
+
+    /// ``outputSize(forInputSize:)``, else `inputSize`.
+    public func largestSize(forInputSize inputSize: PixelSize) -> PixelSize {
+        outputSize(forInputSize: inputSize) ?? inputSize
+    }
 }
+

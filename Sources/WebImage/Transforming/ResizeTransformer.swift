@@ -76,6 +76,20 @@ public struct ResizeTransformer: ImageTransformer {
         return scale <= 0.5 ? resized : nil
     }
 
+    /// The box the resize ends in for an image of `inputSize` (its own size for a box of 0
+    /// by 0).
+    public func outputSize(forInputSize inputSize: PixelSize) -> PixelSize? {
+        guard size.width >= 0, size.height >= 0, inputSize.width > 0, inputSize.height > 0 else { return nil }
+        guard size != .zero else { return inputSize }
+        return Self.plan(source: inputSize, box: size, mode: mode, enlarge: enlarge).crop
+    }
+
+    /// The scaled image, before its crop to the box.
+    public func largestSize(forInputSize inputSize: PixelSize) -> PixelSize {
+        guard size.width >= 0, size.height >= 0, size != .zero, inputSize.width > 0, inputSize.height > 0 else { return inputSize }
+        return Self.plan(source: inputSize, box: size, mode: mode, enlarge: enlarge).resized
+    }
+
     /// What a resize does, in pixels: scale the source to `resized`, then cut `crop` out of
     /// it at the gravity.
     struct Plan: Equatable {

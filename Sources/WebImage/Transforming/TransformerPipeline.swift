@@ -32,4 +32,23 @@ public struct TransformerPipeline: ImageTransformer {
     public func shrinkOnLoadSize(forSourceSize sourceSize: PixelSize) -> PixelSize? {
         transformers.first?.shrinkOnLoadSize(forSourceSize: sourceSize)
     }
+
+    /// Each transformer's output size fed to the next; a transformer that cannot tell
+    /// passes its input's size on.
+    public func outputSize(forInputSize inputSize: PixelSize) -> PixelSize? {
+        transformers.reduce(inputSize) { size, transformer in transformer.outputSize(forInputSize: size) ?? size }
+    }
+
+    /// The largest size any step makes, each step given the previous one's output; the
+    /// input's size for an empty pipeline.
+    public func largestSize(forInputSize inputSize: PixelSize) -> PixelSize {
+        var size = inputSize
+        var largest: PixelSize?
+        for transformer in transformers {
+            let made = transformer.largestSize(forInputSize: size)
+            largest = largest.map { PixelSize.larger($0, made) } ?? made
+            size = transformer.outputSize(forInputSize: size) ?? size
+        }
+        return largest ?? inputSize
+    }
 }

@@ -69,6 +69,8 @@ public enum ServerSetting: String, CaseIterable, Sendable {
     /// The write timeout of responses, the most connections one client address may hold,
     /// error bodies with the full diagnostic, and the kernel's send buffer of client connections.
     case writeResponseTimeout, maxClientsPerAddress, developmentErrors, clientSendBuffer
+    /// Source downloads at once, in all and per host, and the encodes one image may take.
+    case maxDownloads, maxDownloadsPerHost, maxEncodes
 
     /// The command-line flag, without the leading dashes.
     public var flag: String {
@@ -323,6 +325,9 @@ public enum ServerSetting: String, CaseIterable, Sendable {
         case .avifSpeed: config.avifSpeed = try integer(value)
         case .jxlEffort: config.jxlEffort = try integer(value)
         case .allowOrigin: config.allowOrigin = value.isEmpty ? nil : value
+        case .maxDownloads: config.maxDownloads = try integer(value)
+        case .maxDownloadsPerHost: config.maxDownloadsPerHost = try integer(value)
+        case .maxEncodes: config.maxEncodes = try integer(value)
         case .maxAnimationFrameResolution:
             // Megapixels, as imgproxy's IMGPROXY_MAX_ANIMATION_FRAME_RESOLUTION; 0 is no limit.
             guard let megapixels = Double(value.trimmingCharacters(in: .whitespaces)), megapixels >= 0, megapixels < 1_000_000 else {

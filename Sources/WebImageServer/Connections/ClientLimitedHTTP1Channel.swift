@@ -19,12 +19,13 @@ import NIOHTTPTypes
 struct ClientLimitedHTTP1Channel: ServerChildChannel {
     /// An accepted connection: served, or refused for want of room at its address.
     enum Connection: ServerChildChannelValue {
-        case admitted(HTTP1Channel.Value)
+        /// Served; `hungUp` completes when the client hangs up (``ClientHangUpHandler``).
+        case admitted(HTTP1Channel.Value, hungUp: EventLoopFuture<Void>)
         case refused(any Channel)
 
         var channel: any Channel {
             switch self {
-            case .admitted(let value): value.channel
+            case .admitted(let value, _): value.channel
             case .refused(let channel): channel
             }
         }
@@ -55,6 +56,8 @@ struct ClientLimitedHTTP1Channel: ServerChildChannel {
             metrics.clientDisconnected()
         }
         let deadlines: ClientDeadlineHandler
+        let hangUp = ClientHangUpHandler(eventLoop: channel.eventLoop)
+        let hungUp = hangUp.futureResult
         do {
             if let size = limits.sendBufferSize {
                 try channel.syncOptions?.setOption(ChannelOptions.socketOption(.so_sndbuf), value: SocketOptionValue(size))
@@ -66,6 +69,7 @@ struct ClientLimitedHTTP1Channel: ServerChildChannel {
             )
             // First in the pipeline, before the HTTP decoder: it sees bytes as they arrive.
             try channel.pipeline.syncOperations.addHandler(deadlines)
+            try channel.pipeline.syncOperations.addHandler(hangUp)
         } catch {
             return channel.eventLoop.makeFailedFuture(error)
         }
@@ -76,13 +80,20 @@ struct ClientLimitedHTTP1Channel: ServerChildChannel {
         configuration.additionalChannelHandlers = { [ClientRequestTracker(deadlines: boundDeadlines.value)] + extraHandlers() }
         return HTTP1Channel(responder: http1.responder, configuration: configuration)
             .setup(channel: channel, logger: logger)
-            .map { .admitted($0) }
+            .map { .admitted($0, hungUp: hungUp) }
     }
 
     func handle(value: Connection, logger: Logger) async {
         switch value {
-        case .admitted(let channel):
-            await http1.handle(value: channel, logger: logger)
+        case .admitted(let channel, let hungUp):
+            // A client that hangs up leaves nobody to answer: the request it was waiting
+            // for is cancelled, and with it the work nobody else waits for.
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await http1.handle(value: channel, logger: logger) }
+                group.addTask { try? await hungUp.get() }
+                await group.next()
+                group.cancelAll()
+            }
         case .refused:
             // Closed by its pipeline as soon as it opened.
             break

@@ -78,3 +78,13 @@ extension ProcessingGeometry {
         }
     }
 }
+
+extension ProcessingGeometry {
+    /// The sizes of the images the plan makes, in order: the turned image (when it turns
+    /// or flips), the resized one, the canvases, the output. Crops are views of the image
+    /// they cut, and make none.
+    var madeSizes: [PixelSize] {
+        let turns = unorientation != 1 || rotation != 0 || flipHorizontal || flipVertical
+        return [turns ? rotatedSize : nil, resize, padding?.canvas, aspectPadding?.canvas, border?.canvas, outputSize].compactMap { $0 }
+    }
+}

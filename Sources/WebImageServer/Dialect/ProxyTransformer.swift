@@ -63,6 +63,19 @@ public struct ProxyTransformer: ImageTransformer {
         )
     }
 
+    /// The plan's output size for an image of `inputSize` (before a `trim`, which the
+    /// pixels decide).
+    public func outputSize(forInputSize inputSize: PixelSize) -> PixelSize? {
+        options.raw ? inputSize : ProcessingGeometry(options: options, sourceSize: inputSize).outputSize
+    }
+
+    /// The largest image the plan makes from an image of `inputSize`: the turned image, the
+    /// resized one before its crop, a canvas of `extend`, `extend_aspect_ratio` or
+    /// `padding`, or the output (the watermark goes on the output, at its size).
+    public func largestSize(forInputSize inputSize: PixelSize) -> PixelSize {
+        options.raw ? inputSize : PixelSize.largest(of: ProcessingGeometry(options: options, sourceSize: inputSize).madeSizes)
+    }
+
     /// Trims `image` (`trim`), plans for its size and runs the plan's pipeline, then puts
     /// the watermark on; returns `image` itself when nothing is to be done.
     ///

@@ -201,7 +201,7 @@ struct ProxyResponder: Sendable {
     }
 
     /// Runs `body`, answering 504 when it takes longer than the request timeout. The work
-    /// it started goes on (a variant being made is still cached for the next request).
+    /// it started stops then, unless another request waits for it too.
     private func withTimeout(
         _ body: @escaping @Sendable () async -> Result<ProxyPipeline.Outcome, ProxyError>
     ) async -> Result<ProxyPipeline.Outcome, ProxyError> {

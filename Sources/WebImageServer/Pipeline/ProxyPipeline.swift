@@ -242,14 +242,15 @@ final class ProxyPipeline: Sendable {
     /// answers them with 304 fails the call with ``sourceNotModified``.
     ///
     /// A request that is cancelled (it timed out, its client hung up) stops waiting at once,
-    /// but the variant it started is finished and cached for the next request
-    /// (``ImageOptions/continueInBackground``) rather than thrown away.
+    /// and the work it started stops with it when no other request waits for the same
+    /// variant: its download is closed, its coding stops before the next encode. A variant
+    /// already made is still written to the cache.
     func serve(_ resolved: Resolved, conditions: SourceConditions? = nil) async -> Result<Outcome, ProxyError> {
         let result: VariantResult
         var replacedError: ProxyError?
         do throws(ImageError) {
             // retryFailed: every request reports the source's real status, never a stale block.
-            let options: ImageOptions = [.retryFailed, .continueInBackground]
+            let options: ImageOptions = [.retryFailed]
             let context = context(for: resolved.request.options.limits)
             if let conditions {
                 var request = try manager.request(for: resolved.variant.request, options: options, context: context)
@@ -265,9 +266,7 @@ final class ProxyPipeline: Sendable {
             var request = resolved.variant.request
             request.url = fallback.url
             do throws(ImageError) {
-                result = try await manager.loadVariant(
-                    request, options: [.continueInBackground], context: context(for: resolved.request.options.limits)
-                )
+                result = try await manager.loadVariant(request, context: context(for: resolved.request.options.limits))
             } catch {
                 return .failure(ProxyError(error))
             }

@@ -553,6 +553,7 @@ struct ImageDownloaderTests {
         case .stopped: "stopped"
         case .finished: "finished"
         case .variantMade: "variantMade"
+        case .backgroundWorkExpired: "backgroundWorkExpired"
         }
     }
 }

@@ -271,19 +271,22 @@ struct ImageManagerVariantTests {
     @Test("with a work limiter, a full queue turns variant work away with overloaded; cache hits need no slot")
     func workLimiter() async throws {
         let limiter = WorkLimiter(workers: 1, queueSize: 0)
-        try await Self.withVariantManager(limiter: limiter) { origin, manager, _ in
-            let gate = TestOriginGate()
-            origin.register("/slow.jpg", .gated(gate, then: .image(Self.jpeg, contentType: "image/jpeg")))
+        let coder = GatedPlanningCoder()
+        try await withOriginAndDownloader { origin, downloader in
+            let manager = ImageManager(cache: TestCaches.make(), loader: downloader, coder: coder, variantWorkLimiter: limiter)
+            origin.register("/slow.jpg", .image(Self.jpeg, contentType: "image/jpeg"))
             origin.register("/other.jpg", .image(Self.jpeg, contentType: "image/jpeg"))
+            // Held in its decode, in the only slot.
             let slow = Task { try await manager.loadVariant(Self.thumbnail(origin.url("/slow.jpg"))) }
-            #expect(await gate.waitForArrivals(1))
+            #expect(await eventually { coder.planned.load(ordering: .relaxed) == 1 })
             #expect(limiter.running == 1)
             await #expect(throws: ImageError.overloaded("all 1 workers are busy and 0 requests are waiting")) {
                 try await manager.loadVariant(Self.thumbnail(origin.url("/other.jpg")))
             }
             // A second request for the busy variant joins it instead of asking for a slot.
             let joined = Task { try await manager.loadVariant(Self.thumbnail(origin.url("/slow.jpg"))) }
-            gate.open()
+            #expect(await eventually { manager.pipeline.variants.all.first?.subscriberCount == 2 })
+            coder.open(1)
             let slowResult = try await slow.value
             let joinedResult = try await joined.value
             #expect(slowResult.joined == false)

@@ -120,8 +120,9 @@ struct MemoryBudgetTests {
     @Test("variant work waits in its slot while the budget is spent, so the queue fills and more is turned away; every variant is made")
     func variantWorkWaitsForBytes() async throws {
         let jpeg = try TestImages.encode(try TestImages.quadrants(width: 800, height: 600), as: .jpeg, quality: 90)
-        // A full-size decode (no thumbnail box, no shrink for a blur): 800 × 600 × 3 bytes and the source.
-        let oneDecode = 800 * 600 * 3 + jpeg.count
+        // A full-size decode (no thumbnail box, no shrink for a blur): 800 × 600 × 3 bytes and
+        // the source; then the blurred image and the encoder's output, 4 bytes a pixel each.
+        let oneDecode = 800 * 600 * 3 + jpeg.count + 800 * 600 * 4 * 2
         let budget = MemoryBudget(bytes: oneDecode * 3 / 2)
         let limiter = WorkLimiter(workers: 3, queueSize: 0, memoryBudget: budget)
         let coder = GatedPlanningCoder()
@@ -150,7 +151,7 @@ struct MemoryBudgetTests {
                 let result = try await task.value
                 #expect(result.cacheType == CacheType.none)
             }
-            #expect(budget.peakReservedBytes == oneDecode, "one decode at a time")
+            #expect(budget.peakReservedBytes == oneDecode, "one variant at a time")
             #expect(budget.reservedBytes == 0 && budget.waiting == 0)
         }
     }

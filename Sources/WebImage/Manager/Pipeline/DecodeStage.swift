@@ -64,10 +64,9 @@ extension ImagePipeline {
                 shrunk = planned.shrunk
                 // A source over the limits is refused right after this, before any pixel:
                 // it reserves nothing, so that it cannot make other work wait.
-                if let memory = request.memory, Self.withinLimits(info, planned.options) {
-                    let bytes = Self.reservedBytes(decoding: info, with: planned.options, sourceBytes: data.count)
+                if Self.withinLimits(info, planned.options),
+                   let bytes = try Self.reserveMemory(for: request, info: info, options: planned.options, sourceBytes: data.count, decoding: true) {
                     span.attributes["webimage.memory.reserved"] = bytes
-                    memory.reserve(bytes)
                 }
                 return planned.options
             }

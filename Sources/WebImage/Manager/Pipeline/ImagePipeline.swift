@@ -31,12 +31,29 @@ final class ImagePipeline: Sendable {
     let events: ImageEvents
     /// The slots encoded outputs are made in; `nil`: no limit beyond the coding pool.
     let limiter: WorkLimiter?
+    /// How long work nobody waits for may go on in the background.
+    let backgroundDeadline: Duration
+    /// The encodes making one encoded output may run.
+    let maxEncodesPerOutput: Int
 
-    init(failedURLs: FailedURLs, shouldBlockFailedURL: @escaping ImageManager.FailedURLRule, events: ImageEvents, limiter: WorkLimiter?) {
+    init(
+        failedURLs: FailedURLs, shouldBlockFailedURL: @escaping ImageManager.FailedURLRule, events: ImageEvents, limiter: WorkLimiter?,
+        backgroundDeadline: Duration, maxEncodesPerOutput: Int
+    ) {
+        self.maxEncodesPerOutput = maxEncodesPerOutput
         self.failedURLs = failedURLs
         self.shouldBlockFailedURL = shouldBlockFailedURL
         self.events = events
         self.limiter = limiter
+        self.backgroundDeadline = backgroundDeadline
+    }
+
+    /// Whether `request` goes on after its last caller left, and until when: the
+    /// background deadline of its shared work, which reports its expiry.
+    func background(of request: ResolvedRequest) -> (keepRunning: Bool, deadline: BackgroundDeadline?) {
+        guard request.request.options.contains(.continueInBackground) else { return (false, nil) }
+        let (events, url, duration) = (events, request.url, backgroundDeadline)
+        return (true, BackgroundDeadline(duration: duration) { events.emit(.backgroundWorkExpired(url: url, deadline: duration)) })
     }
 
     /// Blocks `url` after loading it failed with `error`, when the rule says so. A

@@ -56,8 +56,10 @@ extension ImagePipeline {
             case .preview(let image): deliver(ImageResult(image: image, data: nil, cacheType: .none, url: url, isFinal: false))
             }
         }
-        let keepRunning = request.request.options.contains(.continueInBackground)
-        var (result, _) = try await images.run(request.imageStageKey, keepRunning: keepRunning, progress: events) { work throws(ImageError) -> ImageResult in
+        let background = background(of: request)
+        var (result, _) = try await images.run(
+            request.imageStageKey, keepRunning: background.keepRunning, backgroundDeadline: background.deadline, progress: events
+        ) { work throws(ImageError) -> ImageResult in
             try await self.makeImage(request, reportingTo: work)
         }
         // Loads of URLs the key filter maps to one key share a result: each gets its own URL.
@@ -115,7 +117,7 @@ extension ImagePipeline {
     /// (the bytes checked, or decoded and processed), kept as the request says.
     private func makeImage(_ request: ResolvedRequest, reportingTo work: SharedWork<ImageResult, ImageLoadEvent>) async throws(ImageError) -> ImageResult {
         let run = StageRun(
-            threads: BlockingPools.coding, events: events(of: request, reportingTo: work), trace: LibrarySpans.currentContext,
+            threads: BlockingPools.coding, slot: nil, events: events(of: request, reportingTo: work), trace: LibrarySpans.currentContext,
             cacheIOOnCodingThreads: false
         )
         let (url, trace) = (request.url, run.trace)

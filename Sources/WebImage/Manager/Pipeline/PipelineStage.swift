@@ -118,11 +118,17 @@ struct StageEvents: Sendable {
     }
 }
 
-/// What the stages of one drive share: the threads they code on, where progress goes,
-/// and the span their own spans belong under.
+/// What the stages of one drive share: the threads they code on (and the work slot they
+/// take first), where progress goes, and the span their own spans belong under.
 struct StageRun: Sendable {
-    /// The coding threads: a work slot's, or the coding pool.
+    /// The coding threads: the work limiter's, or the coding pool.
     let threads: NIOThreadPool
+    /// The work limiter's slot taken before the first visit to a coding thread; `nil`
+    /// without a limiter.
+    var slot: WorkSlot?
+    /// The encodes the work may run, current on the coding thread during each visit, and
+    /// cancelled with the task that waits for the visit; `nil`: no limit.
+    var allowance: EncodeAllowance? = nil
     /// Where download progress goes.
     var events: StageEvents
     /// The span the stages' spans are children of (their threads have no task).
@@ -140,8 +146,22 @@ struct StageRun: Sendable {
         return run
     }
 
-    /// Runs `body` on the coding threads.
+    /// Runs `body` on the coding threads, in the work slot (taken now if it is not held).
     func code<T: Sendable>(_ body: @escaping @Sendable () throws(ImageError) -> T) async throws(ImageError) -> T {
-        try await BlockingPools.run(on: threads, body)
+        if let slot { try await slot.acquire() }
+        guard let allowance else { return try await BlockingPools.run(on: threads, body) }
+        // The coding thread has no task to see the cancel: the allowance carries it to the
+        // encoders, which stop before their next encode.
+        let threads = self.threads
+        let result = await withTaskCancellationHandler { () async -> Result<T, ImageError> in
+            do throws(ImageError) {
+                return .success(try await BlockingPools.run(on: threads) { () throws(ImageError) -> T in try EncodeAllowance.run(allowance, body) })
+            } catch {
+                return .failure(error)
+            }
+        } onCancel: {
+            allowance.cancel()
+        }
+        return try result.get()
     }
 }

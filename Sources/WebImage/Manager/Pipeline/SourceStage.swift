@@ -117,6 +117,8 @@ extension ImagePipeline {
                     return Self.apply(then, to: source, request)
                 }
                 if let read { return read }
+                // A miss: the download ahead waits outside the work slot the read took.
+                run.slot?.release()
             } else if let entry = await LibrarySpans.run("webimage.cache.lookup", { span async -> DiskCacheEntry? in
                 let entry = await cache.entry(forKey: originalKey)
                 Self.describeLookup(span, kind: "original", hit: entry != nil)

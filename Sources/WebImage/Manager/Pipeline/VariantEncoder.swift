@@ -66,7 +66,8 @@ enum VariantEncoder {
     /// With auto quality, a result that meets the target beats one that misses it whatever
     /// their sizes (a format may not reach the target even at its top quality).
     /// With several candidates, one that fails to encode is passed over; the error of the
-    /// last is thrown when all fail. An animation whose frames are made on demand is made
+    /// last is thrown when all fail. Candidates left when the work's ``EncodeAllowance``
+    /// is spent are not tried. An animation whose frames are made on demand is made
     /// again for each candidate: memory stays at a few frames, at the cost of its decode.
     static func encodeSmallest(
         _ image: Image, candidates: [ImageFormat], encoding: VariantEncoding, coder: any ImageCoder
@@ -75,6 +76,8 @@ enum VariantEncoder {
         var encodes = 0
         var lastError: ImageError?
         for format in candidates {
+            // Past the work's allowance of encodes, the smallest result so far is served.
+            if smallest != nil, !EncodeAllowance.currentHasLeft { break }
             do {
                 let choice = try QualitySearch.encode(
                     image, options: encoding.encodeOptions(for: format), auto: encoding.autoQuality, coder: coder
@@ -86,7 +89,7 @@ enum VariantEncoder {
                     smallest = choice
                 }
             } catch {
-                guard candidates.count > 1 else { throw error }
+                guard candidates.count > 1, error != .cancelled else { throw error }
                 lastError = error
             }
         }

@@ -8,8 +8,10 @@ extension ImagePipeline {
     /// slot. Requests for the same output at once share one making; the output is kept as
     /// the request says, and stored on disk in the visit to the coding thread that made it.
     func variant(_ request: ResolvedRequest, manager: ImageManager) async throws(ImageError) -> VariantResult {
-        let keepRunning = request.request.options.contains(.continueInBackground)
-        var (result, joined) = try await variants.run(request.variantStageKey, keepRunning: keepRunning) { () throws(ImageError) -> VariantResult in
+        let background = background(of: request)
+        var (result, joined) = try await variants.run(
+            request.variantStageKey, keepRunning: background.keepRunning, backgroundDeadline: background.deadline
+        ) { () throws(ImageError) -> VariantResult in
             guard request.request.options.contains(.refreshCached) else { return try await self.makeVariant(request) }
             return try await self.revalidateVariant(request, manager: manager)
         }
@@ -26,20 +28,24 @@ extension ImagePipeline {
         let stored: Bool
     }
 
-    /// The output from the disk cache, else made in a slot of the work limiter.
+    /// The output from the disk cache, else made: its source loaded outside the work
+    /// limiter, then decoded, processed and encoded in one of its slots.
     private func makeVariant(_ request: ResolvedRequest) async throws(ImageError) -> VariantResult {
         if request.revalidating == nil, request.request.caching.query.includesDisk, let key = request.key,
            let variant = await cachedVariant(forKey: key, in: request.cache) {
             if request.resultStore.includesMemory { request.cache.storeVariantToMemory(variant, forKey: key) }
             return VariantResult(variant: variant, cacheType: .disk)
         }
-        guard let limiter else { return try await make(request, on: BlockingPools.coding) }
-        return try await limiter.run(priority: request.request.priority) { () throws(ImageError) -> VariantResult in
-            var request = request
-            request.memory = limiter.memoryBudget.map(MemoryReservation.init)
-            defer { request.memory?.release() }
-            return try await make(request, on: limiter.threads)
+        guard let limiter else { return try await make(request, on: BlockingPools.coding, slot: nil) }
+        try limiter.checkAdmission()
+        var request = request
+        request.memory = limiter.memoryBudget.map(MemoryReservation.init)
+        let slot = WorkSlot(limiter: limiter, priority: request.request.priority)
+        defer {
+            request.memory?.release()
+            slot.release()
         }
+        return try await make(request, on: limiter.threads, slot: slot)
     }
 
     /// The output after revalidating its source with the validators stored with it: the
@@ -67,9 +73,10 @@ extension ImagePipeline {
         }
     }
 
-    /// Makes the output from the source on `threads` and keeps it.
-    private func make(_ request: ResolvedRequest, on threads: NIOThreadPool) async throws(ImageError) -> VariantResult {
-        let run = StageRun(threads: threads, events: .none, trace: LibrarySpans.currentContext, cacheIOOnCodingThreads: true)
+    /// Makes the output from the source on `threads` (in `slot`, once the source is in) and keeps it.
+    private func make(_ request: ResolvedRequest, on threads: NIOThreadPool, slot: WorkSlot?) async throws(ImageError) -> VariantResult {
+        var run = StageRun(threads: threads, slot: slot, events: .none, trace: LibrarySpans.currentContext, cacheIOOnCodingThreads: true)
+        run.allowance = EncodeAllowance(limit: maxEncodesPerOutput)
         let (coder, limits, trace) = (request.coder, request.request.limits, run.trace)
         let stored: @Sendable (EncodedVariant, SourceData) -> MadeVariant = { variant, source in
             Self.storeMade(variant, from: source, request, trace: trace)
@@ -93,11 +100,13 @@ extension ImagePipeline {
             }
         case .encoded(let encoding, _):
             made = try await withProcessed(request, run: run) { processed throws(ImageError) -> MadeVariant in
-                stored(try VariantEncoder.encode(processed, as: encoding, coder: coder, trace: trace), processed.decoded.source)
+                try Self.reserveMaking(for: request, from: processed.decoded)
+                return stored(try VariantEncoder.encode(processed, as: encoding, coder: coder, trace: trace), processed.decoded.source)
             }
         case .thumbHash:
             made = try await withProcessed(request, run: run) { processed throws(ImageError) -> MadeVariant in
-                stored(try VariantEncoder.thumbHash(of: processed), processed.decoded.source)
+                try Self.reserveMaking(for: request, from: processed.decoded)
+                return stored(try VariantEncoder.thumbHash(of: processed), processed.decoded.source)
             }
         case .image, .data:
             throw .invalidRequest(field: "output", reason: "is an image; load it with loadImage")
