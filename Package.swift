@@ -41,6 +41,9 @@ let package = Package(
         .target(name: "COrcCodeLock"),
         // libvips' error messages kept per thread (vips_thread_errors.c).
         .target(name: "CVipsThreadErrors"),
+        // Little CMS transforms to sRGB, kept per profile (color_transforms.c); lcms2 comes
+        // with libvips-dev.
+        .target(name: "CColorTransforms", linkerSettings: [.linkedLibrary("lcms2")]),
         // The thread sanitizer's annotations and default suppressions.
         .target(name: "CThreadSanitizer"),
         // Locks whose ordering the thread sanitizer sees, for every module of the package.
@@ -51,6 +54,7 @@ let package = Package(
                 "CVips",
                 "COrcCodeLock",
                 "CVipsThreadErrors",
+                "CColorTransforms",
                 "CWebImageSupport",
                 "WebImageLocking",
                 .product(name: "Crypto", package: "swift-crypto"),

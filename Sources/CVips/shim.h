@@ -240,6 +240,9 @@ static inline int wi_icc_import(VipsImage *in, VipsImage **out, const char *inpu
 static inline int wi_icc_export(VipsImage *in, VipsImage **out, int depth) {
     return vips_icc_export(in, out, "intent", VIPS_INTENT_RELATIVE, "depth", depth, NULL);
 }
+/// The pixels of an image in memory (as `vips_image_copy_memory` makes it), to change in
+/// place by the image's only owner.
+static inline unsigned char *wi_memory_pixels(VipsImage *image) { return (unsigned char *)vips_image_get_data(image); }
 /// A blob field (such as the ICC profile) and its length, or NULL when absent; the bytes
 /// belong to the image.
 static inline const void *wi_get_blob(VipsImage *image, const char *name, size_t *length) {

@@ -1,3 +1,4 @@
+import CColorTransforms
 import CVips
 import Foundation
 
@@ -33,6 +34,30 @@ enum VipsColor {
         guard let bytes = wi_get_blob(image.pointer, VIPS_META_ICC_NAME, &length), length > 0 else { return nil }
         return ICCProfile(data: Data(bytes: bytes, count: length))
     }
+
+    /// Whether `image`, 8-bit RGB or RGB and alpha in `profile`'s space, can be converted
+    /// by ``convertInMemory(_:from:)``.
+    static func convertsInMemory(_ image: VipsImageHandle, profile: ICCProfile) -> Bool {
+        profile.colorSpace == .rgb && (image.bands == 3 || image.bands == 4)
+            && wi_band_format(image.pointer) == Int32(VIPS_FORMAT_UCHAR.rawValue)
+    }
+
+    /// Converts `image`, in memory and owned by the caller alone, from `profile` to sRGB in
+    /// place with a colour transform kept for the profile, and removes the profile; `false`
+    /// when the colour engine cannot read the profile, the image untouched.
+    static func convertInMemory(_ image: VipsImageHandle, from profile: ICCProfile) -> Bool {
+        guard let pixels = wi_memory_pixels(image.pointer) else { return false }
+        let status = profile.data.withUnsafeBytes { bytes in
+            wi_rgb8_to_srgb(bytes.baseAddress, bytes.count, pixels, image.width * image.height, Int32(image.bands))
+        }
+        guard status == 0 else { return false }
+        wi_remove(image.pointer, VIPS_META_ICC_NAME)
+        return true
+    }
+
+    /// How many colour transforms ``convertInMemory(_:from:)`` has made: one a profile while
+    /// it stays among the few most recent.
+    static var transformsMade: Int { Int(wi_rgb8_transforms_made()) }
 
     /// The profile of `image` when it describes the image's own colour bands: an RGB profile
     /// on an RGB image, a grey one on a grey image. A profile of another space is not

@@ -282,17 +282,40 @@ struct VipsDecode {
     /// failure throws `badImageData` with `what` and libvips' reason.
     static func finished(_ image: VipsImageHandle, _ what: String, keepingProfile: Bool) throws(ImageError) -> VipsImageHandle {
         var image = image
-        if VipsColor.conversion(of: image, keepingProfile: keepingProfile) != .none {
+        // The common case, an 8-bit RGB photo in a profile of its own, is converted in
+        // memory with a transform kept for its profile: libvips' own makes a transform for
+        // every image, which costs about what a thumbnail's pixels do.
+        var inMemory: ICCProfile?
+        switch VipsColor.conversion(of: image, keepingProfile: keepingProfile) {
+        case .none:
+            if !keepingProfile, wi_has_icc(image.pointer) != 0, VipsColor.usableProfile(of: image) == nil {
+                // A profile that does not describe these pixels says nothing true about them.
+                image = try VipsColor.withoutProfile(image, failure: .badImageData)
+            }
+        case .atEnd:
+            if let profile = VipsColor.usableProfile(of: image), VipsColor.convertsInMemory(image, profile: profile) {
+                inMemory = profile
+            } else {
+                image = try VipsColor.toSRGB(image)
+            }
+        case .atLoad:
             image = try VipsColor.toSRGB(image)
-        } else if !keepingProfile, wi_has_icc(image.pointer) != 0, VipsColor.usableProfile(of: image) == nil {
-            // A profile that does not describe these pixels says nothing true about them.
-            image = try VipsColor.withoutProfile(image, failure: .badImageData)
         }
         let normalised = try normalise(image)
         guard let memory = vips_image_copy_memory(normalised.pointer) else {
             throw .badImageData("\(what): \(Vips.takeError())")
         }
-        return VipsImageHandle(memory)
+        let finished = VipsImageHandle(memory)
+        // The copy is this decode's own unless libvips handed back an image that was in
+        // memory already, which others may hold.
+        let owned = memory != normalised.pointer
+        guard let inMemory, !(owned && VipsColor.convertInMemory(finished, from: inMemory)) else { return finished }
+        // A profile the colour engine cannot read directly: libvips' conversion, which falls back to sRGB.
+        let converted = try normalise(try VipsColor.toSRGB(finished))
+        guard let copy = vips_image_copy_memory(converted.pointer) else {
+            throw .badImageData("\(what): \(Vips.takeError())")
+        }
+        return VipsImageHandle(copy)
     }
 
     /// Brings the pixels to 8-bit sRGB (or 8-bit grey), the form every encoder and

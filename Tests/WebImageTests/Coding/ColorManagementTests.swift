@@ -122,4 +122,40 @@ struct ColorManagementTests {
             }
         }
     }
+
+    @Test("an RGB profile's colour transform is made once and kept; past the few kept, images still convert right")
+    func transformsKept() async throws {
+        try #require(ColorTestPictures.colordInstalled, "colord-data's ICC profiles are missing: run scripts/bootstrap")
+        let picture = try ColorTestPictures.picture(.init(space: .wideGamut, container: .jpeg))
+        _ = try VipsCoder.shared.decode(picture)
+        let made = VipsColor.transformsMade
+        #expect(made >= 1, "the Wide Gamut JPEG did not go through the kept transforms")
+        for _ in 0..<10 { _ = try VipsCoder.shared.decode(picture) }
+        // Other tests at once may bring other profiles; this one's is made at most once more.
+        #expect(VipsColor.transformsMade - made <= 1)
+        // Twelve profiles, more than are kept: each converts to the pixels libvips' own
+        // transform makes of the same stored pixels, and near the original where the
+        // profile's gamut holds sRGB's (ColorMatch and NTSC clip its saturated bars).
+        let names = ["AdobeRGB1998", "AppleRGB", "BestRGB", "BetaRGB", "BruceRGB", "CIE-RGB", "ColorMatchRGB", "DonRGB4",
+                     "ECI-RGBv1", "NTSC-RGB", "PAL-RGB", "WideGamutRGB"]
+        let original = try ColorTestPictures.original()
+        for name in names {
+            let path = ColorTestPictures.colordDirectory + "/\(name).icc"
+            let profile = try Data(contentsOf: URL(fileURLWithPath: path))
+            let source = original.handle
+            let stored = try Vips.run("storing") { wi_icc_transform_depth(source.pointer, $0, path, "srgb", 8) }
+            let byLibvips = try Vips.run("converting") { wi_icc_transform_depth(stored.pointer, $0, "srgb", path, 8) }
+            let image = Image(handle: stored, format: .png, frameCount: 1, frameDurations: [], loopCount: 0, sourceOrientation: 1,
+                              loadedPixelSize: original.pixelSize, sourcePixelSize: original.pixelSize)
+            let reference = Image(handle: byLibvips, format: .png, frameCount: 1, frameDurations: [], loopCount: 0,
+                                  sourceOrientation: 1, loadedPixelSize: original.pixelSize, sourcePixelSize: original.pixelSize)
+            let png = try ColorTestPictures.tagged(image, with: profile, as: .png)
+            let decoded = try VipsCoder.shared.decode(png)
+            let fromLibvips = ColorDifference.meanDeltaE76([UInt8](try decoded.pixels()), [UInt8](try reference.pixels()))
+            let fromOriginal = ColorDifference.meanDeltaE76([UInt8](try decoded.pixels()), [UInt8](try original.pixels()))
+            #expect(decoded.colorProfile == nil, "\(name): the profile is kept")
+            #expect(fromLibvips <= 0.5, "\(name): mean ΔE76 \(fromLibvips) from libvips' conversion")
+            #expect(fromOriginal <= 3.5, "\(name): mean ΔE76 \(fromOriginal) from the original")
+        }
+    }
 }
