@@ -28,11 +28,15 @@ enum Vips {
     /// orc code lock could not be installed.
     static var vectorCodeEnabled: Bool { wi_vector_enabled() != 0 }
 
-    /// Initialises libvips if it has not been, and throws when it cannot start.
+    /// Initialises libvips if it has not been, and throws when it cannot start; then forgets
+    /// the messages earlier calls on this thread left unread (libvips raises some while it
+    /// recovers, such as a failed seek while it sniffs a source), so that a failure of the
+    /// call starting here reads its own reason only.
     static func start() throws(ImageError) {
         guard initialised else {
             throw .badImageData("libvips failed to initialise: \(takeError())")
         }
+        if keepsErrorsPerThread { vips_error_clear() }
     }
 
     /// Whether libvips keeps each thread's error messages apart (`vips_thread_errors.c`):
