@@ -50,6 +50,17 @@ struct NonReadingClientsTests {
         return (connected, healthy.withLock { $0 })
     }
 
+    static let writeTimeouts = "webimage_client_timeouts_total{kind=\"write_response\"}"
+
+    /// The first answer for `path`, asked up to three times: a connection closed under it
+    /// (by the write deadline on a loaded machine) fails one try only.
+    static func firstAnswer(_ proxy: ServeProcess, path: String) async throws -> LiveProxy.Reply {
+        for _ in 1..<3 {
+            if let reply = try? await proxy.client.get(path) { return reply }
+        }
+        return try await proxy.client.get(path)
+    }
+
     @Test("HP2 500 clients that never read are each closed by the write timeout; /health is answered all along")
     func writeDeadlineClosesNonReaders() async throws {
         let origin = try await TestOrigin.start()
@@ -61,10 +72,14 @@ struct NonReadingClientsTests {
         ])
         defer { proxy.stop() }
         let path = proxyPath("f:png", source: origin.url("/noise.png"))
-        // Made once and kept in memory: every slow reader is sent the same bytes.
-        let first = try await proxy.client.get(path)
+        // Made once and kept in memory: every slow reader is sent the same bytes. On a
+        // machine loaded by the rest of the suite the first answer's write can outlast the
+        // short deadline: it is asked again, from memory, and the timeouts are counted from
+        // those it took.
+        let first = try await Self.firstAnswer(proxy, path: path)
         #expect(first.status == 200)
         #expect(first.body.count > 1_000_000)
+        let timeoutsBefore = (try? await proxy.metric(Self.writeTimeouts)) ?? 0
         let baselineKB = proxy.residentKilobytes()
         let baselineFiles = proxy.openFileDescriptors()
 
@@ -78,9 +93,9 @@ struct NonReadingClientsTests {
         // counts, and the loop ends on the metric.
         repeat {
             if (try? await proxy.client.get("/health"))?.status == 200 { healthyWhileHeld += 1 }
-            timedOut = (try? await proxy.metric("webimage_client_timeouts_total{kind=\"write_response\"}")) ?? timedOut
-        } while timedOut < Double(Self.clients)
-        #expect(timedOut == Double(Self.clients))
+            timedOut = (try? await proxy.metric(Self.writeTimeouts)) ?? timedOut
+        } while timedOut < timeoutsBefore + Double(Self.clients)
+        #expect(timedOut == timeoutsBefore + Double(Self.clients))
         #expect(healthyWhileHeld >= 1)
         #expect(await eventually { proxy.openFileDescriptors() <= baselineFiles + 8 })
         // The response's bytes are shared, not copied per connection.
@@ -101,7 +116,7 @@ struct NonReadingClientsTests {
         ])
         defer { proxy.stop() }
         let path = proxyPath("f:png", source: origin.url("/noise.png"))
-        #expect(try await proxy.client.get(path).status == 200)
+        #expect(try await Self.firstAnswer(proxy, path: path).status == 200)
         let (clients, _) = try await Self.openNonReaders(proxy, path: path)
         // Connected is not accepted: wait until the server holds every one of them.
         while try await proxy.metric("webimage_client_connections") < Double(Self.clients) {
