@@ -271,7 +271,7 @@ struct ImageManagerVariantTests {
     @Test("with a work limiter, a full queue turns variant work away with overloaded; cache hits need no slot")
     func workLimiter() async throws {
         let limiter = WorkLimiter(workers: 1, queueSize: 0)
-        let coder = GatedPlanningCoder()
+        let coder = PlanningCoder(holdingPlans: true)
         try await withOriginAndDownloader { origin, downloader in
             let manager = ImageManager(cache: TestCaches.make(), loader: downloader, coder: coder, variantWorkLimiter: limiter)
             origin.register("/slow.jpg", .image(Self.jpeg, contentType: "image/jpeg"))

@@ -5,34 +5,6 @@ import Testing
 @testable import WebImage
 import WebImageTestSupport
 
-/// A coder whose decodes stop after planning (where the pipeline reserves the decode's
-/// bytes) until a gate opens: the reservation is held while the test looks.
-final class GatedPlanningCoder: ImageCoder {
-    let inner: any ImageCoder = VipsCoder.shared
-    let planned = Atomic<Int>(0)
-    private let gate = DispatchSemaphore(value: 0)
-
-    /// Lets `count` decodes past the gate.
-    func open(_ count: Int) { for _ in 0..<count { gate.signal() } }
-
-    func canDecode(_ data: Data) -> Bool { inner.canDecode(data) }
-    func inspect(_ data: Data, limits: ImageLimits) throws(ImageError) -> ImageInfo { try inner.inspect(data, limits: limits) }
-    func decode(_ data: Data, options: ImageDecodeOptions) throws(ImageError) -> Image { try inner.decode(data, options: options) }
-    func decode(
-        _ data: Data, planning plan: (ImageInfo) throws(ImageError) -> ImageDecodeOptions
-    ) throws(ImageError) -> (info: ImageInfo, image: Image) {
-        try inner.decode(data) { info throws(ImageError) -> ImageDecodeOptions in
-            let options = try plan(info)
-            planned.add(1, ordering: .relaxed)
-            gate.wait()
-            return options
-        }
-    }
-    func decodePartial(_ data: Data, options: ImageDecodeOptions) throws(ImageError) -> Image? { nil }
-    func canEncode(_ format: ImageFormat) -> Bool { inner.canEncode(format) }
-    func encode(_ image: Image, options: ImageEncodeOptions) throws(ImageError) -> Data { try inner.encode(image, options: options) }
-}
-
 @Suite("Memory budget")
 struct MemoryBudgetTests {
     @Test("reservations that fit run at once; the rest wait in arrival order; one larger than the budget runs alone")
@@ -125,7 +97,7 @@ struct MemoryBudgetTests {
         let oneDecode = 800 * 600 * 3 + jpeg.count + 800 * 600 * 4 * 2
         let budget = MemoryBudget(bytes: oneDecode * 3 / 2)
         let limiter = WorkLimiter(workers: 3, queueSize: 0, memoryBudget: budget)
-        let coder = GatedPlanningCoder()
+        let coder = PlanningCoder(holdingPlans: true)
         try await withOriginAndDownloader { origin, downloader in
             let cache = TestCaches.make { $0.shouldCacheImagesInMemory = false }
             let manager = ImageManager(cache: cache, loader: ImageLoaders([downloader]), coder: coder, variantWorkLimiter: limiter)

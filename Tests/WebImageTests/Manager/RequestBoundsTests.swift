@@ -5,39 +5,6 @@ import Testing
 @testable import WebImage
 import WebImageTestSupport
 
-/// A coder that counts the decodes that went past planning (where the pipeline reserves
-/// memory, and may refuse) and the encodes asked of it, and can hold an encode at a gate.
-final class PlanningCountingCoder: ImageCoder {
-    let inner: any ImageCoder = VipsCoder.shared
-    let decodes = Atomic<Int>(0)
-    let encodes = Atomic<Int>(0)
-    /// Set: the first encode waits here until it is signalled.
-    let encodeGate: DispatchSemaphore?
-
-    init(holdingFirstEncode: Bool = false) {
-        encodeGate = holdingFirstEncode ? DispatchSemaphore(value: 0) : nil
-    }
-
-    func canDecode(_ data: Data) -> Bool { inner.canDecode(data) }
-    func inspect(_ data: Data, limits: ImageLimits) throws(ImageError) -> ImageInfo { try inner.inspect(data, limits: limits) }
-    func decode(_ data: Data, options: ImageDecodeOptions) throws(ImageError) -> Image { try inner.decode(data, options: options) }
-    func decode(
-        _ data: Data, planning plan: (ImageInfo) throws(ImageError) -> ImageDecodeOptions
-    ) throws(ImageError) -> (info: ImageInfo, image: Image) {
-        try inner.decode(data) { info throws(ImageError) -> ImageDecodeOptions in
-            let options = try plan(info)
-            decodes.add(1, ordering: .relaxed)
-            return options
-        }
-    }
-    func decodePartial(_ data: Data, options: ImageDecodeOptions) throws(ImageError) -> Image? { nil }
-    func canEncode(_ format: ImageFormat) -> Bool { inner.canEncode(format) }
-    func encode(_ image: Image, options: ImageEncodeOptions) throws(ImageError) -> Data {
-        if encodes.add(1, ordering: .relaxed).newValue == 1, let encodeGate { encodeGate.wait() }
-        return try inner.encode(image, options: options)
-    }
-}
-
 /// Memory and CPU by what a request will do: the budget counts the output and its encodes,
 /// and one output runs a bounded number of encodes.
 @Suite("Request bounds")
@@ -50,7 +17,7 @@ struct RequestBoundsTests {
     @Test("HP6 an output that can never fit the memory budget is refused before its source is decoded, with the bytes it would hold")
     func outputOverTheBudgetIsRefused() async throws {
         let tiny = try TestImages.encode(try TestImages.quadrants(width: 8, height: 8), as: .png)
-        let coder = PlanningCountingCoder()
+        let coder = PlanningCoder()
         let budget = MemoryBudget(bytes: 64 << 20)
         try await withOriginAndDownloader { origin, downloader in
             origin.register("/tiny.png", .image(tiny, contentType: "image/png"))
@@ -67,7 +34,7 @@ struct RequestBoundsTests {
             await #expect(throws: ImageError.memoryBudgetExceeded(needed: needed, budget: 64 << 20)) {
                 try await manager.loadVariant(enlarged)
             }
-            #expect(coder.decodes.load(ordering: .relaxed) == 0, "refused from the header, before any pixel")
+            #expect(coder.planned.load(ordering: .relaxed) == 0, "refused from the header, before any pixel")
             #expect(budget.peakReservedBytes == 0)
             // The same source at a size that fits is made, and reserves its output too.
             let small = VariantRequest(
@@ -112,12 +79,12 @@ struct RequestBoundsTests {
                 url: origin.url("/photo.jpg"),
                 encoding: VariantEncoding(format: .best([.jpeg, .webp, .avif, .png]), autoQuality: AutoQuality())
             )
-            let capped = PlanningCountingCoder()
+            let capped = PlanningCoder()
             let manager = ImageManager(cache: TestCaches.make(), loader: downloader, coder: capped, maxEncodesPerOutput: 3)
             let result = try await manager.loadVariant(request)
             #expect(capped.encodes.load(ordering: .relaxed) == 3)
             #expect(!result.variant.data.isEmpty)
-            let free = PlanningCountingCoder()
+            let free = PlanningCoder()
             let uncapped = ImageManager(cache: TestCaches.make(), loader: downloader, coder: free)
             _ = try await uncapped.loadVariant(request)
             #expect(free.encodes.load(ordering: .relaxed) > 3, "without the cap the same output takes more")
@@ -130,7 +97,7 @@ struct RequestBoundsTests {
         let photo = try Self.photo()
         try await withOriginAndDownloader { origin, downloader in
             origin.register("/photo.jpg", .image(photo, contentType: "image/jpeg"))
-            let coder = PlanningCountingCoder(holdingFirstEncode: true)
+            let coder = PlanningCoder(holdingFirstEncode: true)
             let manager = ImageManager(cache: TestCaches.make(), loader: downloader, coder: coder, variantWorkLimiter: WorkLimiter(workers: 1, queueSize: 1))
             let request = VariantRequest(url: origin.url("/photo.jpg"), encoding: VariantEncoding(format: .fixed(.webp), autoQuality: AutoQuality()))
             let task = Task { try await manager.loadVariant(request) }
