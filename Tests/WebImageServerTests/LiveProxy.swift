@@ -154,6 +154,14 @@ struct LiveClient: Sendable {
         let data = Data(body.readBytes(length: body.readableBytes) ?? [])
         return LiveProxy.Reply(status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) }, body: data)
     }
+
+    /// A `HEAD` request: the status and headers, no body.
+    func head(_ path: String) async throws -> LiveProxy.Reply {
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
+        request.method = .HEAD
+        let response = try await client.execute(request, timeout: .seconds(300))
+        return LiveProxy.Reply(status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) }, body: Data())
+    }
 }
 
 /// A proxy path for `source`: `/<signature>/<options>/<base64url source>[.ext]`, signed
