@@ -3,7 +3,8 @@ import Testing
 import WebImageServer
 import WebImageTestSupport
 
-/// docs/settings.md against the code: one row for each ``ServerSetting`` with its flag and
+/// docs/settings.md against the code: its table is the one the settings' catalog writes
+/// (`scripts/settings-page`), with one row for each ``ServerSetting`` with its flag and
 /// `WEBIMAGE_*` variable, no flag that `webimage serve` does not accept, and `IMGPROXY_*`
 /// names that the server applies, to the settings docs/imgproxy.md says they set.
 @Suite("docs/settings.md")
@@ -34,6 +35,13 @@ struct SettingsPageTests {
     /// The flags written in `text`, without their dashes and without `[no-]`.
     static func flagNames(in text: some StringProtocol) -> [String] {
         String(text).matches(of: /--(?:\[no-\])?([a-z0-9][a-z0-9-]*)/).map { String($0.output.1) }
+    }
+
+    @Test("the table is the one the settings' catalog writes")
+    func tableIsGenerated() throws {
+        let page = try String(contentsOf: Self.root.appending(path: "docs/settings.md"), encoding: .utf8)
+        let updated = try #require(SettingsPage.updating(page), "docs/settings.md has no settings:begin and settings:end lines")
+        #expect(updated == page, "docs/settings.md differs from the settings' catalog: run scripts/settings-page")
     }
 
     @Test("every setting has one row, with its flag and its WEBIMAGE_* variable")
