@@ -98,11 +98,19 @@ public enum ImgproxyEnvironment {
                 }
             }
         }
-        // Read by `webimage serve` with the OTEL_* variables (TelemetryConfiguration).
-        table["IMGPROXY_OPEN_TELEMETRY_ENABLE"] = Variable { _, _, _ in }
-        table["IMGPROXY_OPEN_TELEMETRY_ENABLE_METRICS"] = Variable { _, _, _ in }
+        for name in readElsewhere.keys {
+            table[name] = Variable { _, _, _ in }
+        }
         return table
     }()
+
+    /// The variables read by `webimage serve` with the OTEL_* variables
+    /// (TelemetryConfiguration), not into a setting, with what they do.
+    public static let readElsewhere: [String: String] = [
+        "IMGPROXY_OPEN_TELEMETRY_ENABLE":
+            "turns on traces; needs `OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf` (or `http/json`), since imgproxy's default is gRPC",
+        "IMGPROXY_OPEN_TELEMETRY_ENABLE_METRICS": "with `IMGPROXY_OPEN_TELEMETRY_ENABLE`, metrics by OTLP too",
+    ]
 
     /// The readers of the variables a setting names with ``ServerSetting/ImgproxyName/Reading/own``.
     static let ownReaders: [String: Variable] = [

@@ -37,11 +37,14 @@ struct SettingsPageTests {
         String(text).matches(of: /--(?:\[no-\])?([a-z0-9][a-z0-9-]*)/).map { String($0.output.1) }
     }
 
-    @Test("the table is the one the settings' catalog writes")
-    func tableIsGenerated() throws {
-        let page = try String(contentsOf: Self.root.appending(path: "docs/settings.md"), encoding: .utf8)
-        let updated = try #require(SettingsPage.updating(page), "docs/settings.md has no settings:begin and settings:end lines")
-        #expect(updated == page, "docs/settings.md differs from the settings' catalog: run scripts/settings-page")
+    @Test("the tables of docs/settings.md and docs/imgproxy.md are the ones the settings' catalog writes", arguments: [
+        ("docs/settings.md", "settings"), ("docs/imgproxy.md", "imgproxy-variables"),
+    ])
+    func tableIsGenerated(path: String, table: String) throws {
+        let page = try String(contentsOf: Self.root.appending(path: path), encoding: .utf8)
+        #expect(page.contains(SettingsPage.begin(table)) && page.contains(SettingsPage.end(table)), "\(path) has no \(table) table")
+        let updated = try #require(SettingsPage.updating(page), "\(path) has no generated table")
+        #expect(updated == page, "\(path) differs from the settings' catalog: run scripts/settings-page")
     }
 
     @Test("every setting has one row, with its flag and its WEBIMAGE_* variable")

@@ -73,7 +73,7 @@ extension ServerSetting {
     public static let autoWebP = bool(
         "autoWebP", .encoding, \.autoWebP,
         flag: "auto-webp",
-        imgproxy: [same("IMGPROXY_AUTO_WEBP"), same("IMGPROXY_ENABLE_WEBP_DETECTION")],
+        imgproxy: [same("IMGPROXY_AUTO_WEBP"), same("IMGPROXY_ENABLE_WEBP_DETECTION", isImgproxys: false)],
         imgproxyDefault: false,
         help: "WebP for clients whose `Accept` lists it, when the URL names no format"
     )
@@ -82,7 +82,7 @@ extension ServerSetting {
     public static let autoAVIF = bool(
         "autoAVIF", .encoding, \.autoAVIF,
         flag: "auto-avif",
-        imgproxy: [same("IMGPROXY_AUTO_AVIF"), same("IMGPROXY_ENABLE_AVIF_DETECTION")],
+        imgproxy: [same("IMGPROXY_AUTO_AVIF"), same("IMGPROXY_ENABLE_AVIF_DETECTION", isImgproxys: false)],
         imgproxyDefault: false,
         help: "AVIF likewise, before WebP"
     )

@@ -8,12 +8,19 @@ extension ServerSetting {
     /// A field of ``ServerConfig`` holding `Value`.
     typealias Field<Value> = WritableKeyPath<ServerConfig, Value> & Sendable
 
-    /// An `IMGPROXY_*` variable read as the setting reads its text.
-    static func same(_ name: String) -> ImgproxyName { ImgproxyName(name: name, reading: .same) }
+    /// An `IMGPROXY_*` variable read as the setting reads its text; `isImgproxys`: false
+    /// for a former name of imgproxy's, or imgproxy Pro's.
+    static func same(_ name: String, isImgproxys: Bool = true, note: String? = nil) -> ImgproxyName {
+        ImgproxyName(name: name, reading: .same, isImgproxys: isImgproxys, note: note)
+    }
     /// An `IMGPROXY_*` variable whose 0 (imgproxy's "no limit") keeps the default.
-    static func zeroKeepsDefault(_ name: String) -> ImgproxyName { ImgproxyName(name: name, reading: .zeroKeepsDefault) }
+    static func zeroKeepsDefault(_ name: String) -> ImgproxyName {
+        ImgproxyName(name: name, reading: .zeroKeepsDefault, isImgproxys: true, note: nil)
+    }
     /// An `IMGPROXY_*` variable ``ImgproxyEnvironment`` reads with a reader of its own.
-    static func own(_ name: String) -> ImgproxyName { ImgproxyName(name: name, reading: .own) }
+    static func own(_ name: String, isImgproxys: Bool = true) -> ImgproxyName {
+        ImgproxyName(name: name, reading: .own, isImgproxys: isImgproxys, note: nil)
+    }
 
     /// The default's text from the field of WebImage's defaults.
     private static func defaultText<Value: Sendable>(_ field: Field<Value>, _ text: (Value) -> String) -> String {

@@ -68,7 +68,7 @@ extension ServerSetting {
     /// `--request-timeout`: longest a request may take before 504; its work stops then, unless another request waits for the same image.
     public static let requestTimeout = seconds(
         "requestTimeout", .limits, \.requestTimeout,
-        imgproxy: [same("IMGPROXY_TIMEOUT"), same("IMGPROXY_WRITE_TIMEOUT")],
+        imgproxy: [same("IMGPROXY_TIMEOUT"), same("IMGPROXY_WRITE_TIMEOUT", isImgproxys: false)],
         imgproxyDefault: 10,
         help: "longest a request may take before 504; its work stops then, unless another request waits for the same image"
     )
@@ -76,7 +76,7 @@ extension ServerSetting {
     /// `--workers`: cache misses processed at once (decode, resize, encode), once their source is downloaded.
     public static let workers = integer(
         "workers", .limits, \.workers, bounds: .atLeast(1),
-        imgproxy: [same("IMGPROXY_WORKERS"), same("IMGPROXY_CONCURRENCY")],
+        imgproxy: [same("IMGPROXY_WORKERS"), same("IMGPROXY_CONCURRENCY", isImgproxys: false)],
         default: "2 × cores",
         help: "cache misses processed at once (decode, resize, encode), once their source is downloaded"
     )

@@ -27,7 +27,7 @@ extension ServerSetting {
     /// `--read-request-timeout`: longest a client may take to send a request, head and body, from connecting or the request's first byte; a slower client is disconnected.
     public static let readRequestTimeout = seconds(
         "readRequestTimeout", .listen, \.readRequestTimeout,
-        imgproxy: [same("IMGPROXY_READ_REQUEST_TIMEOUT"), own("IMGPROXY_READ_TIMEOUT")],
+        imgproxy: [same("IMGPROXY_READ_REQUEST_TIMEOUT"), own("IMGPROXY_READ_TIMEOUT", isImgproxys: false)],
         help: "longest a client may take to send a request, head and body, from connecting or the request's first byte; a slower client is disconnected"
     )
 

@@ -89,7 +89,7 @@ extension ServerSetting {
     /// `--development-errors`: errors answered with their full diagnostic (the source's addresses and answers, the files under the local root, S3's refusals) instead of a short text per kind; never on a server the public reaches.
     public static let developmentErrors = bool(
         "developmentErrors", .responses, \.developmentErrors,
-        imgproxy: [same("IMGPROXY_DEVELOPMENT_ERRORS_MODE")],
+        imgproxy: [same("IMGPROXY_DEVELOPMENT_ERRORS_MODE", note: "(the diagnostic as plain text)")],
         help: "errors answered with their full diagnostic (the source's addresses and answers, the files under the local root, S3's refusals) instead of a short text per kind; never on a server the public reaches"
     )
 }

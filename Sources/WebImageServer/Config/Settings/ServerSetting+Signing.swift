@@ -42,7 +42,7 @@ extension ServerSetting {
     public static let sourceURLEncryptionKey = optionalText(
         "sourceURLEncryptionKey", .signing, \.sourceURLEncryptionKey, placeholder: "HEX",
         flag: "source-url-encryption-key",
-        imgproxy: [same("IMGPROXY_SOURCE_URL_ENCRYPTION_KEY")],
+        imgproxy: [same("IMGPROXY_SOURCE_URL_ENCRYPTION_KEY", isImgproxys: false)],
         default: "none: `enc/` refused",
         help: "AES key (16, 24 or 32 bytes) of `enc/` sources"
     )

@@ -54,6 +54,11 @@ public struct ServerSetting: Sendable, Hashable, CaseIterable, CustomStringConve
         public let name: String
         /// How its value is read.
         public let reading: Reading
+        /// Whether imgproxy's own code reads it (docs/imgproxy.md's table lists those);
+        /// `false` for imgproxy's former names and imgproxy Pro's.
+        public let isImgproxys: Bool
+        /// What docs/imgproxy.md says of it after the flag, if anything.
+        public let note: String?
     }
 
     /// The setting named `name`, `flag` and `environmentName` derived from it unless given.
