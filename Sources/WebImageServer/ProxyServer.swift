@@ -211,16 +211,7 @@ public final class ProxyServer: Sendable {
 
     /// What answers the proxy's paths, `/health` and `/metrics`.
     private func makeResponder() -> ProxyResponder {
-        ProxyResponder(
-            pipeline: pipeline, metrics: metrics, ttl: config.ttl, requestTimeout: config.requestTimeout,
-            caching: CachingHeaders(
-                useETag: config.useETag, etagBuster: config.etagBuster, useLastModified: config.useLastModified,
-                lastModifiedBuster: config.lastModifiedBuster, validators: config.validators, cacheControlPassthrough: config.cacheControlPassthrough
-            ),
-            tracesRequests: tracesRequests, profile: config.profile, secret: config.secret, pathPrefix: config.pathPrefix ?? "",
-            readsClientHints: config.enableClientHints, sendsDebugHeaders: config.enableDebugHeaders,
-            sendsCanonicalLink: config.setCanonicalHeader, developmentErrors: config.developmentErrors
-        )
+        ProxyResponder(pipeline: pipeline, metrics: metrics, settings: config, tracesRequests: tracesRequests)
     }
 
     /// The proxy's application, answering with `responder`.
