@@ -12,7 +12,10 @@ extension ServerSetting {
     public static let cacheDir = text(
         "cacheDir", .caching, \.cacheDirectory, placeholder: "DIR",
         default: "`$XDG_CACHE_HOME/webimage`, else `~/.cache/webimage`",
-        help: "cache root; the proxy uses the namespaces `proxy-originals` and `proxy-variants`"
+        help: "cache root; the proxy uses the namespaces `proxy-originals` and `proxy-variants`",
+        check: { setting, directory throws(ServerConfigError) in
+            guard !directory.isEmpty else { throw setting.error("the cache directory is empty") }
+        }
     )
 
     /// `--cache-max-disk`: disk cache limit, half for originals and half for variants; 0: none.

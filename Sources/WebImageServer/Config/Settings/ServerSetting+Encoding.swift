@@ -34,7 +34,12 @@ extension ServerSetting {
         imgproxy: [own("IMGPROXY_FORMAT_QUALITY")],
         default: "none",
         imgproxyDefault: ["webp=79", "avif=63", "jxl=77"],
-        help: "quality of one format when the URL gives none (a URL's `format_quality` wins)"
+        help: "quality of one format when the URL gives none (a URL's `format_quality` wins)",
+        check: { setting, config throws(ServerConfigError) in
+            for (format, quality) in config.formatQuality.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where !(1...100).contains(quality) {
+                throw setting.error("format quality \(format.rawValue)=\(quality) is not in 1…100")
+            }
+        }
     ) { setting, values, config throws(ServerConfigError) in
         var qualities: [ImageFormat: Int] = [:]
         for item in values {
@@ -243,14 +248,23 @@ extension ServerSetting {
     public static let watermarkData = optionalText(
         "watermarkData", .encoding, \.watermarkData, placeholder: "BASE64",
         imgproxy: [same("IMGPROXY_WATERMARK_DATA")],
-        help: "the watermark image for `watermark`, base64-encoded (first of the three sources)"
+        help: "the watermark image for `watermark`, base64-encoded (first of the three sources)",
+        check: { setting, data throws(ServerConfigError) in
+            if ConfiguredImage.decodeBase64(data) == nil { throw setting.error("the watermark data is not base64") }
+        }
     )
 
     /// `--watermark-path`: the watermark image read from a file.
     public static let watermarkPath = optionalText(
         "watermarkPath", .encoding, \.watermarkPath, placeholder: "FILE",
         imgproxy: [same("IMGPROXY_WATERMARK_PATH")],
-        help: "the watermark image read from a file"
+        help: "the watermark image read from a file",
+        check: { setting, path throws(ServerConfigError) in
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+                throw setting.error("watermark file '\(path)' does not exist or is a directory")
+            }
+        }
     )
 
     /// `--watermark-url`: the watermark image downloaded at start-up (through the source guard).
@@ -258,7 +272,12 @@ extension ServerSetting {
         "watermarkURL", .encoding, \.watermarkURL, placeholder: "URL",
         flag: "watermark-url",
         imgproxy: [same("IMGPROXY_WATERMARK_URL")],
-        help: "the watermark image downloaded at start-up (through the source guard)"
+        help: "the watermark image downloaded at start-up (through the source guard)",
+        check: { setting, text throws(ServerConfigError) in
+            guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
+                throw setting.error("the URL '\(text)' is not an http(s) URL")
+            }
+        }
     )
 
     /// `--watermark-opacity`: base opacity 0–1 every URL's watermark opacity is multiplied by.

@@ -7,6 +7,26 @@ import WebImage
 extension ServerSetting {
     /// A field of ``ServerConfig`` holding `Value`.
     typealias Field<Value> = WritableKeyPath<ServerConfig, Value> & Sendable
+    /// A setting's own check of its value: it throws the setting's ``ServerSetting/error(_:)``.
+    typealias Check<Value> = @Sendable (ServerSetting, Value) throws(ServerConfigError) -> Void
+
+    /// `check` of the value in `field`, when there is one.
+    private static func checking<Value: Sendable>(
+        _ field: Field<Value?>, _ check: Check<Value>?
+    ) -> (@Sendable (ServerSetting, ServerConfig) throws(ServerConfigError) -> Void)? {
+        guard let check else { return nil }
+        return { setting, config throws(ServerConfigError) in
+            if let value = config[keyPath: field] { try check(setting, value) }
+        }
+    }
+
+    /// `check` of the value in `field`.
+    private static func checking<Value: Sendable>(
+        _ field: Field<Value>, _ check: Check<Value>?
+    ) -> (@Sendable (ServerSetting, ServerConfig) throws(ServerConfigError) -> Void)? {
+        guard let check else { return nil }
+        return { setting, config throws(ServerConfigError) in try check(setting, config[keyPath: field]) }
+    }
 
     /// An `IMGPROXY_*` variable read as the setting reads its text; `isImgproxys`: false
     /// for a former name of imgproxy's, or imgproxy Pro's.
@@ -77,7 +97,12 @@ extension ServerSetting {
         ServerSetting(
             name, section, kind: .seconds(zeroIsOff: zeroIsOff), placeholder: "S", imgproxy: imgproxy,
             default: defaultText ?? Self.defaultText(field) { "`\($0.components.seconds)`" }, imgproxyDefault: imgproxyDefault.map { [String($0)] },
-            help: help
+            help: help,
+            check: { setting, config throws(ServerConfigError) in
+                let duration = config[keyPath: field]
+                if zeroIsOff, duration < .zero { throw setting.error("the \(setting.label) must be 0 (off) or more") }
+                if !zeroIsOff, duration <= .zero { throw setting.error("the \(setting.label) must be positive") }
+            }
         ) { setting, values, config throws(ServerConfigError) in
             config[keyPath: field] = try SettingText.seconds(values.last ?? "", setting, zeroIsOff: zeroIsOff)
         }
@@ -103,12 +128,12 @@ extension ServerSetting {
     /// Text taken as it is.
     static func text(
         _ name: String, _ section: SettingSection, _ field: Field<String>, placeholder: String, imgproxy: [ImgproxyName] = [],
-        default defaultText: String? = nil, imgproxyDefault: String? = nil, help: String
+        default defaultText: String? = nil, imgproxyDefault: String? = nil, help: String, check: Check<String>? = nil
     ) -> ServerSetting {
         ServerSetting(
             name, section, kind: .text, placeholder: placeholder, imgproxy: imgproxy,
             default: defaultText ?? Self.defaultText(field) { "`\($0)`" },
-            imgproxyDefault: imgproxyDefault.map { [$0] }, help: help
+            imgproxyDefault: imgproxyDefault.map { [$0] }, help: help, check: checking(field, check)
         ) { _, values, config throws(ServerConfigError) in
             config[keyPath: field] = values.last ?? ""
         }
@@ -117,9 +142,12 @@ extension ServerSetting {
     /// Text that may be absent: empty is `nil`.
     static func optionalText(
         _ name: String, _ section: SettingSection, _ field: Field<String?>, placeholder: String, flag: String? = nil,
-        imgproxy: [ImgproxyName] = [], default defaultText: String = "none", help: String
+        imgproxy: [ImgproxyName] = [], default defaultText: String = "none", help: String, check: Check<String>? = nil
     ) -> ServerSetting {
-        ServerSetting(name, section, kind: .text, placeholder: placeholder, flag: flag, imgproxy: imgproxy, default: defaultText, help: help) {
+        ServerSetting(
+            name, section, kind: .text, placeholder: placeholder, flag: flag, imgproxy: imgproxy, default: defaultText, help: help,
+            check: checking(field, check)
+        ) {
             _, values, config throws(ServerConfigError) in
             let value = values.last ?? ""
             config[keyPath: field] = value.isEmpty ? nil : value
@@ -129,11 +157,11 @@ extension ServerSetting {
     /// A list of text: a repeated flag, or a comma-separated variable, named in the plural.
     static func list(
         _ name: String, _ section: SettingSection, _ field: Field<[String]>, placeholder: String, imgproxy: [ImgproxyName] = [],
-        default defaultText: String = "none", help: String
+        default defaultText: String = "none", help: String, check: Check<[String]>? = nil
     ) -> ServerSetting {
         ServerSetting(
             name, section, kind: .list, placeholder: placeholder, environmentName: pluralVariable(name), imgproxy: imgproxy,
-            default: defaultText, help: help
+            default: defaultText, help: help, check: checking(field, check)
         ) { _, values, config throws(ServerConfigError) in
             config[keyPath: field] = values
         }
@@ -152,7 +180,13 @@ extension ServerSetting {
         ServerSetting(
             name, section, kind: .custom, placeholder: "LIST", imgproxy: imgproxy,
             default: defaultText ?? Self.defaultText(field) { "`" + $0.map(\.rawValue).joined(separator: ",") + "`" },
-            imgproxyDefault: imgproxyDefault.map { [$0] }, help: help
+            imgproxyDefault: imgproxyDefault.map { [$0] }, help: help,
+            check: checking(field) { setting, formats throws(ServerConfigError) in
+                guard !formats.isEmpty else { throw setting.error("\(setting.label) must name at least one format") }
+                for format in formats where !format.isWritable {
+                    throw setting.error("\(setting.label) '\(format.rawValue)' cannot be written; use jpeg, png, gif, webp, avif, heic, tiff or jxl")
+                }
+            }
         ) { setting, values, config throws(ServerConfigError) in
             config[keyPath: field] = try SettingText.formats(values.last ?? "", setting)
         }

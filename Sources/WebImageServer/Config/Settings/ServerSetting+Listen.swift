@@ -14,7 +14,10 @@ extension ServerSetting {
         "bind", .listen, \.host, placeholder: "ADDR",
         imgproxy: [own("IMGPROXY_BIND")],
         imgproxyDefault: "0.0.0.0",
-        help: "address to listen on (`0.0.0.0` for every interface)"
+        help: "address to listen on (`0.0.0.0` for every interface)",
+        check: { setting, host throws(ServerConfigError) in
+            guard !host.isEmpty else { throw setting.error("the bind address is empty") }
+        }
     )
 
     /// `--port`: port; 0 picks a free one (the first line printed says which).
@@ -81,28 +84,49 @@ extension ServerSetting {
     public static let pathPrefix = optionalText(
         "pathPrefix", .listen, \.pathPrefix, placeholder: "PATH",
         imgproxy: [same("IMGPROXY_PATH_PREFIX")],
-        help: "prefix of every path (`/images/<signature>/…`, `/images/health`); a path without it is 404"
+        help: "prefix of every path (`/images/<signature>/…`, `/images/health`); a path without it is 404",
+        check: { setting, prefix throws(ServerConfigError) in
+            if !prefix.isEmpty, !prefix.hasPrefix("/") || prefix.hasSuffix("/") || prefix.contains(where: { $0.isWhitespace || $0 == "*" || $0 == "?" }) {
+                throw setting.error("the path prefix '\(prefix)' is not a path such as /images, without a '/' at the end")
+            }
+        }
     )
 
     /// `--health-check-path`: another path answered like `/health`.
     public static let healthCheckPath = optionalText(
         "healthCheckPath", .listen, \.healthCheckPath, placeholder: "PATH",
         imgproxy: [same("IMGPROXY_HEALTH_CHECK_PATH")],
-        help: "another path answered like `/health`"
+        help: "another path answered like `/health`",
+        check: { setting, path throws(ServerConfigError) in
+            if path == "/" || !path.hasPrefix("/") || path.contains(where: { $0.isWhitespace || $0 == "*" || $0 == "?" }) {
+                throw setting.error("the health check path '\(path)' is not a plain path such as /healthz")
+            }
+        }
     )
 
     /// `--secret`: image requests, and `/metrics` on the proxy's port, must carry `Authorization: Bearer TOKEN`; others get 403 (`/health` and a `--prometheus-bind` listener need none).
     public static let secret = optionalText(
         "secret", .listen, \.secret, placeholder: "TOKEN",
         imgproxy: [same("IMGPROXY_SECRET")],
-        help: "image requests, and `/metrics` on the proxy's port, must carry `Authorization: Bearer TOKEN`; others get 403 (`/health` and a `--prometheus-bind` listener need none)"
+        help: "image requests, and `/metrics` on the proxy's port, must carry `Authorization: Bearer TOKEN`; others get 403 (`/health` and a `--prometheus-bind` listener need none)",
+        check: { setting, secret throws(ServerConfigError) in
+            if secret.isEmpty || secret.contains(where: { $0.isWhitespace || $0.isNewline }) {
+                throw setting.error("the secret must be a token without blanks")
+            }
+        }
     )
 
     /// `--allow-origin`: `Access-Control-Allow-Origin` (with `Access-Control-Allow-Methods: GET, OPTIONS`) on the responses of image paths, errors included; `OPTIONS` preflights answered 200.
     public static let allowOrigin = optionalText(
         "allowOrigin", .listen, \.allowOrigin, placeholder: "ORIGIN",
         imgproxy: [same("IMGPROXY_ALLOW_ORIGIN")],
-        help: "`Access-Control-Allow-Origin` (with `Access-Control-Allow-Methods: GET, OPTIONS`) on the responses of image paths, errors included; `OPTIONS` preflights answered 200"
+        help: "`Access-Control-Allow-Origin` (with `Access-Control-Allow-Methods: GET, OPTIONS`) on the responses of image paths, errors included; `OPTIONS` preflights answered 200",
+        check: { setting, origin throws(ServerConfigError) in
+            // A header value of visible ASCII: nothing that could end the header or start another.
+            if origin.isEmpty || origin.unicodeScalars.contains(where: { !(0x21...0x7E).contains($0.value) }) {
+                throw setting.error("the allowed origin '\(origin)' is not an origin such as https://example.com or *")
+            }
+        }
     )
 
     /// `--playground`: serve the playground page at `/`.

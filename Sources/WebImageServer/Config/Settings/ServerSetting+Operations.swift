@@ -13,7 +13,12 @@ extension ServerSetting {
         "prometheusBind", .operations, kind: .custom, placeholder: "HOST:PORT",
         imgproxy: [same("IMGPROXY_PROMETHEUS_BIND")],
         default: "none: `/metrics` on the proxy's port",
-        help: "a listener of its own for `/metrics` (`:9464` listens on every address); the proxy's port then has no `/metrics`"
+        help: "a listener of its own for `/metrics` (`:9464` listens on every address); the proxy's port then has no `/metrics`",
+        check: { setting, config throws(ServerConfigError) in
+            if let bind = config.prometheusBind, config.prometheusListenAddress == nil {
+                throw setting.error("the metrics listener '\(bind)' is not host:port or :port, e.g. :9464")
+            }
+        }
     ) { setting, values, config throws(ServerConfigError) in
         let bind = (values.last ?? "").trimmingCharacters(in: .whitespaces)
         guard !bind.isEmpty else {
@@ -29,7 +34,12 @@ extension ServerSetting {
         "prometheusNamespace", .operations, kind: .custom, placeholder: "NAME",
         imgproxy: [same("IMGPROXY_PROMETHEUS_NAMESPACE")],
         default: "`webimage`",
-        help: "the prefix of every metric's name"
+        help: "the prefix of every metric's name",
+        check: { setting, config throws(ServerConfigError) in
+            if let namespace = config.prometheusNamespace, !PrometheusNames.isPrefix(namespace) {
+                throw setting.error("the metrics namespace '\(namespace)' is not letters, digits and _, starting with a letter")
+            }
+        }
     ) { setting, values, config throws(ServerConfigError) in
         let namespace = (values.last ?? "").trimmingCharacters(in: .whitespaces)
         guard !namespace.isEmpty else {

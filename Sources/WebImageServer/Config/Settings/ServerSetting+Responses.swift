@@ -21,7 +21,12 @@ extension ServerSetting {
     public static let etagBuster = optionalText(
         "etagBuster", .responses, \.etagBuster, placeholder: "TEXT",
         imgproxy: [same("IMGPROXY_ETAG_BUSTER")],
-        help: "put in every `ETag` (`\"TEXT/<base64url of the tag>\"`, as imgproxy writes it): changing it makes clients and CDNs fetch again"
+        help: "put in every `ETag` (`\"TEXT/<base64url of the tag>\"`, as imgproxy writes it): changing it makes clients and CDNs fetch again",
+        check: { setting, buster throws(ServerConfigError) in
+            if buster.contains(where: { $0 == "\"" || $0.isWhitespace || !$0.isASCII }) {
+                throw setting.error("the ETag buster '\(buster)' may hold no quote, blank or non-ASCII character")
+            }
+        }
     )
 
     /// `--use-last-modified`: `Last-Modified` and 304 for an `If-Modified-Since` not before it (an `If-None-Match` decides alone when present).

@@ -76,7 +76,12 @@ extension ServerSetting {
         "allowedProcessingOption", .signing, \.allowedProcessingOptions, placeholder: "NAME",
         imgproxy: [same("IMGPROXY_ALLOWED_PROCESSING_OPTIONS")],
         default: "all",
-        help: "the only option names URLs may use, as written (`w` does not allow `width`); presets may use any"
+        help: "the only option names URLs may use, as written (`w` does not allow `width`); presets may use any",
+        check: { setting, names throws(ServerConfigError) in
+            for name in names where ProcessingOptionName.byName[Substring(name)] == nil {
+                throw setting.error("allowed processing option '\(name)' is not a processing option, e.g. w, h, rs, q, f")
+            }
+        }
     )
 
     /// `--allow-security-options`: let URLs set their own limits (`max_src_resolution` and the other security options).
@@ -91,7 +96,13 @@ extension ServerSetting {
         "argumentsSeparator", .signing, kind: .custom, placeholder: "C",
         imgproxy: [same("IMGPROXY_ARGUMENTS_SEPARATOR")],
         default: "`:`",
-        help: "separator of an option's name and arguments, in URLs and presets"
+        help: "separator of an option's name and arguments, in URLs and presets",
+        check: { setting, config throws(ServerConfigError) in
+            let separator = config.argumentsSeparator
+            guard separator.isASCII, !separator.properties.isWhitespace, !"/%.@=".unicodeScalars.contains(separator) else {
+                throw setting.error("the arguments separator '\(separator)' must be one ASCII character other than / % . @ = or a blank, e.g. : or ,")
+            }
+        }
     ) { setting, values, config throws(ServerConfigError) in
         let value = values.last ?? ""
         guard value.unicodeScalars.count == 1, let separator = value.unicodeScalars.first else {

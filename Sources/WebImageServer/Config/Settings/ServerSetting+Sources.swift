@@ -16,7 +16,12 @@ extension ServerSetting {
         "allowedSource", .sources, \.allowedSources, placeholder: "PREFIX",
         imgproxy: [own("IMGPROXY_ALLOWED_SOURCES")],
         default: "any public http(s) source",
-        help: "source URL prefixes allowed, e.g. `https://images.example.com/`, checked on the normalised URL and on every redirect"
+        help: "source URL prefixes allowed, e.g. `https://images.example.com/`, checked on the normalised URL and on every redirect",
+        check: { setting, prefixes throws(ServerConfigError) in
+            for prefix in prefixes {
+                if let problem = SourceGuard.problem(withPrefix: prefix) { throw setting.error(problem) }
+            }
+        }
     )
 
     /// `--allow-loopback`: allow sources on 127/8 and ::1.
@@ -204,7 +209,10 @@ extension ServerSetting {
     public static let fallbackImageData = optionalText(
         "fallbackImageData", .sources, \.fallbackImageData, placeholder: "BASE64",
         imgproxy: [same("IMGPROXY_FALLBACK_IMAGE_DATA")],
-        help: "an image served, processed as the URL asks, in place of a source that cannot be downloaded (unreachable, an error status, too large, timed out); a source whose bytes are not an image still gets its 422 (base64; first of the three)"
+        help: "an image served, processed as the URL asks, in place of a source that cannot be downloaded (unreachable, an error status, too large, timed out); a source whose bytes are not an image still gets its 422 (base64; first of the three)",
+        check: { setting, data throws(ServerConfigError) in
+            if ConfiguredImage.decodeBase64(data) == nil { throw setting.error("the fallback image data is not base64") }
+        }
     )
 
     /// `--fallback-image-path`: the fallback image read from a file.
@@ -219,7 +227,12 @@ extension ServerSetting {
         "fallbackImageURL", .sources, \.fallbackImageURL, placeholder: "URL",
         flag: "fallback-image-url",
         imgproxy: [same("IMGPROXY_FALLBACK_IMAGE_URL")],
-        help: "the fallback image downloaded at start-up"
+        help: "the fallback image downloaded at start-up",
+        check: { setting, text throws(ServerConfigError) in
+            guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
+                throw setting.error("the URL '\(text)' is not an http(s) URL")
+            }
+        }
     )
 
     /// `--fallback-image-http-code`: status of a fallback image; 0: the status of the error it stands in for.
@@ -228,7 +241,13 @@ extension ServerSetting {
         flag: "fallback-image-http-code",
         imgproxy: [same("IMGPROXY_FALLBACK_IMAGE_HTTP_CODE")],
         default: "`200`",
-        help: "status of a fallback image; 0: the status of the error it stands in for"
+        help: "status of a fallback image; 0: the status of the error it stands in for",
+        check: { setting, config throws(ServerConfigError) in
+            let code = config.fallbackImageHTTPCode
+            if code != 0, !(100...599).contains(code) {
+                throw setting.error("fallback image status \(code) is not 0 or an HTTP status 100…599")
+            }
+        }
     ) { setting, values, config throws(ServerConfigError) in
         config.fallbackImageHTTPCode = try SettingText.integer(values.last ?? "", setting)
     }

@@ -37,6 +37,8 @@ public struct ServerSetting: Sendable, Hashable, CaseIterable, CustomStringConve
     let read: @Sendable (ServerSetting, [String], inout ServerConfig) throws(ServerConfigError) -> Void
     /// The value ``bounds`` are checked against, and its text; `nil` when there is none to check.
     let checkedValue: (@Sendable (ServerConfig) -> (Double, String)?)?
+    /// The setting's own check of its value, beyond ``bounds``.
+    let ownCheck: (@Sendable (ServerSetting, ServerConfig) throws(ServerConfigError) -> Void)?
 
     /// An `IMGPROXY_*` variable read into a setting, and how its value is read.
     public struct ImgproxyName: Sendable, Hashable {
@@ -67,6 +69,7 @@ public struct ServerSetting: Sendable, Hashable, CaseIterable, CustomStringConve
         flag: String? = nil, environmentName: String? = nil, imgproxy: [ImgproxyName] = [],
         default defaultText: String, imgproxyDefault: [String]? = nil, help: String,
         checkedValue: (@Sendable (ServerConfig) -> (Double, String)?)? = nil,
+        check: (@Sendable (ServerSetting, ServerConfig) throws(ServerConfigError) -> Void)? = nil,
         read: @escaping @Sendable (ServerSetting, [String], inout ServerConfig) throws(ServerConfigError) -> Void
     ) {
         let flag = flag ?? name.replacing(/([A-Z])/) { "-" + $0.output.1.lowercased() }
@@ -82,6 +85,7 @@ public struct ServerSetting: Sendable, Hashable, CaseIterable, CustomStringConve
         self.imgproxyDefault = imgproxyDefault
         self.help = help
         self.checkedValue = checkedValue
+        self.ownCheck = check
         self.read = read
     }
 
@@ -130,10 +134,12 @@ public struct ServerSetting: Sendable, Hashable, CaseIterable, CustomStringConve
         try read(self, values, &config)
     }
 
-    /// Checks the value of `config` against ``bounds``.
+    /// Checks the value of `config` against ``bounds`` and the setting's own check.
     func check(_ config: ServerConfig) throws(ServerConfigError) {
-        guard let bounds, let (value, text) = checkedValue?(config), !bounds.contains(value) else { return }
-        throw error(bounds.problem(label, text))
+        if let bounds, let (value, text) = checkedValue?(config), !bounds.contains(value) {
+            throw error(bounds.problem(label, text))
+        }
+        try ownCheck?(self, config)
     }
 
     /// A boolean environment variable read as the settings read booleans; `nil` when unset or empty.

@@ -65,6 +65,24 @@ struct ServerSettingCatalogTests {
         #expect(readError?.message.contains(setting.names) == true)
     }
 
+    @Test("each setting's own check names it")
+    func ownChecks() {
+        let changes: [(ServerSetting, (inout ServerConfig) -> Void)] = [
+            (.sourceKeepAliveTimeout, { $0.sourceKeepAliveTimeout = .seconds(-1) }),
+            (.downloadTimeout, { $0.downloadTimeout = .zero }),
+            (.bestFormats, { $0.bestFormats = [] }),
+            (.etagBuster, { $0.etagBuster = "a b" }),
+            (.cacheDir, { $0.cacheDirectory = "" }),
+        ]
+        for (setting, change) in changes {
+            var config = ServerConfig()
+            change(&config)
+            var message: String?
+            do { try config.validate() } catch { message = error.message }
+            #expect(message?.hasSuffix("(\(setting.names))") == true, "\(setting): \(message ?? "accepted")")
+        }
+    }
+
     @Test("the flags of webimage serve are read through the catalog")
     func arguments() throws {
         let arguments = try ServerSettingArguments([
