@@ -26,7 +26,7 @@ struct ServeCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("The settings, listed below.", valueName: "setting"))
+    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("The settings listed above, e.g. --port 8080 --no-auto-webp.", valueName: "setting"))
     var settings: [String] = []
 
     func run() async throws {
