@@ -127,12 +127,7 @@ public final class ProxyServer: Sendable {
             ),
             maxEncodesPerOutput: config.maxEncodes
         )
-        let negotiation = FormatNegotiation(
-            autoWebP: config.autoWebP, autoAVIF: config.autoAVIF, preferredFormats: config.preferredFormats,
-            enforceWebP: config.enforceWebP, enforceAVIF: config.enforceAVIF,
-            autoJXL: config.autoJXL, enforceJXL: config.enforceJXL,
-            bestFormats: config.bestFormats
-        )
+        let negotiation = FormatNegotiation(settings: config)
         let parser = ProxyURLParser(
             keys: try config.signingKeys(), signatureSize: config.signatureSize, presets: config.presets,
             maxDimension: config.maxResultDimension, allowSecurityOptions: config.allowSecurityOptions,
@@ -142,11 +137,7 @@ public final class ProxyServer: Sendable {
             base64URLIncludesFilename: config.base64URLIncludesFilename
         )
         pipeline = ProxyPipeline(
-            parser: parser, sourceGuard: sourceGuard, negotiation: negotiation, manager: manager,
-            metrics: metrics, defaultQuality: config.defaultQuality, formatQuality: config.formatQuality,
-            stripMetadata: config.stripMetadata, defaultAutoQuality: config.defaultAutoQuality,
-            autoQualityTarget: config.autoQualityTarget,
-            encoderSettings: config.encoderSettings, jpegShrink: config.jpegShrinkOnLoad, linearLight: config.useLinearColorspace,
+            parser: parser, sourceGuard: sourceGuard, negotiation: negotiation, manager: manager, metrics: metrics, settings: config,
             fallback: fallbackImage.map { _ in
                 ProxyPipeline.Fallback(url: Self.fallbackURL, statusCode: config.fallbackImageHTTPCode, ttl: config.fallbackImageTTL)
             }
@@ -211,16 +202,7 @@ public final class ProxyServer: Sendable {
 
     /// What answers the proxy's paths, `/health` and `/metrics`.
     private func makeResponder() -> ProxyResponder {
-        ProxyResponder(
-            pipeline: pipeline, metrics: metrics, ttl: config.ttl, requestTimeout: config.requestTimeout,
-            caching: CachingHeaders(
-                useETag: config.useETag, etagBuster: config.etagBuster, useLastModified: config.useLastModified,
-                lastModifiedBuster: config.lastModifiedBuster, validators: config.validators, cacheControlPassthrough: config.cacheControlPassthrough
-            ),
-            tracesRequests: tracesRequests, profile: config.profile, secret: config.secret, pathPrefix: config.pathPrefix ?? "",
-            readsClientHints: config.enableClientHints, sendsDebugHeaders: config.enableDebugHeaders,
-            sendsCanonicalLink: config.setCanonicalHeader, developmentErrors: config.developmentErrors
-        )
+        ProxyResponder(pipeline: pipeline, metrics: metrics, settings: config, tracesRequests: tracesRequests)
     }
 
     /// The proxy's application, answering with `responder`.

@@ -17,6 +17,7 @@ struct WebImageCommand: AsyncParsableCommand {
             CacheCommand.self,
             RefreshCommand.self,
             ServeCommand.self,
+            SettingsPageCommand.self,
         ]
     )
 

@@ -71,165 +71,90 @@ public enum ImgproxyEnvironment {
     }
 
     /// How one variable is read.
-    private struct Variable: Sendable {
+    struct Variable: Sendable {
         let apply: @Sendable (String, [String: String], inout ServerConfig) throws(ServerConfigError) -> Void
     }
 
-    /// Every understood variable by name.
+    /// Every understood variable by name: those the settings name (``ServerSetting/imgproxyNames``),
+    /// read as they say, and those read elsewhere.
     private static let variables: [String: Variable] = {
         var table: [String: Variable] = [:]
-        func same(_ name: String, _ setting: ServerSetting) {
-            table[name] = Variable { value, _, config throws(ServerConfigError) in
-                try ImgproxyEnvironment.setting(setting, setting.isList ? list(value) : [value], named: name, &config)
+        for setting in ServerSetting.allCases {
+            for imgproxyName in setting.imgproxyNames {
+                let name = imgproxyName.name
+                switch imgproxyName.reading {
+                case .same:
+                    table[name] = Variable { value, _, config throws(ServerConfigError) in
+                        try ImgproxyEnvironment.setting(setting, setting.isList ? SettingText.list(value) : [value], named: name, &config)
+                    }
+                case .zeroKeepsDefault:
+                    // imgproxy's 0 means "no limit": WebImage keeps its bounded default.
+                    table[name] = Variable { value, _, config throws(ServerConfigError) in
+                        guard Int(value.trimmingCharacters(in: .whitespaces)) != 0 else { return }
+                        try ImgproxyEnvironment.setting(setting, [value], named: name, &config)
+                    }
+                case .own:
+                    table[name] = ownReaders[name]
+                }
             }
         }
-        func custom(_ name: String, _ apply: @escaping @Sendable (String, [String: String], inout ServerConfig) throws(ServerConfigError) -> Void) {
-            table[name] = Variable(apply: apply)
+        for name in readElsewhere.keys {
+            table[name] = Variable { _, _, _ in }
         }
-        /// imgproxy's 0 means "no limit": WebImage keeps its bounded default.
-        func zeroKeepsDefault(_ name: String, _ setting: ServerSetting) {
-            custom(name) { value, _, config throws(ServerConfigError) in
-                guard Int(value.trimmingCharacters(in: .whitespaces)) != 0 else { return }
-                try ImgproxyEnvironment.setting(setting, [value], named: name, &config)
-            }
-        }
+        return table
+    }()
 
-        same("IMGPROXY_KEY", .key)
-        same("IMGPROXY_SALT", .salt)
-        same("IMGPROXY_SIGNATURE_SIZE", .signatureSize)
-        same("IMGPROXY_TRUSTED_SIGNATURES", .trustedSignature)
-        custom("IMGPROXY_BIND") { value, _, config throws(ServerConfigError) in try bind(value, &config) }
-        same("IMGPROXY_MAX_SRC_RESOLUTION", .maxSourceResolution)
-        zeroKeepsDefault("IMGPROXY_MAX_SRC_FILE_SIZE", .maxSourceBytes)
-        same("IMGPROXY_MAX_ANIMATION_FRAMES", .maxAnimationFrames)
-        zeroKeepsDefault("IMGPROXY_MAX_RESULT_DIMENSION", .maxResultDimension)
-        same("IMGPROXY_WORKERS", .workers)
-        same("IMGPROXY_CONCURRENCY", .workers)
-        zeroKeepsDefault("IMGPROXY_REQUESTS_QUEUE_SIZE", .queueSize)
-        same("IMGPROXY_TTL", .ttl)
-        same("IMGPROXY_QUALITY", .quality)
-        custom("IMGPROXY_FORMAT_QUALITY") { value, _, config throws(ServerConfigError) in
+    /// The variables read by `webimage serve` with the OTEL_* variables
+    /// (TelemetryConfiguration), not into a setting, with what they do.
+    public static let readElsewhere: [String: String] = [
+        "IMGPROXY_OPEN_TELEMETRY_ENABLE":
+            "turns on traces; needs `OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf` (or `http/json`), since imgproxy's default is gRPC",
+        "IMGPROXY_OPEN_TELEMETRY_ENABLE_METRICS": "with `IMGPROXY_OPEN_TELEMETRY_ENABLE`, metrics by OTLP too",
+    ]
+
+    /// The readers of the variables a setting names with ``ServerSetting/ImgproxyName/Reading/own``.
+    static let ownReaders: [String: Variable] = [
+        "IMGPROXY_BIND": Variable { value, _, config throws(ServerConfigError) in try bind(value, &config) },
+        "IMGPROXY_FORMAT_QUALITY": Variable { value, _, config throws(ServerConfigError) in
             // Formats WebImage does not write (bmp, ico, svg) have no quality to set.
-            let items = list(value).filter { item in
+            let items = SettingText.list(value).filter { item in
                 let format = item.split(separator: "=").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
                 return !["bmp", "ico", "svg"].contains(format)
             }
             try ImgproxyEnvironment.setting(.formatQuality, items, named: "IMGPROXY_FORMAT_QUALITY", &config)
-        }
-        same("IMGPROXY_AUTO_WEBP", .autoWebP)
-        same("IMGPROXY_ENABLE_WEBP_DETECTION", .autoWebP)
-        same("IMGPROXY_ENFORCE_WEBP", .enforceWebP)
-        same("IMGPROXY_AUTO_AVIF", .autoAVIF)
-        same("IMGPROXY_ENABLE_AVIF_DETECTION", .autoAVIF)
-        same("IMGPROXY_ENFORCE_AVIF", .enforceAVIF)
-        same("IMGPROXY_AUTO_JXL", .autoJXL)
-        same("IMGPROXY_ENFORCE_JXL", .enforceJXL)
-        same("IMGPROXY_JPEG_PROGRESSIVE", .jpegProgressive)
-        same("IMGPROXY_PNG_INTERLACED", .pngInterlaced)
-        same("IMGPROXY_PNG_QUANTIZE", .pngQuantize)
-        same("IMGPROXY_PNG_QUANTIZATION_COLORS", .pngQuantizationColors)
-        same("IMGPROXY_WEBP_EFFORT", .webpEffort)
-        same("IMGPROXY_WEBP_PRESET", .webpPreset)
-        same("IMGPROXY_AVIF_SPEED", .avifSpeed)
-        same("IMGPROXY_JXL_EFFORT", .jxlEffort)
-        same("IMGPROXY_ALLOW_ORIGIN", .allowOrigin)
-        same("IMGPROXY_PREFERRED_FORMATS", .preferredFormats)
-        custom("IMGPROXY_ALLOWED_SOURCES") { value, _, config throws(ServerConfigError) in
-            try ImgproxyEnvironment.setting(.allowedSource, list(value).map(hostPrefixWithSlash), named: "IMGPROXY_ALLOWED_SOURCES", &config)
-        }
-        same("IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES", .allowLoopback)
-        same("IMGPROXY_ALLOW_PRIVATE_SOURCE_ADDRESSES", .allowPrivate)
-        same("IMGPROXY_ALLOW_LINK_LOCAL_SOURCE_ADDRESSES", .allowLinkLocal)
+        },
+        "IMGPROXY_ALLOWED_SOURCES": Variable { value, _, config throws(ServerConfigError) in
+            let prefixes = SettingText.list(value).map(hostPrefixWithSlash)
+            try ImgproxyEnvironment.setting(.allowedSource, prefixes, named: "IMGPROXY_ALLOWED_SOURCES", &config)
+        },
         // Read together with IMGPROXY_PRESETS_PATH after the table (presetItems).
-        custom("IMGPROXY_PRESETS") { _, _, _ in }
-        custom("IMGPROXY_PRESETS_SEPARATOR") { _, _, _ in }
-        custom("IMGPROXY_PRESETS_PATH") { _, _, _ in }
-        same("IMGPROXY_ONLY_PRESETS", .onlyPresets)
-        same("IMGPROXY_USE_ETAG", .useETag)
-        same("IMGPROXY_LOCAL_FILESYSTEM_ROOT", .localFilesystemRoot)
-        same("IMGPROXY_SOURCE_URL_ENCRYPTION_KEY", .sourceURLEncryptionKey)
-        same("IMGPROXY_WATERMARK_PATH", .watermarkPath)
-        same("IMGPROXY_WATERMARK_URL", .watermarkURL)
-        same("IMGPROXY_WATERMARK_DATA", .watermarkData)
-        same("IMGPROXY_WATERMARK_OPACITY", .watermarkOpacity)
-        same("IMGPROXY_READ_REQUEST_TIMEOUT", .readRequestTimeout)
-        custom("IMGPROXY_READ_TIMEOUT") { value, environment, config throws(ServerConfigError) in
+        "IMGPROXY_PRESETS": Variable { _, _, _ in },
+        "IMGPROXY_PRESETS_SEPARATOR": Variable { _, _, _ in },
+        "IMGPROXY_PRESETS_PATH": Variable { _, _, _ in },
+        "IMGPROXY_READ_TIMEOUT": Variable { value, environment, config throws(ServerConfigError) in
             // imgproxy's former name: the current one wins when both are set.
             guard environment["IMGPROXY_READ_REQUEST_TIMEOUT"]?.trimmingCharacters(in: .whitespaces).isEmpty ?? true else { return }
             try ImgproxyEnvironment.setting(.readRequestTimeout, [value], named: "IMGPROXY_READ_TIMEOUT", &config)
-        }
-        same("IMGPROXY_KEEP_ALIVE_TIMEOUT", .keepAliveTimeout)
-        zeroKeepsDefault("IMGPROXY_MAX_CLIENTS", .maxClients)
-        same("IMGPROXY_WRITE_RESPONSE_TIMEOUT", .writeResponseTimeout)
-        same("IMGPROXY_DEVELOPMENT_ERRORS_MODE", .developmentErrors)
-        same("IMGPROXY_DOWNLOAD_TIMEOUT", .downloadTimeout)
-        same("IMGPROXY_TIMEOUT", .requestTimeout)
-        same("IMGPROXY_WRITE_TIMEOUT", .requestTimeout)
-        same("IMGPROXY_ALLOW_SECURITY_OPTIONS", .allowSecurityOptions)
-        same("IMGPROXY_STRIP_METADATA", .stripMetadata)
-        custom("IMGPROXY_USER_AGENT") { value, _, config throws(ServerConfigError) in
+        },
+        "IMGPROXY_USER_AGENT": Variable { value, _, config throws(ServerConfigError) in
             let agent = value.replacing("%current_version", with: WebImageVersion.current)
             try ImgproxyEnvironment.setting(.userAgent, [agent], named: "IMGPROXY_USER_AGENT", &config)
-        }
-        same("IMGPROXY_MAX_REDIRECTS", .maxRedirects)
-        same("IMGPROXY_USE_S3", .useS3)
-        same("IMGPROXY_S3_ENDPOINT", .s3Endpoint)
-        same("IMGPROXY_S3_REGION", .s3Region)
-        same("IMGPROXY_S3_ENDPOINT_USE_PATH_STYLE", .s3EndpointUsePathStyle)
-        same("IMGPROXY_S3_ALLOWED_BUCKETS", .s3AllowedBucket)
-        same("IMGPROXY_S3_DENIED_BUCKETS", .s3DeniedBucket)
-        same("IMGPROXY_SECRET", .secret)
-        same("IMGPROXY_ALLOWED_PROCESSING_OPTIONS", .allowedProcessingOption)
-        same("IMGPROXY_KEEP_COPYRIGHT", .keepCopyright)
-        same("IMGPROXY_STRIP_COLOR_PROFILE", .stripColorProfile)
-        same("IMGPROXY_USE_LINEAR_COLORSPACE", .useLinearColorspace)
-        same("IMGPROXY_AUTO_ROTATE", .autoRotate)
-        same("IMGPROXY_ENFORCE_THUMBNAIL", .enforceThumbnail)
-        same("IMGPROXY_SKIP_PROCESSING_FORMATS", .skipProcessingFormats)
-        same("IMGPROXY_MAX_ANIMATION_FRAME_RESOLUTION", .maxAnimationFrameResolution)
-        same("IMGPROXY_HEALTH_CHECK_PATH", .healthCheckPath)
-        same("IMGPROXY_FALLBACK_IMAGE_DATA", .fallbackImageData)
-        same("IMGPROXY_FALLBACK_IMAGE_PATH", .fallbackImagePath)
-        same("IMGPROXY_FALLBACK_IMAGE_URL", .fallbackImageURL)
-        same("IMGPROXY_FALLBACK_IMAGE_HTTP_CODE", .fallbackImageHTTPCode)
-        same("IMGPROXY_FALLBACK_IMAGE_TTL", .fallbackImageTTL)
-        same("IMGPROXY_PATH_PREFIX", .pathPrefix)
-        same("IMGPROXY_ETAG_BUSTER", .etagBuster)
-        same("IMGPROXY_ENABLE_CLIENT_HINTS", .enableClientHints)
-        same("IMGPROXY_USE_LAST_MODIFIED", .useLastModified)
-        same("IMGPROXY_LAST_MODIFIED_BUSTER", .lastModifiedBuster)
-        same("IMGPROXY_ARGUMENTS_SEPARATOR", .argumentsSeparator)
-        same("IMGPROXY_BASE_URL", .baseURL)
-        same("IMGPROXY_URL_REPLACEMENTS", .urlReplacements)
-        same("IMGPROXY_BASE64_URL_INCLUDES_FILENAME", .base64URLIncludesFilename)
-        same("IMGPROXY_CACHE_CONTROL_PASSTHROUGH", .cacheControlPassthrough)
-        same("IMGPROXY_GRACEFUL_STOP_TIMEOUT", .gracefulStopTimeout)
-        same("IMGPROXY_ENABLE_DEBUG_HEADERS", .enableDebugHeaders)
-        same("IMGPROXY_SET_CANONICAL_HEADER", .setCanonicalHeader)
-        same("IMGPROXY_CLIENT_KEEP_ALIVE_TIMEOUT", .sourceKeepAliveTimeout)
-        same("IMGPROXY_PROMETHEUS_BIND", .prometheusBind)
-        same("IMGPROXY_PROMETHEUS_NAMESPACE", .prometheusNamespace)
-        // Read by `webimage serve` with the OTEL_* variables (TelemetryConfiguration).
-        custom("IMGPROXY_OPEN_TELEMETRY_ENABLE") { _, _, _ in }
-        custom("IMGPROXY_OPEN_TELEMETRY_ENABLE_METRICS") { _, _, _ in }
-        // Read by `webimage serve` for its logger (logLevel(_:), logFormat(_:)).
-        custom("IMGPROXY_LOG_LEVEL") { _, _, _ in }
-        custom("IMGPROXY_LOG_FORMAT") { _, _, _ in }
-        return table
-    }()
+        },
+        "IMGPROXY_LOG_LEVEL": Variable { _, environment, config throws(ServerConfigError) in
+            if let level = logLevel(environment) { config.logLevel = level }
+        },
+        "IMGPROXY_LOG_FORMAT": Variable { _, environment, config throws(ServerConfigError) in
+            if let format = logFormat(environment) { config.logFormat = format }
+        },
+    ]
 
     /// Applies `values` to `setting`, naming `name` in the error.
     private static func setting(_ setting: ServerSetting, _ values: [String], named name: String, _ config: inout ServerConfig) throws(ServerConfigError) {
         do {
             try setting.apply(values, to: &config)
         } catch {
-            throw ServerConfigError(error.message.replacing("--\(setting.flag) / \(setting.environmentName)", with: name))
+            throw ServerConfigError(error.message.replacing(setting.readingPrefix, with: name))
         }
-    }
-
-    /// imgproxy's comma-separated lists: items trimmed, empty items dropped.
-    private static func list(_ value: String) -> [String] {
-        value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
     /// `IMGPROXY_BIND`: `host:port`, `:port` (every interface), `[v6]:port`.

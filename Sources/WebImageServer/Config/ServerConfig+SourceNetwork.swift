@@ -23,7 +23,7 @@ extension ServerConfig {
             do {
                 return try DownloaderProxy.Endpoint(url: text)
             } catch {
-                throw ServerConfigError("\(error.description) (--proxy, WEBIMAGE_PROXY, \(name))")
+                throw ServerConfigError("\(error.description) (\(ServerSetting.proxy.names), \(name))")
             }
         }
         let http = try endpoint(httpProxy, "HTTP_PROXY")
@@ -41,7 +41,7 @@ extension ServerConfig {
         do {
             return try DownloaderTLS(caFile: caFile, clientCertificateFile: clientCertificateFile, clientKeyFile: clientKeyFile)
         } catch {
-            throw ServerConfigError("\(error.description) (--ca-file, --client-cert, --client-key)")
+            throw ServerConfigError("\(error.description) (\([ServerSetting.caFile, .clientCert, .clientKey].map(\.description).joined(separator: ", ")))")
         }
     }
 }

@@ -34,27 +34,21 @@ public enum ServerProfile: String, Sendable, Hashable, CaseIterable {
         return imgproxyVariableSet ? .imgproxy : .webimage
     }
 
-    /// The settings before any variable or flag is applied.
+    /// The settings before any variable or flag is applied: WebImage's defaults, with
+    /// each setting's ``ServerSetting/imgproxyDefault`` under ``imgproxy``.
     public var defaults: ServerConfig {
         var config = ServerConfig()
         config.profile = self
         guard self == .imgproxy else { return config }
-        config.host = "0.0.0.0"
-        config.allowPrivate = true
-        config.autoWebP = false
-        config.autoAVIF = false
-        config.preferredFormats = [.jpeg, .png, .gif]
-        config.maxAnimationFrames = 1
-        config.jpegShrinkOnLoad = .toTarget
-        config.maxResultDimension = Self.unboundedResultDimension
-        config.keepCopyright = true
-        config.formatQuality = [.webp: 79, .avif: 63, .jxl: 77]
-        config.avifSpeed = 8
-        config.downloadTimeout = .seconds(5)
-        config.requestTimeout = .seconds(10)
-        config.validators = .source
-        config.maxClientsPerAddress = 0
-        config.sourceKeepAliveTimeout = .seconds(90)
+        for setting in ServerSetting.allCases {
+            guard let values = setting.imgproxyDefault else { continue }
+            do {
+                try setting.apply(values, to: &config)
+            } catch {
+                // The catalog's own texts: a test reads every one of them.
+                preconditionFailure("imgproxy's default of \(setting) cannot be read: \(error.message)")
+            }
+        }
         return config
     }
 

@@ -11,7 +11,7 @@ extension OptionApplier {
     /// allows security options in URLs.
     func applySecurityOption(_ option: ProcessingOptionName, _ segment: OptionSegment, to options: inout ProcessingOptions, usage: String) throws(ProxyError) {
         guard allowSecurityOptions else {
-            throw .forbidden("option '\(segment.text.prefix(100))': security options are not allowed in URLs; the server allows them with --allow-security-options (WEBIMAGE_ALLOW_SECURITY_OPTIONS)")
+            throw .forbidden("option '\(segment.text.prefix(100))': security options are not allowed in URLs; the server allows them with \(ServerSetting.allowSecurityOptions.names)")
         }
         try segment.requireCount(1...1, usage: usage)
         switch option {

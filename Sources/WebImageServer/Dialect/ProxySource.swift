@@ -33,7 +33,7 @@ enum ProxySource {
 
     private static func encrypted(_ text: String, cipher: SourceURLCipher?) throws(ProxyError) -> (url: URL, extension: ImageFormat?) {
         guard let cipher else {
-            throw .badRequest("encrypted source 'enc/\(text.prefix(100))' cannot be read: the server has no source URL encryption key (--source-url-encryption-key, IMGPROXY_SOURCE_URL_ENCRYPTION_KEY)")
+            throw .badRequest("encrypted source 'enc/\(text.prefix(100))' cannot be read: the server has no source URL encryption key (\(ServerSetting.sourceURLEncryptionKey.names))")
         }
         var encoded = Substring(text)
         var format: ImageFormat?

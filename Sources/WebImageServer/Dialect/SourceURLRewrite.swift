@@ -108,7 +108,7 @@ public struct SourceURLRewrite: Sendable, Hashable {
         var list: [Replacement] = []
         for pair in text.split(separator: ";", omittingEmptySubsequences: false) {
             guard let equals = pair.firstIndex(of: "=") else {
-                throw ServerConfigError("URL replacement '\(pair)' is not pattern=replacement, e.g. s3://old/*/=https://new.example.com/$1/ (--url-replacement, IMGPROXY_URL_REPLACEMENTS)")
+                throw ServerConfigError("URL replacement '\(pair)' is not pattern=replacement, e.g. s3://old/*/=https://new.example.com/$1/ (\(ServerSetting.urlReplacements.names))")
             }
             list.append(Replacement(pattern: String(pair[..<equals]), replacement: String(pair[pair.index(after: equals)...])))
         }

@@ -40,39 +40,30 @@ struct ProxyResponder: Sendable {
     let pathPrefix: String
     /// The validators and caching headers answered, and the conditions sent on to sources.
     let caching: CachingHeaders
-    /// Whether client hints set a URL's starting `dpr` and width (and images vary with them).
-    let readsClientHints: Bool
-    /// Whether images carry the source's and the result's sizes (`X-Origin-*`, `X-Result-*`).
-    let sendsDebugHeaders: Bool
-    /// Whether images of http(s) sources carry `Link: <source>; rel="canonical"`.
-    let sendsCanonicalLink: Bool
     /// `Bearer <secret>`, the `Authorization` every image request and `/metrics` on the
     /// proxy's port must carry; `nil`: none asked for.
     let authorization: [UInt8]?
-    /// Whether errors are answered with their full diagnostic rather than their kind's text.
-    let developmentErrors: Bool
+    /// The server's settings: the answers read theirs from it (client hints, debug headers,
+    /// the canonical link, development errors).
+    let settings: ServerConfig
 
     typealias Field = ProxyResponses.Field
 
-    init(
-        pipeline: ProxyPipeline, metrics: ServerMetrics, ttl: Int, requestTimeout: Duration, caching: CachingHeaders = CachingHeaders(),
-        tracesRequests: Bool = false, profile: ServerProfile = .webimage, secret: String? = nil, pathPrefix: String = "",
-        readsClientHints: Bool = false, sendsDebugHeaders: Bool = false, sendsCanonicalLink: Bool = false,
-        developmentErrors: Bool = false
-    ) {
-        self.developmentErrors = developmentErrors
-        self.readsClientHints = readsClientHints
-        self.sendsDebugHeaders = sendsDebugHeaders
-        self.sendsCanonicalLink = sendsCanonicalLink
-        self.caching = caching
-        self.pathPrefix = pathPrefix
-        self.profile = profile
-        self.authorization = secret.map { Array("Bearer \($0)".utf8) }
+    /// The responder of a server with `settings`, its caching headers from them.
+    init(pipeline: ProxyPipeline, metrics: ServerMetrics, settings: ServerConfig, tracesRequests: Bool = false) {
+        self.settings = settings
+        self.caching = CachingHeaders(
+            useETag: settings.useETag, etagBuster: settings.etagBuster, useLastModified: settings.useLastModified,
+            lastModifiedBuster: settings.lastModifiedBuster, validators: settings.validators, cacheControlPassthrough: settings.cacheControlPassthrough
+        )
+        self.pathPrefix = settings.pathPrefix ?? ""
+        self.profile = settings.profile
+        self.authorization = settings.secret.map { Array("Bearer \($0)".utf8) }
         self.pipeline = pipeline
         self.metrics = metrics
-        self.requestTimeout = requestTimeout
-        self.ttl = ttl
-        self.cacheControl = Self.cacheControl(maxAge: ttl)
+        self.requestTimeout = settings.requestTimeout
+        self.ttl = settings.ttl
+        self.cacheControl = Self.cacheControl(maxAge: settings.ttl)
         self.tracesRequests = tracesRequests
     }
 
@@ -123,7 +114,7 @@ struct ProxyResponder: Sendable {
     func disclosed(_ error: ProxyError, context: some RequestContext) -> ProxyError {
         let level: Logger.Level = error.status.code >= 500 ? .error : .warning
         context.logger.log(level: level, "\(error.status.code) \(error.kind.rawValue): \(error.message)")
-        return developmentErrors ? error : error.withMessage(error.kind.rawValue)
+        return settings.developmentErrors ? error : error.withMessage(error.kind.rawValue)
     }
 
     /// Refuses a request whose `Authorization` is not `expected` (403), comparing in time
@@ -145,7 +136,7 @@ struct ProxyResponder: Sendable {
             guard path.hasPrefix(pathPrefix + "/") else { throw ProxyRoutes.notFound }
             path.removeFirst(pathPrefix.count)
         }
-        let hints = readsClientHints ? ClientHints { request.headers[$0] } : nil
+        let hints = settings.enableClientHints ? ClientHints { request.headers[$0] } : nil
         let resolved = try pipeline.resolve(path: path, accept: request.headers[.accept], hints: hints).get()
         // A memory hit is answered at once: no task, no timer (the timeout is for work).
         let outcome: ProxyPipeline.Outcome
@@ -179,7 +170,7 @@ struct ProxyResponder: Sendable {
 
     /// The `Vary` of an answer.
     private func vary(variesWithAccept: Bool, kind: ProxyResponseKind) -> String? {
-        switch (variesWithAccept, readsClientHints && kind == .image) {
+        switch (variesWithAccept, settings.enableClientHints && kind == .image) {
         case (true, true): "Accept, " + ClientHints.varyFields
         case (true, false): "Accept"
         case (false, true): ClientHints.varyFields
@@ -240,7 +231,7 @@ struct ProxyResponder: Sendable {
     /// - Parameter expires: the URL's `expires` time (Unix seconds): `max-age` never outlives it.
     private func response(for outcome: ProxyPipeline.Outcome, request: Request, expires: Int?) -> Response {
         let variant = outcome.variant
-        let canonical = sendsCanonicalLink ? Self.canonicalLink(for: outcome) : nil
+        let canonical = settings.setCanonicalHeader ? Self.canonicalLink(for: outcome) : nil
         var headers = headersCache.headers(for: outcome, canonical: canonical) { makeHeaders(for: outcome, canonical: canonical) }
         // Rare, and different every second: the cached fields get their Cache-Control replaced.
         var maxAge = maxAge(until: expires)
@@ -295,7 +286,7 @@ struct ProxyResponder: Sendable {
             headers.append(Field(name: .contentDisposition, value: outcome.disposition.value(for: variant.format)))
         }
         if let canonical { headers.append(Field(name: Self.linkHeader, value: canonical)) }
-        if sendsDebugHeaders, outcome.kind == .image {
+        if settings.enableDebugHeaders, outcome.kind == .image {
             if let source = variant.sourcePixelSize {
                 headers.append(Field(name: Self.originWidthHeader, value: String(source.width)))
                 headers.append(Field(name: Self.originHeightHeader, value: String(source.height)))

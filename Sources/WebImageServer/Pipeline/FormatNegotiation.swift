@@ -158,3 +158,15 @@ struct FormatNegotiation: Sendable {
         return String(decoding: bytes[start...last].lazy.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 }
+
+extension FormatNegotiation {
+    /// The negotiation of a server with `settings`: its `Accept` rules, the formats a
+    /// source may keep, and the candidates of `format:best`.
+    init(settings: ServerConfig) {
+        self.init(
+            autoWebP: settings.autoWebP, autoAVIF: settings.autoAVIF, preferredFormats: settings.preferredFormats,
+            enforceWebP: settings.enforceWebP, enforceAVIF: settings.enforceAVIF,
+            autoJXL: settings.autoJXL, enforceJXL: settings.enforceJXL, bestFormats: settings.bestFormats
+        )
+    }
+}

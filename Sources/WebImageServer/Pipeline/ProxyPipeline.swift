@@ -50,22 +50,11 @@ final class ProxyPipeline: Sendable {
     let negotiation: FormatNegotiation
     let manager: ImageManager
     let metrics: ServerMetrics
-    /// The encoder quality of a URL that names none.
-    let defaultQuality: Int
-    /// Per-format qualities of a URL that names no quality.
-    let formatQuality: [ImageFormat: Int]
-    /// Whether metadata is stripped when the URL does not say.
-    let stripMetadata: Bool
-    /// Whether a URL that names no quality gets auto quality.
-    let defaultAutoQuality: Bool
-    /// The SSIM target of auto quality when the URL gives none.
-    let autoQualityTarget: Double
-    /// The encoder settings every variant is written with.
+    /// The server's settings: the variants read theirs from it (qualities, metadata, the
+    /// decode's shrink and light).
+    let settings: ServerConfig
+    /// The encoder settings every variant is written with, made once from ``settings``.
     let encoderSettings: EncoderSettings
-    /// How far JPEG sources shrink in libjpeg on their way to a smaller decode.
-    let jpegShrink: ImageDecodeOptions.JPEGShrink
-    /// Whether resizes work in linear light.
-    let linearLight: Bool
     /// The fallback image, if the server has one.
     let fallback: Fallback?
     /// Paths already resolved, so that a repeated path skips parsing and checking.
@@ -78,27 +67,19 @@ final class ProxyPipeline: Sendable {
         watermarkImage.withLock { $0 = watermark }
     }
 
+    /// The pipeline of a server with `settings`, on its parser, guard, negotiation and manager.
     init(
         parser: ProxyURLParser, sourceGuard: SourceGuard, negotiation: FormatNegotiation, manager: ImageManager,
-        metrics: ServerMetrics, defaultQuality: Int, formatQuality: [ImageFormat: Int] = [:], stripMetadata: Bool = true,
-        defaultAutoQuality: Bool = false, autoQualityTarget: Double = AutoQuality.defaultTarget,
-        encoderSettings: EncoderSettings = EncoderSettings(), jpegShrink: ImageDecodeOptions.JPEGShrink = .leavingResample,
-        linearLight: Bool = false, fallback: Fallback? = nil
+        metrics: ServerMetrics, settings: ServerConfig, fallback: Fallback? = nil
     ) {
-        self.encoderSettings = encoderSettings
-        self.jpegShrink = jpegShrink
-        self.linearLight = linearLight
+        self.settings = settings
+        self.encoderSettings = settings.encoderSettings
         self.fallback = fallback
-        self.defaultAutoQuality = defaultAutoQuality
-        self.autoQualityTarget = autoQualityTarget
-        self.formatQuality = formatQuality
-        self.stripMetadata = stripMetadata
         self.parser = parser
         self.sourceGuard = sourceGuard
         self.negotiation = negotiation
         self.manager = manager
         self.metrics = metrics
-        self.defaultQuality = defaultQuality
         // Variants made are counted where they are made, once each, also those finished
         // after every request for them had left.
         manager.events.observe { event in
@@ -195,15 +176,15 @@ final class ProxyPipeline: Sendable {
         let background = options.background.map { ImageEncodeOptions.Color(red: Int($0.red), green: Int($0.green), blue: Int($0.blue)) }
         // Auto quality when the URL asks for it, or by the server's default when the URL
         // names no quality of its own.
-        let auto = options.autoQuality || (defaultAutoQuality && options.quality == nil && options.formatQuality.isEmpty)
+        let auto = options.autoQuality || (settings.defaultAutoQuality && options.quality == nil && options.formatQuality.isEmpty)
         var encoding = VariantEncoding(
             format: negotiation.variantFormat(for: choice),
-            quality: options.quality ?? defaultQuality,
-            autoQuality: auto ? AutoQuality(target: options.autoQualityTarget ?? autoQualityTarget) : nil,
+            quality: options.quality ?? settings.defaultQuality,
+            autoQuality: auto ? AutoQuality(target: options.autoQualityTarget ?? settings.autoQualityTarget) : nil,
             // A URL's quality is for every format; its format_quality, then the server's, otherwise.
-            formatQuality: options.quality == nil ? formatQuality.merging(options.formatQuality) { _, url in url } : [:],
+            formatQuality: options.quality == nil ? settings.formatQuality.merging(options.formatQuality) { _, url in url } : [:],
             maxFileSize: options.maxBytes,
-            stripMetadata: options.stripMetadata ?? stripMetadata,
+            stripMetadata: options.stripMetadata ?? settings.stripMetadata,
             backgroundColor: background ?? .white,
             colorProfile: options.stripColorProfile == false ? .source : .sRGB,
             keepCopyright: options.keepCopyright ?? false
@@ -212,12 +193,12 @@ final class ProxyPipeline: Sendable {
         let watermark = options.watermark == nil ? nil : watermarkImage.withLock { $0 }
         let embeddedThumbnail = options.enforceThumbnail ?? false
         var variant = VariantRequest(
-            url: request.source, transformer: ProxyTransformer(options: options, watermark: watermark, linearLight: linearLight),
+            url: request.source, transformer: ProxyTransformer(options: options, watermark: watermark, linearLight: settings.useLinearColorspace),
             thumbnailPixelSize: embeddedThumbnail ? nil : options.thumbnailPixelSize, encoding: encoding, passthrough: options.raw,
             passthroughFormats: options.passthroughFormats, preferEmbeddedThumbnail: embeddedThumbnail,
             output: kind == .thumbHash ? .thumbHash : .image
         )
-        variant.jpegShrink = jpegShrink
+        variant.jpegShrink = settings.jpegShrinkOnLoad
         return variant
     }
 

@@ -91,7 +91,7 @@ struct SourceGuard: Sendable {
                 throw ProxyError(status: 404, message: error.description, kind: .invalidSourceURL)
             }
             if (!allowedBuckets.isEmpty && !allowedBuckets.contains(location.bucket)) || deniedBuckets.contains(location.bucket) {
-                throw ProxyError(status: 404, message: "the S3 bucket '\(location.bucket)' is not allowed (--s3-allowed-bucket, --s3-denied-bucket, IMGPROXY_S3_ALLOWED_BUCKETS, IMGPROXY_S3_DENIED_BUCKETS)", kind: .invalidSourceURL)
+                throw ProxyError(status: 404, message: "the S3 bucket '\(location.bucket)' is not allowed (\(ServerSetting.s3AllowedBucket.names), \(ServerSetting.s3DeniedBucket.names))", kind: .invalidSourceURL)
             }
             guard url.user == nil, url.password == nil else {
                 throw ProxyError(status: 404, message: "source URLs with credentials (user:password@) are not allowed", kind: .invalidSourceURL)

@@ -3,7 +3,8 @@ import Testing
 import WebImageServer
 import WebImageTestSupport
 
-/// docs/settings.md against the code: one row for each ``ServerSetting`` with its flag and
+/// docs/settings.md against the code: its table is the one the settings' catalog writes
+/// (`scripts/settings-page`), with one row for each ``ServerSetting`` with its flag and
 /// `WEBIMAGE_*` variable, no flag that `webimage serve` does not accept, and `IMGPROXY_*`
 /// names that the server applies, to the settings docs/imgproxy.md says they set.
 @Suite("docs/settings.md")
@@ -34,6 +35,16 @@ struct SettingsPageTests {
     /// The flags written in `text`, without their dashes and without `[no-]`.
     static func flagNames(in text: some StringProtocol) -> [String] {
         String(text).matches(of: /--(?:\[no-\])?([a-z0-9][a-z0-9-]*)/).map { String($0.output.1) }
+    }
+
+    @Test("the tables of docs/settings.md and docs/imgproxy.md are the ones the settings' catalog writes", arguments: [
+        ("docs/settings.md", "settings"), ("docs/imgproxy.md", "imgproxy-variables"),
+    ])
+    func tableIsGenerated(path: String, table: String) throws {
+        let page = try String(contentsOf: Self.root.appending(path: path), encoding: .utf8)
+        #expect(page.contains(SettingsPage.begin(table)) && page.contains(SettingsPage.end(table)), "\(path) has no \(table) table")
+        let updated = try #require(SettingsPage.updating(page), "\(path) has no generated table")
+        #expect(updated == page, "\(path) differs from the settings' catalog: run scripts/settings-page")
     }
 
     @Test("every setting has one row, with its flag and its WEBIMAGE_* variable")

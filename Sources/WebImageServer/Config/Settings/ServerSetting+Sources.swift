@@ -1,0 +1,266 @@
+import Foundation
+import WebImage
+
+/// The settings of ``SettingSection/sources``.
+extension ServerSetting {
+    /// The settings of ``SettingSection/sources``, in the order the help lists them.
+    static let sourceSettings: [ServerSetting] = [
+        allowedSource, allowLoopback, allowPrivate, allowLinkLocal, proxy, noProxy, trustProxyAddress, caFile, clientCert, clientKey,
+        userAgent, maxRedirects, downloadTimeout, sourceKeepAliveTimeout, maxDownloads, maxDownloadsPerHost, localFilesystemRoot, baseURL,
+        urlReplacements, useS3, s3Endpoint, s3Region, s3EndpointUsePathStyle, s3AllowedBucket, s3DeniedBucket, fallbackImageData,
+        fallbackImagePath, fallbackImageURL, fallbackImageHTTPCode, fallbackImageTTL,
+    ]
+
+    /// `--allowed-source`: source URL prefixes allowed, e.g. `https://images.example.com/`, checked on the normalised URL and on every redirect.
+    public static let allowedSource = list(
+        "allowedSource", .sources, \.allowedSources, placeholder: "PREFIX",
+        imgproxy: [own("IMGPROXY_ALLOWED_SOURCES")],
+        default: "any public http(s) source",
+        help: "source URL prefixes allowed, e.g. `https://images.example.com/`, checked on the normalised URL and on every redirect",
+        check: { setting, prefixes throws(ServerConfigError) in
+            for prefix in prefixes {
+                if let problem = SourceGuard.problem(withPrefix: prefix) { throw setting.error(problem) }
+            }
+        }
+    )
+
+    /// `--allow-loopback`: allow sources on 127/8 and ::1.
+    public static let allowLoopback = bool(
+        "allowLoopback", .sources, \.allowLoopback,
+        imgproxy: [same("IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES")],
+        help: "allow sources on 127/8 and ::1"
+    )
+
+    /// `--allow-private`: allow sources on private networks (10/8, 172.16/12, 192.168/16, fc00::/7) and CGNAT (100.64/10).
+    public static let allowPrivate = bool(
+        "allowPrivate", .sources, \.allowPrivate,
+        imgproxy: [same("IMGPROXY_ALLOW_PRIVATE_SOURCE_ADDRESSES")],
+        imgproxyDefault: true,
+        help: "allow sources on private networks (10/8, 172.16/12, 192.168/16, fc00::/7) and CGNAT (100.64/10)"
+    )
+
+    /// `--allow-link-local`: allow sources on 169.254/16 and fe80::/10 (cloud metadata lives there).
+    public static let allowLinkLocal = bool(
+        "allowLinkLocal", .sources, \.allowLinkLocal,
+        imgproxy: [same("IMGPROXY_ALLOW_LINK_LOCAL_SOURCE_ADDRESSES")],
+        help: "allow sources on 169.254/16 and fe80::/10 (cloud metadata lives there)"
+    )
+
+    /// `--proxy`: HTTP proxy sources are fetched through (`http://user:pass@host:port`); empty: none.
+    public static let proxy = ServerSetting(
+        "proxy", .sources, kind: .custom, placeholder: "URL",
+        default: "`HTTP_PROXY` / `HTTPS_PROXY`",
+        help: "HTTP proxy sources are fetched through (`http://user:pass@host:port`); empty: none"
+    ) { setting, values, config throws(ServerConfigError) in
+        config.httpProxy = values.last ?? ""
+        config.httpsProxy = values.last ?? ""
+    }
+
+    /// `--no-proxy`: source hosts fetched direct, as curl reads `NO_PROXY`.
+    public static let noProxy = ServerSetting(
+        "noProxy", .sources, kind: .custom, placeholder: "LIST",
+        default: "`NO_PROXY`",
+        help: "source hosts fetched direct, as curl reads `NO_PROXY`"
+    ) { setting, values, config throws(ServerConfigError) in
+        config.noProxy = values.last ?? ""
+    }
+
+    /// `--trust-proxy-address`: exempt the proxy's own address from the address checks (sources behind it are still checked).
+    public static let trustProxyAddress = bool(
+        "trustProxyAddress", .sources, \.trustProxyAddress,
+        help: "exempt the proxy's own address from the address checks (sources behind it are still checked)"
+    )
+
+    /// `--ca-file`: PEM certificate authorities trusted for sources, besides the system's.
+    public static let caFile = optionalText(
+        "caFile", .sources, \.caFile, placeholder: "FILE",
+        help: "PEM certificate authorities trusted for sources, besides the system's"
+    )
+
+    /// `--client-cert`: PEM client certificate for sources that require one.
+    public static let clientCert = optionalText(
+        "clientCert", .sources, \.clientCertificateFile, placeholder: "FILE",
+        help: "PEM client certificate for sources that require one"
+    )
+
+    /// `--client-key`: PEM private key of `--client-cert`.
+    public static let clientKey = optionalText(
+        "clientKey", .sources, \.clientKeyFile, placeholder: "FILE",
+        default: "in the `--client-cert` file",
+        help: "PEM private key of `--client-cert`"
+    )
+
+    /// `--user-agent`: `User-Agent` sent to sources.
+    public static let userAgent = optionalText(
+        "userAgent", .sources, \.userAgent, placeholder: "UA",
+        imgproxy: [own("IMGPROXY_USER_AGENT")],
+        default: "WebImage's",
+        help: "`User-Agent` sent to sources"
+    )
+
+    /// `--max-redirects`: redirects followed per source download.
+    public static let maxRedirects = integer(
+        "maxRedirects", .sources, \.maxRedirects, bounds: .atLeast(0),
+        imgproxy: [same("IMGPROXY_MAX_REDIRECTS")],
+        help: "redirects followed per source download"
+    )
+
+    /// `--download-timeout`: longest a source download may take, redirects included (also its idle timeout).
+    public static let downloadTimeout = seconds(
+        "downloadTimeout", .sources, \.downloadTimeout,
+        imgproxy: [same("IMGPROXY_DOWNLOAD_TIMEOUT")],
+        imgproxyDefault: 5,
+        help: "longest a source download may take, redirects included (also its idle timeout)"
+    )
+
+    /// `--source-keep-alive-timeout`: how long a connection to a source stays open, idle, for the next download; `0` closes each after its download.
+    public static let sourceKeepAliveTimeout = seconds(
+        "sourceKeepAliveTimeout", .sources, \.sourceKeepAliveTimeout, zeroIsOff: true,
+        imgproxy: [same("IMGPROXY_CLIENT_KEEP_ALIVE_TIMEOUT")],
+        imgproxyDefault: 90,
+        help: "how long a connection to a source stays open, idle, for the next download; `0` closes each after its download"
+    )
+
+    /// `--max-downloads`: source downloads running at once; more wait, holding no worker (a worker is taken once the source's bytes are in).
+    public static let maxDownloads = integer(
+        "maxDownloads", .sources, \.maxDownloads, bounds: .atLeast(1),
+        help: "source downloads running at once; more wait, holding no worker (a worker is taken once the source's bytes are in)"
+    )
+
+    /// `--max-downloads-per-host`: source downloads from one host running at once: a slow host holds at most this many, and downloads from other hosts go past its waiting ones.
+    public static let maxDownloadsPerHost = integer(
+        "maxDownloadsPerHost", .sources, \.maxDownloadsPerHost, bounds: .atLeast(1),
+        help: "source downloads from one host running at once: a slow host holds at most this many, and downloads from other hosts go past its waiting ones"
+    )
+
+    /// `--local-filesystem-root`: directory `local:///path` sources are read from.
+    public static let localFilesystemRoot = optionalText(
+        "localFilesystemRoot", .sources, \.localFilesystemRoot, placeholder: "DIR",
+        imgproxy: [same("IMGPROXY_LOCAL_FILESYSTEM_ROOT")],
+        default: "none: `local://` refused",
+        help: "directory `local:///path` sources are read from"
+    )
+
+    /// `--base-url`: put in front of source URLs that do not start with it.
+    public static let baseURL = optionalText(
+        "baseURL", .sources, \.baseURL, placeholder: "URL",
+        flag: "base-url",
+        imgproxy: [same("IMGPROXY_BASE_URL")],
+        help: "put in front of source URLs that do not start with it"
+    )
+
+    /// `--url-replacements`: source URL rewrites, `pattern=replacement;…`: a source starting with the pattern (`*` is any run without `/`) has that start replaced (`$1` is what the first `*` matched); the allowed sources and address checks see the result.
+    public static let urlReplacements = ServerSetting(
+        "urlReplacements", .sources, kind: .custom, placeholder: "LIST",
+        imgproxy: [same("IMGPROXY_URL_REPLACEMENTS")],
+        default: "none",
+        help: "source URL rewrites, `pattern=replacement;…`: a source starting with the pattern (`*` is any run without `/`) has that start replaced (`$1` is what the first `*` matched); the allowed sources and address checks see the result"
+    ) { setting, values, config throws(ServerConfigError) in
+        let value = values.last ?? ""
+        config.urlReplacements = value.isEmpty ? [] : try SourceURLRewrite.replacements(from: value)
+    }
+
+    /// `--use-s3`: load `s3://<bucket>/<key>[?<version ID>]` sources, signed with `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` and `AWS_SESSION_TOKEN` (none: unsigned).
+    public static let useS3 = bool(
+        "useS3", .sources, \.useS3,
+        imgproxy: [same("IMGPROXY_USE_S3")],
+        help: "load `s3://<bucket>/<key>[?<version ID>]` sources, signed with `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` and `AWS_SESSION_TOKEN` (none: unsigned)"
+    )
+
+    /// `--s3-endpoint`: an S3-compatible server (no scheme: `http://`).
+    public static let s3Endpoint = optionalText(
+        "s3Endpoint", .sources, \.s3Endpoint, placeholder: "URL",
+        imgproxy: [same("IMGPROXY_S3_ENDPOINT")],
+        default: "AWS",
+        help: "an S3-compatible server (no scheme: `http://`)"
+    )
+
+    /// `--s3-region`: region requests are signed for.
+    public static let s3Region = optionalText(
+        "s3Region", .sources, \.s3Region, placeholder: "REGION",
+        imgproxy: [same("IMGPROXY_S3_REGION")],
+        default: "`AWS_REGION`, else `AWS_DEFAULT_REGION`, else `us-east-1`",
+        help: "region requests are signed for"
+    )
+
+    /// `--s3-endpoint-use-path-style`: with `--s3-endpoint`: the bucket in the path (`<endpoint>/<bucket>/<key>`); off: a subdomain of the endpoint's host.
+    public static let s3EndpointUsePathStyle = bool(
+        "s3EndpointUsePathStyle", .sources, \.s3EndpointUsePathStyle,
+        imgproxy: [same("IMGPROXY_S3_ENDPOINT_USE_PATH_STYLE")],
+        help: "with `--s3-endpoint`: the bucket in the path (`<endpoint>/<bucket>/<key>`); off: a subdomain of the endpoint's host"
+    )
+
+    /// `--s3-allowed-bucket`: the only buckets `s3://` sources may name.
+    public static let s3AllowedBucket = list(
+        "s3AllowedBucket", .sources, \.s3AllowedBuckets, placeholder: "NAME",
+        imgproxy: [same("IMGPROXY_S3_ALLOWED_BUCKETS")],
+        default: "any",
+        help: "the only buckets `s3://` sources may name"
+    )
+
+    /// `--s3-denied-bucket`: buckets `s3://` sources may not name.
+    public static let s3DeniedBucket = list(
+        "s3DeniedBucket", .sources, \.s3DeniedBuckets, placeholder: "NAME",
+        imgproxy: [same("IMGPROXY_S3_DENIED_BUCKETS")],
+        help: "buckets `s3://` sources may not name"
+    )
+
+    /// `--fallback-image-data`: an image served, processed as the URL asks, in place of a source that cannot be downloaded (unreachable, an error status, too large, timed out); a source whose bytes are not an image still gets its 422 (base64; first of the three).
+    public static let fallbackImageData = optionalText(
+        "fallbackImageData", .sources, \.fallbackImageData, placeholder: "BASE64",
+        imgproxy: [same("IMGPROXY_FALLBACK_IMAGE_DATA")],
+        help: "an image served, processed as the URL asks, in place of a source that cannot be downloaded (unreachable, an error status, too large, timed out); a source whose bytes are not an image still gets its 422 (base64; first of the three)",
+        check: { setting, data throws(ServerConfigError) in
+            if ConfiguredImage.decodeBase64(data) == nil { throw setting.error("the fallback image data is not base64") }
+        }
+    )
+
+    /// `--fallback-image-path`: the fallback image read from a file.
+    public static let fallbackImagePath = optionalText(
+        "fallbackImagePath", .sources, \.fallbackImagePath, placeholder: "FILE",
+        imgproxy: [same("IMGPROXY_FALLBACK_IMAGE_PATH")],
+        help: "the fallback image read from a file"
+    )
+
+    /// `--fallback-image-url`: the fallback image downloaded at start-up.
+    public static let fallbackImageURL = optionalText(
+        "fallbackImageURL", .sources, \.fallbackImageURL, placeholder: "URL",
+        flag: "fallback-image-url",
+        imgproxy: [same("IMGPROXY_FALLBACK_IMAGE_URL")],
+        help: "the fallback image downloaded at start-up",
+        check: { setting, text throws(ServerConfigError) in
+            guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
+                throw setting.error("the URL '\(text)' is not an http(s) URL")
+            }
+        }
+    )
+
+    /// `--fallback-image-http-code`: status of a fallback image; 0: the status of the error it stands in for.
+    public static let fallbackImageHTTPCode = ServerSetting(
+        "fallbackImageHTTPCode", .sources, kind: .custom, placeholder: "N",
+        flag: "fallback-image-http-code",
+        imgproxy: [same("IMGPROXY_FALLBACK_IMAGE_HTTP_CODE")],
+        default: "`200`",
+        help: "status of a fallback image; 0: the status of the error it stands in for",
+        check: { setting, config throws(ServerConfigError) in
+            let code = config.fallbackImageHTTPCode
+            if code != 0, !(100...599).contains(code) {
+                throw setting.error("fallback image status \(code) is not 0 or an HTTP status 100…599")
+            }
+        }
+    ) { setting, values, config throws(ServerConfigError) in
+        config.fallbackImageHTTPCode = try SettingText.integer(values.last ?? "", setting)
+    }
+
+    /// `--fallback-image-ttl`: `max-age` of a fallback image, when shorter.
+    public static let fallbackImageTTL = ServerSetting(
+        "fallbackImageTTL", .sources, kind: .custom, placeholder: "S",
+        flag: "fallback-image-ttl",
+        imgproxy: [same("IMGPROXY_FALLBACK_IMAGE_TTL")],
+        default: "the TTL",
+        help: "`max-age` of a fallback image, when shorter"
+    ) { setting, values, config throws(ServerConfigError) in
+        let seconds = try SettingText.integer(values.last ?? "", setting)
+        config.fallbackImageTTL = seconds > 0 ? seconds : nil
+    }
+}
