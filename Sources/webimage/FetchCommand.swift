@@ -231,7 +231,8 @@ struct FetchCommand: AsyncParsableCommand {
     ) async throws(ImageError) -> FetchRecord {
         let processing = ImageProcessing(thumbnailPixelSize: settings.thumbnail, transformer: settings.resize)
         let encoding = VariantEncoding(
-            format: settings.format.map { .fixed($0.imageFormat) } ?? .matchingSource, quality: settings.quality, colorProfile: .source
+            format: settings.format.map { .fixed($0.imageFormat) } ?? .matchingSource,
+            options: ImageEncodeOptions(format: .jpeg, quality: settings.quality, colorProfile: .source)
         )
         var options: ImageRequest.Options = [.waitStoreCache]
         if settings.options.contains(.refreshCached) { options.insert(.refreshCached) }

@@ -4,13 +4,13 @@ extension ImageEncodeOptions {
     /// `ImageEncodeOptions.webpEffort`. ``ImageCoder/encode(_:options:)`` of ``VipsCoder``
     /// calls it before encoding.
     public func validate() throws(ImageError) {
-        if let problem = Self.outOfRange(pngPaletteColors: pngPaletteColors, webpEffort: webpEffort, avifEffort: avifEffort, jxlEffort: jxlEffort) {
+        if let problem = outOfRange() {
             throw .invalidRequest(field: "ImageEncodeOptions." + problem.field, reason: problem.reason)
         }
     }
 
     /// The first of these settings outside its range, by its property name, with the range.
-    static func outOfRange(pngPaletteColors: Int?, webpEffort: Int, avifEffort: Int, jxlEffort: Int) -> (field: String, reason: String)? {
+    func outOfRange() -> (field: String, reason: String)? {
         if let colors = pngPaletteColors, !(2...256).contains(colors) {
             return ("pngPaletteColors", "must be 2…256 colours, or nil for full colour, not \(colors)")
         }

@@ -53,8 +53,8 @@ final class ProxyPipeline: Sendable {
     /// The server's settings: the variants read theirs from it (qualities, metadata, the
     /// decode's shrink and light).
     let settings: ServerConfig
-    /// The encoder settings every variant is written with, made once from ``settings``.
-    let encoderSettings: EncoderSettings
+    /// The encoder settings every variant starts from, made once from ``settings``.
+    let encodeOptions: ImageEncodeOptions
     /// The fallback image, if the server has one.
     let fallback: Fallback?
     /// Paths already resolved, so that a repeated path skips parsing and checking.
@@ -73,7 +73,7 @@ final class ProxyPipeline: Sendable {
         metrics: ServerMetrics, settings: ServerConfig, fallback: Fallback? = nil
     ) {
         self.settings = settings
-        self.encoderSettings = settings.encoderSettings
+        self.encodeOptions = settings.encodeOptions
         self.fallback = fallback
         self.parser = parser
         self.sourceGuard = sourceGuard
@@ -177,19 +177,21 @@ final class ProxyPipeline: Sendable {
         // Auto quality when the URL asks for it, or by the server's default when the URL
         // names no quality of its own.
         let auto = options.autoQuality || (settings.defaultAutoQuality && options.quality == nil && options.formatQuality.isEmpty)
-        var encoding = VariantEncoding(
+        // The server's encoder settings, with what the URL sets.
+        var encoder = encodeOptions
+        encoder.quality = options.quality ?? settings.defaultQuality
+        encoder.maxFileSize = options.maxBytes
+        encoder.stripMetadata = options.stripMetadata ?? settings.stripMetadata
+        encoder.backgroundColor = background ?? .white
+        encoder.colorProfile = options.stripColorProfile == false ? .source : .sRGB
+        encoder.keepCopyright = options.keepCopyright ?? false
+        let encoding = VariantEncoding(
             format: negotiation.variantFormat(for: choice),
-            quality: options.quality ?? settings.defaultQuality,
             autoQuality: auto ? AutoQuality(target: options.autoQualityTarget ?? settings.autoQualityTarget) : nil,
             // A URL's quality is for every format; its format_quality, then the server's, otherwise.
             formatQuality: options.quality == nil ? settings.formatQuality.merging(options.formatQuality) { _, url in url } : [:],
-            maxFileSize: options.maxBytes,
-            stripMetadata: options.stripMetadata ?? settings.stripMetadata,
-            backgroundColor: background ?? .white,
-            colorProfile: options.stripColorProfile == false ? .source : .sRGB,
-            keepCopyright: options.keepCopyright ?? false
+            options: encoder
         )
-        encoderSettings.apply(to: &encoding)
         let watermark = options.watermark == nil ? nil : watermarkImage.withLock { $0 }
         let embeddedThumbnail = options.enforceThumbnail ?? false
         var variant = VariantRequest(

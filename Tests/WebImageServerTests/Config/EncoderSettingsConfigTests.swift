@@ -23,10 +23,9 @@ struct EncoderSettingsConfigTests {
         #expect(config.webpEffort == 6 && config.webpPreset == .photo && config.avifSpeed == 2 && config.jxlEffort == 9)
         #expect(config.autoJXL && !config.enforceJXL)
 
-        var encoding = VariantEncoding()
-        config.encoderSettings.apply(to: &encoding)
-        #expect(encoding.progressive && encoding.pngInterlaced && encoding.pngPaletteColors == 64)
-        #expect(encoding.webpEffort == 6 && encoding.webpPreset == .photo && encoding.avifEffort == 7 && encoding.jxlEffort == 9)
+        let encoder = config.encodeOptions
+        #expect(encoder.progressive && encoder.pngInterlaced && encoder.pngPaletteColors == 64)
+        #expect(encoder.webpEffort == 6 && encoder.webpPreset == .photo && encoder.avifEffort == 7 && encoder.jxlEffort == 9)
     }
 
     @Test("ENFORCE_JXL set to true starts the server; it no longer stops start-up")
@@ -113,15 +112,12 @@ struct EncoderSettingsConfigTests {
             #expect(!config.jpegProgressive && !config.pngInterlaced && !config.pngQuantize && config.pngQuantizationColors == 256)
             #expect(config.webpEffort == 4 && config.webpPreset == .default && config.jxlEffort == 4)
             #expect(!config.autoJXL && !config.enforceJXL)
-            #expect(config.encoderSettings.pngPaletteColors == nil)
+            #expect(config.encodeOptions.pngPaletteColors == nil)
         }
         #expect(ServerProfile.imgproxy.defaults.avifSpeed == 8)
-        var encoding = VariantEncoding()
-        ServerProfile.imgproxy.defaults.encoderSettings.apply(to: &encoding)
-        #expect(encoding.avifEffort == 1)
+        #expect(ServerProfile.imgproxy.defaults.encodeOptions.avifEffort == 1)
         // WebImage's AVIF speed is libvips' effort 4.
         #expect(ServerProfile.webimage.defaults.avifSpeed == 5)
-        ServerProfile.webimage.defaults.encoderSettings.apply(to: &encoding)
-        #expect(encoding.avifEffort == ImageEncodeOptions(format: .avif).avifEffort)
+        #expect(ServerProfile.webimage.defaults.encodeOptions.avifEffort == ImageEncodeOptions(format: .avif).avifEffort)
     }
 }

@@ -16,7 +16,7 @@ struct ColorManagementTests {
     static func variant(of picture: Data, key: String, encoding: VariantEncoding = VariantEncoding()) async throws -> EncodedVariant {
         let manager = ImageManager(cache: TestCaches.make(), loader: ImageLoaders([]))
         var encoding = encoding
-        encoding.quality = 95
+        encoding.options.quality = 95
         var request = ImageRequest(source: .custom(key: key) { () throws(ImageError) -> Data in picture })
         request.processing.transformer = ResizeTransformer(size: size, mode: .fill)
         request.output = .encoded(encoding)
@@ -79,7 +79,7 @@ struct ColorManagementTests {
     func keptProfileVariant() async throws {
         let testCase = ColorTestPictures.Case(space: .displayP3, container: .png16)
         let picture = try ColorTestPictures.picture(testCase)
-        let variant = try await Self.variant(of: picture, key: "kept", encoding: VariantEncoding(colorProfile: .source))
+        let variant = try await Self.variant(of: picture, key: "kept", encoding: VariantEncoding(options: ImageEncodeOptions(format: .jpeg, colorProfile: .source)))
         var keeping = ImageDecodeOptions()
         keeping.keepsColorProfile = true
         let output = try VipsCoder.shared.decode(variant.data, options: keeping)

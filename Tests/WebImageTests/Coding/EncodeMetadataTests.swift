@@ -74,11 +74,11 @@ struct EncodeMetadataTests {
 
     @Test("variant encoding keys name the profile and copyright choices")
     func keys() {
-        #expect(VariantEncoding(colorProfile: .source).key.hasSuffix(",color:source"))
-        #expect(VariantEncoding(colorProfile: .profile(.displayP3)).key.contains(",color:icc:" + ICCProfile.displayP3.digest))
-        #expect(VariantEncoding(keepCopyright: true).key.hasSuffix(",keep-copyright"))
+        #expect(VariantEncoding(options: ImageEncodeOptions(format: .jpeg, colorProfile: .source)).key.hasSuffix(",color:source"))
+        #expect(VariantEncoding(options: ImageEncodeOptions(format: .jpeg, colorProfile: .profile(.displayP3))).key.contains(",color:icc:" + ICCProfile.displayP3.digest))
+        #expect(VariantEncoding(options: ImageEncodeOptions(format: .jpeg, keepCopyright: true)).key.hasSuffix(",keep-copyright"))
         #expect(!VariantEncoding().key.contains("color"))
-        let options = VariantEncoding(colorProfile: .source, keepCopyright: true).encodeOptions(for: .webp)
+        let options = VariantEncoding(options: ImageEncodeOptions(format: .jpeg, colorProfile: .source, keepCopyright: true)).encodeOptions(for: .webp)
         #expect(options.colorProfile == .source && options.keepCopyright)
     }
 }

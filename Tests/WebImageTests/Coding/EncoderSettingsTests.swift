@@ -83,20 +83,20 @@ struct EncoderSettingsTests {
     }
 
     /// Each out-of-range setting, the field its error names, and the value.
-    static let outOfRange: [(String, ImageEncodeOptions, VariantEncoding)] = [
-        ("pngPaletteColors", .init(format: .png, pngPaletteColors: 1), .init(pngPaletteColors: 1)),
-        ("pngPaletteColors", .init(format: .png, pngPaletteColors: 257), .init(pngPaletteColors: 257)),
-        ("webpEffort", .init(format: .webp, webpEffort: -1), .init(webpEffort: -1)),
-        ("webpEffort", .init(format: .webp, webpEffort: 7), .init(webpEffort: 7)),
-        ("avifEffort", .init(format: .avif, avifEffort: 10), .init(avifEffort: 10)),
-        ("jxlEffort", .init(format: .jxl, jxlEffort: 0), .init(jxlEffort: 0)),
-        ("jxlEffort", .init(format: .jxl, jxlEffort: 10), .init(jxlEffort: 10)),
+    static let outOfRange: [(String, ImageEncodeOptions)] = [
+        ("pngPaletteColors", .init(format: .png, pngPaletteColors: 1)),
+        ("pngPaletteColors", .init(format: .png, pngPaletteColors: 257)),
+        ("webpEffort", .init(format: .webp, webpEffort: -1)),
+        ("webpEffort", .init(format: .webp, webpEffort: 7)),
+        ("avifEffort", .init(format: .avif, avifEffort: 10)),
+        ("jxlEffort", .init(format: .jxl, jxlEffort: 0)),
+        ("jxlEffort", .init(format: .jxl, jxlEffort: 10)),
     ]
 
     @Test("a setting out of its range fails the encode and the request, naming the field")
     func outOfRangeIsRefused() throws {
         let image = try TestImages.quadrants(width: 8, height: 8)
-        for (field, options, encoding) in Self.outOfRange {
+        for (field, options) in Self.outOfRange {
             do throws(ImageError) {
                 _ = try coder.encode(image, options: options)
                 Issue.record("\(field) was accepted")
@@ -105,16 +105,16 @@ struct EncoderSettingsTests {
                 #expect(named == "ImageEncodeOptions." + field)
                 #expect(reason.contains("must be"))
             }
-            let request = ImageRequest(url: URL(string: "https://example.com/a.jpg")!, output: .encoded(encoding))
+            let request = ImageRequest(url: URL(string: "https://example.com/a.jpg")!, output: .encoded(VariantEncoding(options: options)))
             do throws(ImageError) {
                 try request.validate()
                 Issue.record("\(field) was accepted in a request")
             } catch {
                 guard case .invalidRequest(let named, _) = error else { Issue.record("\(field): \(error)"); continue }
-                #expect(named == "VariantEncoding." + field)
+                #expect(named == "VariantEncoding.options." + field)
             }
         }
-        for (_, options, _) in Self.outOfRange {
+        for (_, options) in Self.outOfRange {
             var fixed = options
             fixed.pngPaletteColors = nil
             fixed.webpEffort = 4
@@ -129,14 +129,14 @@ struct EncoderSettingsTests {
         let plain = VariantEncoding(format: .fixed(.webp))
         #expect(plain.key == "f:webp,q:80")
         let settings: [VariantEncoding] = [
-            .init(format: .fixed(.webp), progressive: true),
-            .init(format: .fixed(.webp), pngInterlaced: true),
-            .init(format: .fixed(.webp), pngPaletteColors: 16),
-            .init(format: .fixed(.webp), pngPaletteColors: 256),
-            .init(format: .fixed(.webp), webpEffort: 6),
-            .init(format: .fixed(.webp), webpPreset: .photo),
-            .init(format: .fixed(.webp), avifEffort: 1),
-            .init(format: .fixed(.webp), jxlEffort: 4),
+            .init(format: .fixed(.webp), options: .init(format: .webp, progressive: true)),
+            .init(format: .fixed(.webp), options: .init(format: .webp, pngInterlaced: true)),
+            .init(format: .fixed(.webp), options: .init(format: .webp, pngPaletteColors: 16)),
+            .init(format: .fixed(.webp), options: .init(format: .webp, pngPaletteColors: 256)),
+            .init(format: .fixed(.webp), options: .init(format: .webp, webpEffort: 6)),
+            .init(format: .fixed(.webp), options: .init(format: .webp, webpPreset: .photo)),
+            .init(format: .fixed(.webp), options: .init(format: .webp, avifEffort: 1)),
+            .init(format: .fixed(.webp), options: .init(format: .webp, jxlEffort: 4)),
         ]
         let keys = settings.map(\.key)
         #expect(Set(keys + [plain.key]).count == settings.count + 1, "\(keys)")

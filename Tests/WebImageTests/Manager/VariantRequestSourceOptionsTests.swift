@@ -52,7 +52,7 @@ struct VariantRequestSourceOptionsTests {
             }
             _ = try await manager.loadVariant(Self.request(url), options: [.waitStoreCache, .retryFailed])
             var other = Self.request(url)
-            other.encoding.quality = 50
+            other.encoding.options.quality = 50
             await #expect(throws: ImageError.bodyTooLarge(limit: 100)) {
                 try await manager.loadVariant(other, options: [.retryFailed], context: tight)
             }

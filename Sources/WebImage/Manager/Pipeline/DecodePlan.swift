@@ -45,7 +45,7 @@ struct DecodePlan: Sendable, Hashable {
         switch request.output {
         case .encoded(let encoding, _):
             firstFrameOnly = processing.firstFrameOnly || !encoding.format.canAnimate
-            keepsColorProfile = encoding.colorProfile == .source
+            keepsColorProfile = encoding.options.colorProfile == .source
         case .thumbHash:
             firstFrameOnly = true
             keepsColorProfile = false

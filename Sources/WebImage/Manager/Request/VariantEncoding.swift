@@ -4,132 +4,90 @@ public struct VariantEncoding: Sendable, Hashable {
     /// The output format, fixed or chosen from the source. Default: the source's format
     /// where possible (``VariantFormat/matchingSource``).
     public var format: VariantFormat
-    /// Encoder quality 1…100 for lossy formats. Default 80.
-    public var quality: Int
     /// Choose the quality per image instead (lossy still images; ``QualitySearch``):
-    /// ``quality`` and ``formatQuality`` then apply to animations only. Default `nil`.
+    /// the quality of ``options`` and ``formatQuality`` then apply to animations only.
+    /// Default `nil`.
     public var autoQuality: AutoQuality?
-    /// Per-format qualities that take the place of ``quality`` for those formats.
+    /// Per-format qualities that take the place of the quality of ``options`` for those
+    /// formats.
     public var formatQuality: [ImageFormat: Int]
-    /// The largest encoded size in bytes: a lossy encode lowers the quality until it fits,
-    /// or fails with ``ImageError/fileSizeLimitUnreachable(maxBytes:smallest:)``.
-    public var maxFileSize: Int?
-    /// Leave metadata (EXIF, ICC, XMP) out. Default `true`.
-    public var stripMetadata: Bool
-    /// The colour an image with alpha is flattened onto for a format without alpha (JPEG).
-    /// Default white.
-    public var backgroundColor: ImageEncodeOptions.Color
-    /// Lossless WebP or AVIF.
-    public var lossless: Bool
-    /// Progressive JPEG: ``ImageEncodeOptions/progressive``.
-    public var progressive: Bool
-    /// The colour profile the variant carries (``ImageEncodeOptions/colorProfile``). Default
-    /// ``OutputColorProfile/sRGB``. With ``OutputColorProfile/source`` the source is decoded
+    /// The encoder's settings: quality, size limit, metadata, colour profile and each
+    /// format's own. Their `format` is not read: each image is written in the format
+    /// ``format`` resolves to for it (``encodeOptions(for:)``). Default: the defaults of
+    /// ``ImageEncodeOptions`` (quality 80, metadata stripped, sRGB).
+    ///
+    /// With ``OutputColorProfile/source`` as their colour profile the source is decoded
     /// keeping its profile (``ImageDecodeOptions/keepsColorProfile``), so the transformers
     /// work on its own pixels and the variant carries its profile.
-    public var colorProfile: OutputColorProfile
-    /// When stripping metadata, keep the EXIF Copyright and Artist tags.
-    public var keepCopyright: Bool
-    /// Interlaced (Adam7) PNG: ``ImageEncodeOptions/pngInterlaced``.
-    public var pngInterlaced: Bool
-    /// PNG as a palette image of at most about this many colours, 2…256
-    /// (``ImageEncodeOptions/pngPaletteColors``); `nil`, the default: full colour.
-    public var pngPaletteColors: Int?
-    /// libwebp's effort, 0…6 (``ImageEncodeOptions/webpEffort``). Default 4.
-    public var webpEffort: Int
-    /// The kind of picture lossy WebP is tuned for (``ImageEncodeOptions/webpPreset``).
-    public var webpPreset: WebPPreset
-    /// The AV1 encoder's effort for AVIF, 0…9 (``ImageEncodeOptions/avifEffort``). Default 4.
-    public var avifEffort: Int
-    /// libjxl's effort for JPEG XL, 1…9 (``ImageEncodeOptions/jxlEffort``). Default 7.
-    public var jxlEffort: Int
+    public var options: ImageEncodeOptions
 
     /// Creates encoding settings.
+    ///
+    /// - Parameters:
+    ///   - format: The output format, fixed or chosen from the source.
+    ///   - quality: The quality of `options`, when given (1…100): the one setting most
+    ///     requests change.
+    ///   - autoQuality: Choose the quality per image instead.
+    ///   - formatQuality: Per-format qualities.
+    ///   - options: The encoder's settings; their `format` is not read.
     public init(
         format: VariantFormat = .matchingSource,
-        quality: Int = 80,
+        quality: Int? = nil,
         autoQuality: AutoQuality? = nil,
         formatQuality: [ImageFormat: Int] = [:],
-        maxFileSize: Int? = nil,
-        stripMetadata: Bool = true,
-        backgroundColor: ImageEncodeOptions.Color = .white,
-        lossless: Bool = false,
-        progressive: Bool = false,
-        colorProfile: OutputColorProfile = .sRGB,
-        keepCopyright: Bool = false,
-        pngInterlaced: Bool = false,
-        pngPaletteColors: Int? = nil,
-        webpEffort: Int = 4,
-        webpPreset: WebPPreset = .default,
-        avifEffort: Int = 4,
-        jxlEffort: Int = 7
+        options: ImageEncodeOptions = ImageEncodeOptions(format: .jpeg)
     ) {
         self.format = format
-        self.quality = quality
         self.autoQuality = autoQuality
         self.formatQuality = formatQuality
-        self.maxFileSize = maxFileSize
-        self.stripMetadata = stripMetadata
-        self.backgroundColor = backgroundColor
-        self.lossless = lossless
-        self.progressive = progressive
-        self.colorProfile = colorProfile
-        self.keepCopyright = keepCopyright
-        self.pngInterlaced = pngInterlaced
-        self.pngPaletteColors = pngPaletteColors
-        self.webpEffort = webpEffort
-        self.webpPreset = webpPreset
-        self.avifEffort = avifEffort
-        self.jxlEffort = jxlEffort
+        self.options = options
+        if let quality { self.options.quality = quality }
     }
 
-    /// The encoder options for the resolved `format`.
+    /// The encoder options for the resolved `format`: ``options`` with that format, and
+    /// its quality from ``formatQuality`` where that has one.
     public func encodeOptions(for format: ImageFormat) -> ImageEncodeOptions {
-        ImageEncodeOptions(
-            format: format, quality: formatQuality[format] ?? quality, maxFileSize: maxFileSize,
-            backgroundColor: backgroundColor, stripMetadata: stripMetadata, progressive: progressive, lossless: lossless,
-            colorProfile: colorProfile, keepCopyright: keepCopyright,
-            pngInterlaced: pngInterlaced, pngPaletteColors: pngPaletteColors, webpEffort: webpEffort, webpPreset: webpPreset,
-            avifEffort: avifEffort, jxlEffort: jxlEffort
-        )
+        var resolved = options
+        resolved.format = format
+        if let quality = formatQuality[format] { resolved.quality = quality }
+        return resolved
     }
 
     /// Checks the encoder settings that have a range; throws
     /// ``ImageError/invalidRequest(field:reason:)`` naming the first outside it, e.g.
-    /// `VariantEncoding.webpEffort`.
+    /// `VariantEncoding.options.webpEffort`.
     public func validate() throws(ImageError) {
-        if let problem = ImageEncodeOptions.outOfRange(pngPaletteColors: pngPaletteColors, webpEffort: webpEffort, avifEffort: avifEffort, jxlEffort: jxlEffort) {
-            throw .invalidRequest(field: "VariantEncoding." + problem.field, reason: problem.reason)
+        if let problem = options.outOfRange() {
+            throw .invalidRequest(field: "VariantEncoding.options." + problem.field, reason: problem.reason)
         }
     }
 
-    /// The settings a key leaves out where they are unchanged.
-    private static let defaults = VariantEncoding()
+    /// The encoder settings a key leaves out where they are unchanged.
+    private static let defaults = ImageEncodeOptions(format: .jpeg)
 
     /// A stable name of these settings for cache keys, e.g. `f:webp,q:80,sm`.
     public var key: String {
-        var parts = ["f:" + format.key, "q:\(quality)"]
+        var parts = ["f:" + format.key, "q:\(options.quality)"]
         if let autoQuality { parts.append("q:" + autoQuality.key) }
         for (format, quality) in formatQuality.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             parts.append("q\(format.fileExtension):\(quality)")
         }
-        if let maxFileSize { parts.append("mb:\(maxFileSize)") }
-        if !stripMetadata { parts.append("keep-meta") }
-        if backgroundColor != .white {
-            parts.append("bg:\(backgroundColor.red).\(backgroundColor.green).\(backgroundColor.blue)")
-        }
-        if lossless { parts.append("lossless") }
-        if progressive { parts.append("progressive") }
-        if colorProfile != .sRGB { parts.append("color:" + colorProfile.key) }
-        if keepCopyright { parts.append("keep-copyright") }
-        // The encoder settings, each only where it differs from the default.
         let defaults = Self.defaults
-        if pngInterlaced { parts.append("png-interlaced") }
-        if let pngPaletteColors { parts.append("png-palette:\(pngPaletteColors)") }
-        if webpEffort != defaults.webpEffort { parts.append("webp-effort:\(webpEffort)") }
-        if webpPreset != defaults.webpPreset { parts.append("webp-preset:" + webpPreset.rawValue) }
-        if avifEffort != defaults.avifEffort { parts.append("avif-effort:\(avifEffort)") }
-        if jxlEffort != defaults.jxlEffort { parts.append("jxl-effort:\(jxlEffort)") }
+        if let maxFileSize = options.maxFileSize { parts.append("mb:\(maxFileSize)") }
+        if !options.stripMetadata { parts.append("keep-meta") }
+        let background = options.backgroundColor
+        if background != .white { parts.append("bg:\(background.red).\(background.green).\(background.blue)") }
+        if options.lossless { parts.append("lossless") }
+        if options.progressive { parts.append("progressive") }
+        if options.colorProfile != .sRGB { parts.append("color:" + options.colorProfile.key) }
+        if options.keepCopyright { parts.append("keep-copyright") }
+        // Each format's own settings, only where they differ from the default.
+        if options.pngInterlaced { parts.append("png-interlaced") }
+        if let pngPaletteColors = options.pngPaletteColors { parts.append("png-palette:\(pngPaletteColors)") }
+        if options.webpEffort != defaults.webpEffort { parts.append("webp-effort:\(options.webpEffort)") }
+        if options.webpPreset != defaults.webpPreset { parts.append("webp-preset:" + options.webpPreset.rawValue) }
+        if options.avifEffort != defaults.avifEffort { parts.append("avif-effort:\(options.avifEffort)") }
+        if options.jxlEffort != defaults.jxlEffort { parts.append("jxl-effort:\(options.jxlEffort)") }
         return parts.joined(separator: ",")
     }
 }
