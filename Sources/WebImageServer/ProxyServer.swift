@@ -189,7 +189,7 @@ public final class ProxyServer: Sendable {
         let responder = makeResponder()
         var applications: [any Service] = [makeApplication(responder: responder, onRunning: onRunning)]
         if let address = config.prometheusListenAddress {
-            let router = Router(context: BasicRequestContext.self)
+            let router = Router(context: BasicRequestContext.self, options: ProxyRoutes.headRouterOptions)
             router.get("/metrics") { _, _ in responder.metricsPage() }
             applications.append(Application(
                 router: router,
@@ -207,7 +207,7 @@ public final class ProxyServer: Sendable {
 
     /// The proxy's application, answering with `responder`.
     private func makeApplication(responder: ProxyResponder, onRunning: @escaping @Sendable (Int) async -> Void) -> some ApplicationProtocol {
-        let router = Router(context: BasicRequestContext.self)
+        let router = Router(context: BasicRequestContext.self, options: ProxyRoutes.headRouterOptions)
         // A middleware that would do nothing on every request is not installed: without a
         // tracer, no spans; above `info`, no request lines.
         if tracesRequests { router.add(middleware: TracingMiddleware()) }

@@ -257,8 +257,7 @@ struct ProxyResponder: Sendable {
                   let lastModified = caching.lastModified(of: variant), lastModified <= since {
             return Response(status: .notModified, headers: headers.notModified)
         }
-        let body = request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: variant.bytes)
-        return Response(status: status, headers: headers.ok, body: body)
+        return Response(status: status, headers: headers.ok, body: ResponseBody(byteBuffer: variant.bytes))
     }
 
     /// `<source>; rel="canonical"` for an image of an http(s) source, as imgproxy's

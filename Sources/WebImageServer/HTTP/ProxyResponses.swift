@@ -32,13 +32,12 @@ enum ProxyResponses {
     /// A playground file: the security headers with the page's own `Content-Security-Policy`
     /// (see ``PlaygroundPage/contentSecurityPolicy``), revalidated on every load since it
     /// follows the server's configuration.
-    static func playground(_ asset: PlaygroundPage.Asset, request: Request) -> Response {
+    static func playground(_ asset: PlaygroundPage.Asset) -> Response {
         var headers = securityHeaders
         headers[.contentSecurityPolicy] = PlaygroundPage.contentSecurityPolicy
         headers[.contentType] = asset.contentType
         headers[.cacheControl] = "no-cache"
         headers[.contentLength] = String(asset.body.readableBytes)
-        let body = request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: asset.body)
-        return Response(status: .ok, headers: headers, body: body)
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: asset.body))
     }
 }

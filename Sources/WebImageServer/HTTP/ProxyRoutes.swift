@@ -16,41 +16,40 @@ struct ProxyRoutes: Sendable {
     /// The answer to `/` and `/favicon.ico` without the playground.
     static let notFound = ProxyError(status: 404, message: "not found: ask for /<signature>/<options>/<source>")
 
-    /// Adds the routes, for `GET` and `HEAD`, to `router`.
+    /// Adds the routes to `router`, as `GET` routes: a router made with
+    /// ``headRouterOptions`` answers `HEAD` with them too.
     func add<Context: RequestContext>(to router: Router<Context>) {
         let responder = responder
         let image: @Sendable (Request, Context) async throws -> Response = { request, context in
             try await responder.image(request, context: context)
         }
-        func route(_ unprefixed: String, _ handler: @escaping @Sendable (Request, Context) async throws -> Response) {
-            let path = unprefixed == "/" && !pathPrefix.isEmpty ? pathPrefix : pathPrefix + unprefixed
-            router.get(RouterPath(stringLiteral: path), use: handler)
-            router.head(RouterPath(stringLiteral: path), use: handler)
+        // Every route is under the prefix; with none, the group is the router's root.
+        let routes = router.group(RouterPath(stringLiteral: pathPrefix))
+        func route(_ path: String, _ handler: @escaping @Sendable (Request, Context) async throws -> Response) {
+            routes.get(RouterPath(stringLiteral: path), use: handler)
             // A proxy path may start with any segment, and the router does not fall back from
             // a fixed segment that matched to the catch-all when the rest does not match: the
             // paths under a fixed one are proxy paths too.
-            if unprefixed != "/" {
-                router.get(RouterPath(stringLiteral: path + "/**"), use: image)
-                router.head(RouterPath(stringLiteral: path + "/**"), use: image)
-            }
+            if path != "/" { routes.get(RouterPath(stringLiteral: path + "/**"), use: image) }
         }
         route("/health") { _, _ in responder.health() }
         if let healthCheckPath, healthCheckPath != "/health" { route(healthCheckPath) { _, _ in responder.health() } }
         if servesMetrics { route("/metrics") { request, context in try responder.metricsPage(request, context: context) } }
         if let playground {
-            route("/") { request, _ in ProxyResponses.playground(playground.page, request: request) }
-            route(PlaygroundPage.scriptPath) { request, _ in ProxyResponses.playground(PlaygroundPage.script, request: request) }
-            route(PlaygroundPage.stylePath) { request, _ in ProxyResponses.playground(PlaygroundPage.style, request: request) }
+            route("/") { _, _ in ProxyResponses.playground(playground.page) }
+            route(PlaygroundPage.scriptPath) { _, _ in ProxyResponses.playground(PlaygroundPage.script) }
+            route(PlaygroundPage.stylePath) { _, _ in ProxyResponses.playground(PlaygroundPage.style) }
         } else {
             route("/") { _, _ in throw Self.notFound }
         }
         route("/favicon.ico") { _, _ in throw Self.notFound }
-        if !pathPrefix.isEmpty {
-            // The prefix is a fixed segment too: the proxy paths under it need their own route.
-            router.get(RouterPath(stringLiteral: pathPrefix + "/**"), use: image)
-            router.head(RouterPath(stringLiteral: pathPrefix + "/**"), use: image)
-        }
-        router.get("**", use: image)
-        router.head("**", use: image)
+        routes.get("**", use: image)
+        // A path outside the prefix is answered by the image route too, which refuses it with
+        // the proxy's own 404 (counted and logged as every answer is).
+        if !pathPrefix.isEmpty { router.get("**", use: image) }
     }
+
+    /// The options of the router the routes are added to: `HEAD` answered by every `GET`
+    /// route, with the `GET` response's header fields (`Content-Length` included) and no body.
+    static let headRouterOptions: RouterOptions = .autoGenerateHeadEndpoints
 }
