@@ -32,15 +32,15 @@ public enum ImgproxyEnvironment {
                 ignored.append(name)
                 continue
             }
-            try variable.apply(value, environment, &config)
+            try variable.apply(name, value, environment, &config)
         }
         // The lists read from two variables each.
         var presets = try presetItems(environment)
-        if let path = environment["IMGPROXY_PRESETS_PATH"], !path.trimmingCharacters(in: .whitespaces).isEmpty {
+        if let path = environment[presetsPathName], !path.trimmingCharacters(in: .whitespaces).isEmpty {
             presets += try presetFileItems(path)
         }
         if !presets.isEmpty {
-            try setting(.preset, presets, named: "IMGPROXY_PRESETS", &config)
+            try setting(.preset, presets, named: presetsName, &config)
         }
         return ignored
     }
@@ -70,9 +70,10 @@ public enum ImgproxyEnvironment {
         return value
     }
 
-    /// How one variable is read.
+    /// How one variable is read: from its name (which its errors give), its value and the
+    /// whole environment, into the configuration.
     struct Variable: Sendable {
-        let apply: @Sendable (String, [String: String], inout ServerConfig) throws(ServerConfigError) -> Void
+        let apply: @Sendable (_ name: String, _ value: String, _ environment: [String: String], inout ServerConfig) throws(ServerConfigError) -> Void
     }
 
     /// Every understood variable by name: those the settings name (``ServerSetting/imgproxyNames``),
@@ -84,12 +85,12 @@ public enum ImgproxyEnvironment {
                 let name = imgproxyName.name
                 switch imgproxyName.reading {
                 case .same:
-                    table[name] = Variable { value, _, config throws(ServerConfigError) in
+                    table[name] = Variable { name, value, _, config throws(ServerConfigError) in
                         try ImgproxyEnvironment.setting(setting, setting.isList ? SettingText.list(value) : [value], named: name, &config)
                     }
                 case .zeroKeepsDefault:
                     // imgproxy's 0 means "no limit": WebImage keeps its bounded default.
-                    table[name] = Variable { value, _, config throws(ServerConfigError) in
+                    table[name] = Variable { name, value, _, config throws(ServerConfigError) in
                         guard Int(value.trimmingCharacters(in: .whitespaces)) != 0 else { return }
                         try ImgproxyEnvironment.setting(setting, [value], named: name, &config)
                     }
@@ -99,7 +100,7 @@ public enum ImgproxyEnvironment {
             }
         }
         for name in readElsewhere.keys {
-            table[name] = Variable { _, _, _ in }
+            table[name] = Variable { _, _, _, _ in }
         }
         return table
     }()
@@ -114,36 +115,36 @@ public enum ImgproxyEnvironment {
 
     /// The readers of the variables a setting names with ``ServerSetting/ImgproxyName/Reading/own``.
     static let ownReaders: [String: Variable] = [
-        "IMGPROXY_BIND": Variable { value, _, config throws(ServerConfigError) in try bind(value, &config) },
-        "IMGPROXY_FORMAT_QUALITY": Variable { value, _, config throws(ServerConfigError) in
+        "IMGPROXY_BIND": Variable { name, value, _, config throws(ServerConfigError) in try bind(value, named: name, &config) },
+        "IMGPROXY_FORMAT_QUALITY": Variable { name, value, _, config throws(ServerConfigError) in
             // Formats WebImage does not write (bmp, ico, svg) have no quality to set.
             let items = SettingText.list(value).filter { item in
                 let format = item.split(separator: "=").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
                 return !["bmp", "ico", "svg"].contains(format)
             }
-            try ImgproxyEnvironment.setting(.formatQuality, items, named: "IMGPROXY_FORMAT_QUALITY", &config)
+            try ImgproxyEnvironment.setting(.formatQuality, items, named: name, &config)
         },
-        "IMGPROXY_ALLOWED_SOURCES": Variable { value, _, config throws(ServerConfigError) in
+        "IMGPROXY_ALLOWED_SOURCES": Variable { name, value, _, config throws(ServerConfigError) in
             let prefixes = SettingText.list(value).map(hostPrefixWithSlash)
-            try ImgproxyEnvironment.setting(.allowedSource, prefixes, named: "IMGPROXY_ALLOWED_SOURCES", &config)
+            try ImgproxyEnvironment.setting(.allowedSource, prefixes, named: name, &config)
         },
         // Read together with IMGPROXY_PRESETS_PATH after the table (presetItems).
-        "IMGPROXY_PRESETS": Variable { _, _, _ in },
-        "IMGPROXY_PRESETS_SEPARATOR": Variable { _, _, _ in },
-        "IMGPROXY_PRESETS_PATH": Variable { _, _, _ in },
-        "IMGPROXY_READ_TIMEOUT": Variable { value, environment, config throws(ServerConfigError) in
+        presetsName: Variable { _, _, _, _ in },
+        presetsSeparatorName: Variable { _, _, _, _ in },
+        presetsPathName: Variable { _, _, _, _ in },
+        "IMGPROXY_READ_TIMEOUT": Variable { name, value, environment, config throws(ServerConfigError) in
             // imgproxy's former name: the current one wins when both are set.
             guard environment["IMGPROXY_READ_REQUEST_TIMEOUT"]?.trimmingCharacters(in: .whitespaces).isEmpty ?? true else { return }
-            try ImgproxyEnvironment.setting(.readRequestTimeout, [value], named: "IMGPROXY_READ_TIMEOUT", &config)
+            try ImgproxyEnvironment.setting(.readRequestTimeout, [value], named: name, &config)
         },
-        "IMGPROXY_USER_AGENT": Variable { value, _, config throws(ServerConfigError) in
+        "IMGPROXY_USER_AGENT": Variable { name, value, _, config throws(ServerConfigError) in
             let agent = value.replacing("%current_version", with: WebImageVersion.current)
-            try ImgproxyEnvironment.setting(.userAgent, [agent], named: "IMGPROXY_USER_AGENT", &config)
+            try ImgproxyEnvironment.setting(.userAgent, [agent], named: name, &config)
         },
-        "IMGPROXY_LOG_LEVEL": Variable { _, environment, config throws(ServerConfigError) in
+        "IMGPROXY_LOG_LEVEL": Variable { _, _, environment, config throws(ServerConfigError) in
             if let level = logLevel(environment) { config.logLevel = level }
         },
-        "IMGPROXY_LOG_FORMAT": Variable { _, environment, config throws(ServerConfigError) in
+        "IMGPROXY_LOG_FORMAT": Variable { _, _, environment, config throws(ServerConfigError) in
             if let format = logFormat(environment) { config.logFormat = format }
         },
     ]
@@ -157,11 +158,12 @@ public enum ImgproxyEnvironment {
         }
     }
 
-    /// `IMGPROXY_BIND`: `host:port`, `:port` (every interface), `[v6]:port`.
-    private static func bind(_ value: String, _ config: inout ServerConfig) throws(ServerConfigError) {
+    /// `IMGPROXY_BIND`, read from the variable `name`: `host:port`, `:port` (every interface),
+    /// `[v6]:port`.
+    private static func bind(_ value: String, named name: String, _ config: inout ServerConfig) throws(ServerConfigError) {
         let text = value.trimmingCharacters(in: .whitespaces)
         guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else {
-            throw ServerConfigError("IMGPROXY_BIND: '\(value)' is not host:port, e.g. :8080 or 127.0.0.1:8080")
+            throw ServerConfigError("\(name): '\(value)' is not host:port, e.g. :8080 or 127.0.0.1:8080")
         }
         var host = String(text[..<colon])
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
@@ -175,11 +177,19 @@ public enum ImgproxyEnvironment {
         return prefix[schemeEnd.upperBound...].contains("/") ? prefix : prefix + "/"
     }
 
+    // The three variables of the presets are read together, after the others.
+    /// The presets, `name=options` each, split by ``presetsSeparatorName``.
+    static let presetsName = "IMGPROXY_PRESETS"
+    /// What splits ``presetsName`` (default `,`).
+    static let presetsSeparatorName = "IMGPROXY_PRESETS_SEPARATOR"
+    /// A file of presets, one a line.
+    static let presetsPathName = "IMGPROXY_PRESETS_PATH"
+
     /// `IMGPROXY_PRESETS` split by `IMGPROXY_PRESETS_SEPARATOR` (default `,`).
     private static func presetItems(_ environment: [String: String]) throws(ServerConfigError) -> [String] {
-        guard let value = environment["IMGPROXY_PRESETS"], !value.trimmingCharacters(in: .whitespaces).isEmpty else { return [] }
-        let separator = environment["IMGPROXY_PRESETS_SEPARATOR"].flatMap { $0.isEmpty ? nil : $0 } ?? ","
-        return try presetDefinitions(value.components(separatedBy: separator), source: "IMGPROXY_PRESETS")
+        guard let value = environment[presetsName], !value.trimmingCharacters(in: .whitespaces).isEmpty else { return [] }
+        let separator = environment[presetsSeparatorName].flatMap { $0.isEmpty ? nil : $0 } ?? ","
+        return try presetDefinitions(value.components(separatedBy: separator), source: presetsName)
     }
 
     /// The presets in the file at `path`, one `name=options` a line.
@@ -188,9 +198,9 @@ public enum ImgproxyEnvironment {
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
         } catch {
-            throw ServerConfigError("IMGPROXY_PRESETS_PATH: cannot read '\(path)': \(error.localizedDescription)")
+            throw ServerConfigError("\(presetsPathName): cannot read '\(path)': \(error.localizedDescription)")
         }
-        return try presetDefinitions(text.components(separatedBy: "\n"), source: "IMGPROXY_PRESETS_PATH")
+        return try presetDefinitions(text.components(separatedBy: "\n"), source: presetsPathName)
     }
 
     /// Preset definitions as imgproxy reads them: blanks around name and options trimmed,

@@ -67,6 +67,7 @@ struct ImgproxyCompatibilityTests {
     @Test("bad IMGPROXY_* values are errors naming the variable", arguments: [
         ("IMGPROXY_WORKERS", "many"), ("IMGPROXY_BIND", "localhost"), ("IMGPROXY_ENFORCE_WEBP", "maybe"),
         ("IMGPROXY_FORMAT_QUALITY", "webp"), ("IMGPROXY_PRESETS", "thumb"), ("IMGPROXY_MAX_SRC_RESOLUTION", "big"),
+        ("IMGPROXY_PRESETS_PATH", "/nonexistent/webimage-presets"), ("IMGPROXY_READ_TIMEOUT", "soon"),
     ])
     func badValues(name: String, value: String) {
         var config = ServerConfig()
