@@ -34,7 +34,7 @@ extension ProcessingOptions {
     /// A decode size for shrink-on-load that needs no knowledge of the source: set it as
     /// the decoder's `thumbnailPixelSize` (aspect ratio preserved, never enlarging); the
     /// decoded image is at least as large as the plan's resize, and the plan made for the
-    /// source's size (see ``plan(for:orientation:decodedSize:)``) resizes it from there.
+    /// source's size (see ``plan(for:orientation:decodedSize:linearLight:)``) resizes it from there.
     ///
     /// Only `fit` resizes without `crop`, `trim`, `zoom`, `min-width`, `min-height` or
     /// `auto_rotate:0` have one: what a `fill` must cover depends on the source's aspect
