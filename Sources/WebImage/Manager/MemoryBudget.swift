@@ -17,8 +17,8 @@ import WebImageLocking
 /// encoder's output, and what auto quality and several candidate formats add. Work that
 /// needs more than the whole budget is refused with
 /// ``ImageError/memoryBudgetExceeded(needed:budget:)`` before it decodes anything; a
-/// reservation made directly (``reserveBlocking(_:)``) that large waits until nothing
-/// else is reserved and then runs alone. Waiters are served in arrival order.
+/// reservation the library makes on its own for that much waits until nothing else is
+/// reserved and then runs alone. Waiters are served in arrival order.
 public final class MemoryBudget: Sendable {
     private struct State {
         var reserved = 0
