@@ -230,10 +230,8 @@ struct FetchCommand: AsyncParsableCommand {
         _ url: URL, settings: Settings, pipeline: Pipeline, writer: ImageWriter?, failures: FailedURLFile, start: ContinuousClock.Instant
     ) async throws(ImageError) -> FetchRecord {
         let processing = ImageProcessing(thumbnailPixelSize: settings.thumbnail, transformer: settings.resize)
-        let encoding = VariantEncoding(
-            format: settings.format.map { .fixed($0.imageFormat) } ?? .matchingSource,
-            options: ImageEncodeOptions(format: .jpeg, quality: settings.quality, colorProfile: .source)
-        )
+        var encoding = VariantEncoding(format: settings.format.map { .fixed($0.imageFormat) } ?? .matchingSource, quality: settings.quality)
+        encoding.options.colorProfile = .source
         var options: ImageRequest.Options = [.waitStoreCache]
         if settings.options.contains(.refreshCached) { options.insert(.refreshCached) }
         if settings.retryFailed { options.insert(.retryFailed) }

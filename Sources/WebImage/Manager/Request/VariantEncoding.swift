@@ -13,8 +13,8 @@ public struct VariantEncoding: Sendable, Hashable {
     public var formatQuality: [ImageFormat: Int]
     /// The encoder's settings: quality, size limit, metadata, colour profile and each
     /// format's own. Their `format` is not read: each image is written in the format
-    /// ``format`` resolves to for it (``encodeOptions(for:)``). Default: the defaults of
-    /// ``ImageEncodeOptions`` (quality 80, metadata stripped, sRGB).
+    /// ``format`` resolves to for it (``encodeOptions(for:)``). Default: ``defaultOptions``
+    /// (quality 80, metadata stripped, sRGB).
     ///
     /// With ``OutputColorProfile/source`` as their colour profile the source is decoded
     /// keeping its profile (``ImageDecodeOptions/keepsColorProfile``), so the transformers
@@ -35,7 +35,7 @@ public struct VariantEncoding: Sendable, Hashable {
         quality: Int? = nil,
         autoQuality: AutoQuality? = nil,
         formatQuality: [ImageFormat: Int] = [:],
-        options: ImageEncodeOptions = ImageEncodeOptions(format: .jpeg)
+        options: ImageEncodeOptions = VariantEncoding.defaultOptions
     ) {
         self.format = format
         self.autoQuality = autoQuality
@@ -62,8 +62,9 @@ public struct VariantEncoding: Sendable, Hashable {
         }
     }
 
-    /// The encoder settings a key leaves out where they are unchanged.
-    private static let defaults = ImageEncodeOptions(format: .jpeg)
+    /// The encoder settings a variant starts from, ``ImageEncodeOptions``' defaults; a key
+    /// leaves out those left unchanged. Their format is a placeholder, never read.
+    public static let defaultOptions = ImageEncodeOptions(format: .jpeg)
 
     /// A stable name of these settings for cache keys, e.g. `f:webp,q:80,sm`.
     public var key: String {
@@ -72,7 +73,7 @@ public struct VariantEncoding: Sendable, Hashable {
         for (format, quality) in formatQuality.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             parts.append("q\(format.fileExtension):\(quality)")
         }
-        let defaults = Self.defaults
+        let defaults = Self.defaultOptions
         if let maxFileSize = options.maxFileSize { parts.append("mb:\(maxFileSize)") }
         if !options.stripMetadata { parts.append("keep-meta") }
         let background = options.backgroundColor
