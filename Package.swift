@@ -118,12 +118,15 @@ let package = Package(
         ),
         // What every test target shares: the in-process origin on 127.0.0.1, test images,
         // throw-away caches, a self-signed certificate.
+        // Child processes for the tests, started with posix_spawn (child_process.c).
+        .target(name: "CChildProcess", path: "Tests/CChildProcess"),
         .target(
             name: "WebImageTestSupport",
             dependencies: [
                 "WebImage",
                 "WebImageLocking",
                 "CVips",
+                "CChildProcess",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -13,7 +13,7 @@ struct CLIAllocatorTests {
     static func allocatorLine(environment: [String: String]) throws -> String? {
         let cache = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-alloc-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: cache) }
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: try BuiltExecutables.path(of: "webimage"))
         process.arguments = ["serve", "--port", "0", "--log-level", "debug", "--cache-dir", cache]
         var merged = ProcessInfo.processInfo.environment

@@ -77,7 +77,7 @@ struct CLIEnvironmentTests {
             .flatMap { name in searchPath.map { "\($0)/\(name)" } }
             .first { FileManager.default.isExecutableFile(atPath: $0) }
         let found = try #require(compiler, "no C compiler (cc, gcc or clang) on PATH to build the environment recorder")
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: found)
         process.arguments = ["-shared", "-fPIC", "-O1", "-o", library.path, source.path, "-ldl"]
         let diagnostics = Pipe()

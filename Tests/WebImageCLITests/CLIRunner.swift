@@ -57,7 +57,7 @@ struct CLISandbox {
         let errPath = root.appendingPathComponent("stderr-\(UUID().uuidString)").path
         _ = FileManager.default.createFile(atPath: outPath, contents: nil)
         _ = FileManager.default.createFile(atPath: errPath, contents: nil)
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: workDirectory)

@@ -6,7 +6,7 @@ import WebImageTestSupport
 struct CLIVersionTests {
     @Test func versionFlagPrintsTheLibraryVersion() throws {
         let binary = URL(fileURLWithPath: try BuiltExecutables.path(of: "webimage"))
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = binary
         process.arguments = ["--version"]
         let pipe = Pipe()

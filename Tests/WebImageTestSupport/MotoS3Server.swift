@@ -18,7 +18,7 @@ package final class MotoS3Server: Sendable {
     package let port: Int
     /// The IAM user's key: requests signed with it are allowed.
     package let credentials: AWSCredentials
-    private let process: Process
+    private let process: ChildProcess
 
     /// The server of this test process, started by the first caller.
     package static func shared() async throws -> MotoS3Server {
@@ -53,7 +53,7 @@ package final class MotoS3Server: Sendable {
         var lastFailure = ""
         for _ in 0..<5 {
             let port = try freeLoopbackPort()
-            let process = Process()
+            let process = ChildProcess()
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             // moto runs while the test process lives, and no longer (moto_server does not
             // stop on SIGTERM).
@@ -115,7 +115,7 @@ package final class MotoS3Server: Sendable {
 
     /// Runs ``setUpScript`` with moto's Python and `arguments`; its standard output.
     private static func python(_ arguments: [String]) throws -> String {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = toolsDirectory.appendingPathComponent("bin/python")
         process.arguments = ["-c", setUpScript] + arguments
         let output = Pipe()

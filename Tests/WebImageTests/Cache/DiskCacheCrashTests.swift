@@ -15,7 +15,7 @@ struct DiskCacheCrashTests {
             var misses = 0
             var killedWhileWriting = 0
             for round in 0..<36 {
-                let process = Process()
+                let process = ChildProcess()
                 process.executableURL = URL(fileURLWithPath: writer)
                 // Each round starts from a different generation so that entries really change.
                 process.arguments = [directory, String(round * 1_000_000)]
