@@ -1,6 +1,6 @@
 extension ProxyError {
     /// What kind of failure an error is: the short fixed text a client gets for it unless
-    /// development errors are on (``ServerConfig/developmentErrors``), imgproxy's public
+    /// development errors are on (``ServerConfig/Responses/developmentErrors``), imgproxy's public
     /// message for the same case. The text says nothing of the network, the files or the
     /// credentials behind the failure; the error's ``ProxyError/message`` goes to the log.
     public enum Kind: String, Sendable, Hashable, CaseIterable {

@@ -20,7 +20,7 @@ public final class ProxyServer: Sendable {
     let metrics: ServerMetrics
     /// Whether requests are traced (a tracer is bootstrapped in `InstrumentationSystem`).
     let tracesRequests: Bool
-    /// The client connections open per address, against ``ServerConfig/maxClientsPerAddress``.
+    /// The client connections open per address, against ``ServerConfig/Listen/maxClientsPerAddress``.
     let clientConnections: ClientConnections
     let downloader: ImageDownloader
     let manager: ImageManager
@@ -39,7 +39,7 @@ public final class ProxyServer: Sendable {
         config: ServerConfig, logger: Logger = Logger(label: "webimage.serve"), telemetry: ProxyTelemetry? = nil
     ) throws(ServerConfigError) {
         // Lookups end within the download timeout, whatever the name servers do.
-        let resolver = HostResolver(timeout: config.downloadTimeout)
+        let resolver = HostResolver(timeout: config.sources.downloadTimeout)
         try self.init(
             config: config, logger: logger, telemetry: telemetry, resolve: { host throws(ImageError) in try await resolver.resolve(host) }
         )
@@ -55,53 +55,26 @@ public final class ProxyServer: Sendable {
         try config.validate()
         self.config = config
         self.logger = logger
-        metrics = telemetry.map { ServerMetrics(registry: $0.registry, factory: $0.metricsFactory, namespace: config.prometheusNamespace) }
-            ?? ServerMetrics(namespace: config.prometheusNamespace)
+        let namespace = config.operations.prometheusNamespace
+        metrics = telemetry.map { ServerMetrics(registry: $0.registry, factory: $0.metricsFactory, namespace: namespace) }
+            ?? ServerMetrics(namespace: namespace)
         tracesRequests = telemetry?.tracesRequests ?? false
-        clientConnections = ClientConnections(perAddressLimit: config.maxClientsPerAddress > 0 ? config.maxClientsPerAddress : nil)
-        let localFiles = try config.localFiles()
-        let sourceGuard = SourceGuard(
-            allowedPrefixes: config.allowedSources, allowLoopback: config.allowLoopback,
-            allowPrivate: config.allowPrivate, allowLinkLocal: config.allowLinkLocal, localFiles: localFiles,
-            allowsS3: config.useS3, allowedBuckets: config.s3AllowedBuckets, deniedBuckets: config.s3DeniedBuckets,
-            resolve: resolve
-        )
-        var downloaderConfig = DownloaderConfig()
-        downloaderConfig.maxBodySize = config.maxSourceBytes
-        downloaderConfig.totalTimeout = config.downloadTimeout
-        downloaderConfig.idleTimeout = config.downloadTimeout
-        downloaderConfig.connectTimeout = min(config.downloadTimeout, .seconds(10))
-        downloaderConfig.keepAliveTimeout = config.sourceKeepAliveTimeout
-        downloaderConfig.maxConcurrentDownloads = config.maxDownloads
-        downloaderConfig.maxConcurrentDownloadsPerHost = config.maxDownloadsPerHost
-        downloaderConfig.maxRedirects = config.maxRedirects
-        downloaderConfig.headers.replaceOrAdd(name: "User-Agent", value: config.userAgent ?? "\(WebImageServer.serverHeader) (image proxy)")
+        clientConnections = config.listen.clientConnections()
+        let localFiles = try config.sources.localFiles(maxFileSize: config.limits.maxSourceBytes)
+        let sourceGuard = SourceGuard(sources: config.sources, localFiles: localFiles, resolve: resolve)
+        var downloaderConfig = try config.sources.downloaderConfig(maxBodySize: config.limits.maxSourceBytes)
         // A source's redirects stay under the allowed sources.
         downloaderConfig.redirectGuard = { target, original throws(ImageError) in try sourceGuard.checkRedirect(to: target, from: original) }
-        // Every hop, redirects included, connects to the address the guard checked.
+        // Every hop, redirects included, connects to the address the guard checked; the guard
+        // approves each proxy's address too (unless trusted) and every source behind it.
         downloaderConfig.hopAddress = { url in try await sourceGuard.address(for: url) }
-        // The guard approves each proxy's address too (unless trusted) and every source behind it.
-        downloaderConfig.proxy = try config.sourceProxy()
-        downloaderConfig.tls = try config.sourceTLS()
         downloader = ImageDownloader(config: downloaderConfig)
 
-        // Originals and variants each get half the disk and no decoded images in memory:
-        // encoded variants are what is served from memory.
-        func halfOfTheCache(_ namespace: String) -> CacheConfig {
-            var cache = CacheConfig()
-            cache.rootDirectory = config.cacheDirectory
-            cache.namespace = namespace
-            cache.maxDiskSize = config.cacheMaxDiskSize / 2
-            cache.maxDiskAge = config.cacheMaxAge
-            cache.shouldCacheImagesInMemory = false
-            return cache
-        }
-        let originals = halfOfTheCache("proxy-originals")
-        var variants = halfOfTheCache("proxy-variants")
-        variants.maxVariantMemoryCost = max(1, config.cacheMaxMemory)
+        let originals = config.caching.cacheConfig(namespace: "proxy-originals")
+        var variants = config.caching.cacheConfig(namespace: "proxy-variants")
+        variants.maxVariantMemoryCost = max(1, config.caching.cacheMaxMemory)
         var context = ImageContext()
-        context.limits = ImageLimits(maxPixels: config.maxSourceResolution, maxFrames: config.maxAnimationFrames)
-        context.limits.maxFramePixels = config.maxAnimationFrameResolution
+        context.limits = config.limits.imageLimits
         let (originalDisk, variantDisk) = (DiskCache(config: originals), DiskCache(config: variants))
         let originalCache = ImageCache(config: originals, diskTier: originalDisk)
         let variantCache = ImageCache(config: variants, diskTier: variantDisk)
@@ -113,7 +86,9 @@ public final class ProxyServer: Sendable {
         // like downloads. S3 requests go through the downloader: its limits and the guard apply.
         var loaders: [any ImageLoader] = []
         if let localFiles { loaders.append(localFiles) }
-        if let s3 = config.s3Configuration() { loaders.append(S3ImageLoader(configuration: s3, downloader: downloader)) }
+        if let s3 = config.sources.s3Configuration(profile: config.profile) {
+            loaders.append(S3ImageLoader(configuration: s3, downloader: downloader))
+        }
         // The fallback image is a source of the manager's like any other, so its variants
         // are made and cached like theirs; it is held in memory under a URL of its own.
         fallbackImage = ConfiguredImage.configured(.fallback, in: config)
@@ -122,30 +97,20 @@ public final class ProxyServer: Sendable {
         manager = ImageManager(
             cache: variantCache, loader: loader,
             failedURLs: FailedURLs(ttl: .seconds(60)), defaultContext: context,
-            variantWorkLimiter: WorkLimiter(
-                workers: config.workers, queueSize: config.queueSize, memoryBudget: MemoryBudget(bytes: config.memoryBudget)
-            ),
-            maxEncodesPerOutput: config.maxEncodes
-        )
-        let negotiation = FormatNegotiation(settings: config)
-        let parser = ProxyURLParser(
-            keys: try config.signingKeys(), signatureSize: config.signatureSize, presets: config.presets,
-            maxDimension: config.maxResultDimension, allowSecurityOptions: config.allowSecurityOptions,
-            trustedSignatures: Set(config.trustedSignatures), sourceCipher: try config.sourceCipher(), onlyPresets: config.onlyPresets,
-            defaultOptions: config.processingDefaults, allowedOptions: Set(config.allowedProcessingOptions),
-            argumentsSeparator: config.argumentsSeparator, sourceRewrite: config.sourceRewrite,
-            base64URLIncludesFilename: config.base64URLIncludesFilename
+            variantWorkLimiter: config.limits.workLimiter(),
+            maxEncodesPerOutput: config.limits.maxEncodes
         )
         pipeline = ProxyPipeline(
-            parser: parser, sourceGuard: sourceGuard, negotiation: negotiation, manager: manager, metrics: metrics, settings: config,
+            parser: try config.urlParser(), sourceGuard: sourceGuard, negotiation: FormatNegotiation(encoding: config.encoding),
+            manager: manager, metrics: metrics, settings: config.encoding,
             fallback: fallbackImage.map { _ in
-                ProxyPipeline.Fallback(url: Self.fallbackURL, statusCode: config.fallbackImageHTTPCode, ttl: config.fallbackImageTTL)
+                ProxyPipeline.Fallback(url: Self.fallbackURL, statusCode: config.sources.fallbackImageHTTPCode, ttl: config.sources.fallbackImageTTL)
             }
         )
         watermarkSource = ConfiguredImage.configured(.watermark, in: config)
         if let watermarkSource, watermarkSource.isLocal {
             let data = try watermarkSource.localBytes()
-            pipeline.setWatermark(try ProxyWatermark.decoded(from: data, baseOpacity: config.watermarkOpacity, coder: VipsCoder.shared))
+            pipeline.setWatermark(try ProxyWatermark.decoded(from: data, baseOpacity: config.encoding.watermarkOpacity, coder: VipsCoder.shared))
         }
         if let fallbackImage, fallbackImage.isLocal {
             try setFallbackImage(fallbackImage.localBytes())
@@ -161,11 +126,12 @@ public final class ProxyServer: Sendable {
     /// The URL the fallback image is loaded from.
     static let fallbackURL = URL(string: "webimage-fallback:///image")!
 
-    /// Downloads the watermark and fallback images when they come from URLs.
-    func loadRemoteImages() async throws(ServerConfigError) {
+    /// Downloads the watermark and fallback images when they come from URLs (before the
+    /// application listens).
+    private func loadRemoteImages() async throws(ServerConfigError) {
         if let watermarkSource, !watermarkSource.isLocal {
             let data = try await watermarkSource.bytes(downloader: downloader)
-            pipeline.setWatermark(try ProxyWatermark.decoded(from: data, baseOpacity: config.watermarkOpacity, coder: VipsCoder.shared))
+            pipeline.setWatermark(try ProxyWatermark.decoded(from: data, baseOpacity: config.encoding.watermarkOpacity, coder: VipsCoder.shared))
         }
         if let fallbackImage, !fallbackImage.isLocal {
             try setFallbackImage(await fallbackImage.bytes(downloader: downloader))
@@ -182,13 +148,29 @@ public final class ProxyServer: Sendable {
         fallbackLoader.setData(data, for: Self.fallbackURL)
     }
 
+    /// The Hummingbird application answering the proxy's paths, `/health` and `/metrics`
+    /// (unless ``ServerConfig/Operations/prometheusBind`` gives `/metrics` a listener of its
+    /// own). Before it listens, it downloads the watermark and fallback images that come from
+    /// URLs; once it has stopped, it releases the source connections.
+    ///
+    /// ``run(services:onRunning:)`` runs it. Tests can run it in process with
+    /// HummingbirdTesting, with no socket:
+    ///
+    ///     try await server.application().test(.router) { client in
+    ///         let response = try await client.execute(uri: "/health", method: .get)
+    ///     }
+    /// - Parameter onRunning: called with the port once the server listens.
+    public func application(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
+        makeApplication(responder: makeResponder(), onRunning: onRunning)
+    }
+
     /// The Hummingbird applications: the proxy's (`onRunning` gets the port it listens on),
-    /// and the one serving `/metrics` alone when ``ServerConfig/prometheusBind`` names a
-    /// listener of its own.
+    /// and the one serving `/metrics` alone when ``ServerConfig/Operations/prometheusBind``
+    /// names a listener of its own.
     func makeApplications(onRunning: @escaping @Sendable (Int) async -> Void) -> [any Service] {
         let responder = makeResponder()
         var applications: [any Service] = [makeApplication(responder: responder, onRunning: onRunning)]
-        if let address = config.prometheusListenAddress {
+        if let address = config.operations.prometheusListenAddress {
             let router = Router(context: BasicRequestContext.self, options: ProxyRoutes.headRouterOptions)
             router.get("/metrics") { _, _ in responder.metricsPage() }
             applications.append(Application(
@@ -202,47 +184,44 @@ public final class ProxyServer: Sendable {
 
     /// What answers the proxy's paths, `/health` and `/metrics`.
     private func makeResponder() -> ProxyResponder {
-        ProxyResponder(pipeline: pipeline, metrics: metrics, settings: config, tracesRequests: tracesRequests)
+        ProxyResponder(pipeline: pipeline, metrics: metrics, config: config, tracesRequests: tracesRequests)
     }
 
     /// The proxy's application, answering with `responder`.
     private func makeApplication(responder: ProxyResponder, onRunning: @escaping @Sendable (Int) async -> Void) -> some ApplicationProtocol {
-        let router = Router(context: BasicRequestContext.self, options: ProxyRoutes.headRouterOptions)
+        let router = Router(context: ProxyRequestContext.self, options: ProxyRoutes.headRouterOptions)
         // A middleware that would do nothing on every request is not installed: without a
         // tracer, no spans; above `info`, no request lines.
         if tracesRequests { router.add(middleware: TracingMiddleware()) }
         router.add(middleware: RequestMetricsMiddleware())
         if logger.logLevel <= .info { router.add(middleware: LogRequestsMiddleware(.info)) }
-        if let origin = config.allowOrigin {
-            router.add(middleware: CORSMiddleware(origin: origin, pathPrefix: config.pathPrefix ?? "", healthCheckPath: config.healthCheckPath))
+        let listen = config.listen
+        if let origin = listen.allowOrigin {
+            router.add(middleware: CORSMiddleware(origin: origin, pathPrefix: listen.pathPrefix ?? "", healthCheckPath: listen.healthCheckPath))
         }
         router.add(middleware: AllowedMethodsMiddleware())
         ProxyRoutes(
-            responder: responder, playground: config.playground ? PlaygroundPage(config: config) : nil, healthCheckPath: config.healthCheckPath,
-            pathPrefix: config.pathPrefix ?? "", servesMetrics: config.prometheusBind == nil
+            responder: responder, playground: listen.playground ? PlaygroundPage(config: config) : nil, healthCheckPath: listen.healthCheckPath,
+            pathPrefix: listen.pathPrefix ?? "", servesMetrics: config.operations.prometheusBind == nil,
+            secret: listen.secret, requestTimeout: config.limits.requestTimeout
         ).add(to: router)
         // Hummingbird sets a request ID on a copy of this logger per request: defer its rendering.
         let handler = logger.handler
         let logger = Logger(label: logger.label) { _ in DeferredMetadataLogHandler(wrapping: handler) }
-        return Application(
+        var application = Application(
             router: router,
-            server: .clientLimitedHTTP1(
-                connections: clientConnections,
-                limits: ClientLimits(
-                    readTimeout: config.readRequestTimeout, writeTimeout: config.writeResponseTimeout,
-                    keepAliveTimeout: config.keepAliveTimeout > .zero ? config.keepAliveTimeout : nil,
-                    sendBufferSize: config.clientSendBufferSize > 0 ? config.clientSendBufferSize : nil
-                ),
-                metrics: metrics
-            ),
+            server: .clientLimitedHTTP1(connections: clientConnections, limits: listen.clientLimits, metrics: metrics),
             // At the cap the listening socket is not read: new clients wait in its backlog.
             configuration: ApplicationConfiguration(
-                address: .hostname(config.host, port: config.port), serverName: WebImageServer.serverHeader,
-                availableConnectionsDelegate: MaximumAvailableConnections(config.maxClients)
+                address: .hostname(listen.host, port: listen.port), serverName: WebImageServer.serverHeader,
+                availableConnectionsDelegate: MaximumAvailableConnections(listen.maxClients)
             ),
+            services: [SourceConnections(downloader: downloader)],
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
             logger: logger
         )
+        application.beforeServerStarts { [self] in try await loadRemoteImages() }
+        return application
     }
 
     /// Serves until SIGTERM or SIGINT arrives (or the task is cancelled),
@@ -259,21 +238,7 @@ public final class ProxyServer: Sendable {
             logger: logger
         )
         // Past it, the group cancels its services: the requests in flight are cut off.
-        configuration.maximumGracefulShutdownDuration = config.gracefulStopTimeout
-        let group = ServiceGroup(configuration: configuration)
-        try await run(group)
-    }
-
-    /// Loads the watermark and fallback images from their URLs, runs `group` (which holds this server's
-    /// application), then releases the downloader.
-    func run(_ group: ServiceGroup) async throws {
-        do {
-            try await loadRemoteImages()
-            try await group.run()
-        } catch {
-            await downloader.shutdown()
-            throw error
-        }
-        await downloader.shutdown()
+        configuration.maximumGracefulShutdownDuration = config.listen.gracefulStopTimeout
+        try await ServiceGroup(configuration: configuration).run()
     }
 }

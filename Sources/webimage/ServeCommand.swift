@@ -47,22 +47,22 @@ struct ServeCommand: AsyncParsableCommand {
             profile = ServerProfile.chosen(environment: environment, imgproxyDefaults: profileChoice)
             config = profile.defaults
             // Weakest first: HTTP_PROXY and friends, IMGPROXY_*, then WEBIMAGE_*, then flags.
-            config.readStandardProxyVariables(environment)
+            config.sources.readStandardProxyVariables(environment)
             unknownImgproxySettings = try ImgproxyEnvironment.apply(environment, to: &config)
             try ServerSetting.apply(environment: environment, to: &config)
             try arguments.apply(to: &config)
-            config.s3Environment = environment.filter { $0.key.hasPrefix("AWS_") }
+            config.sources.s3Environment = environment.filter { $0.key.hasPrefix("AWS_") }
             try config.validate()
         } catch {
             throw ValidationError(error.message)
         }
-        guard let format = LogFormat(name: config.logFormat) else {
-            throw ValidationError(ServerSetting.logFormat.error("'\(config.logFormat)' is not a log format (pretty, structured, json, gcp)").message)
+        guard let format = LogFormat(name: config.operations.logFormat) else {
+            throw ValidationError(ServerSetting.logFormat.error("'\(config.operations.logFormat)' is not a log format (pretty, structured, json, gcp)").message)
         }
         var logger = format == .pretty ? Logger(label: "webimage.serve") : Logger(label: "webimage.serve") { format.handler(label: $0) }
-        guard let parsed = Logger.Level(rawValue: config.logLevel.lowercased()) else {
+        guard let parsed = Logger.Level(rawValue: config.operations.logLevel.lowercased()) else {
             throw ValidationError(
-                ServerSetting.logLevel.error("'\(config.logLevel)' is not a log level (trace, debug, info, notice, warning, error, critical)").message
+                ServerSetting.logLevel.error("'\(config.operations.logLevel)' is not a log level (trace, debug, info, notice, warning, error, critical)").message
             )
         }
         logger.logLevel = parsed
@@ -82,7 +82,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
 
         let server = try ProxyServer(config: config, logger: logger, telemetry: telemetry)
-        let host = config.host
+        let host = config.listen.host
         let examplePath = config.examplePath()
         try await server.run(services: telemetry.services) { port in
             let example = "http://\(host):\(port)\(examplePath)"

@@ -45,7 +45,7 @@ struct GracefulShutdownTests {
         defer { proxy.stop() }
         let process = proxy.process
         let client = LiveClient(port: proxy.port)
-        async let stalled: LiveProxy.Reply? = try? await client.get(proxyPath("", source: origin.url("/stall.jpg")))
+        async let stalled: TestProxy.Reply? = try? await client.get(proxyPath("", source: origin.url("/stall.jpg")))
         #expect(await origin.waitForRequests("/stall.jpg"))
         kill(process.processIdentifier, SIGTERM)
         // Cut off: no image comes, whether the connection closes or an error is answered.
@@ -55,7 +55,7 @@ struct GracefulShutdownTests {
         #expect(process.terminationStatus == 0)
         var config = ServerConfig()
         try ImgproxyEnvironment.apply(["IMGPROXY_GRACEFUL_STOP_TIMEOUT": "0"], to: &config)
-        #expect(config.gracefulStopTimeout == .zero)
-        #expect(ServerProfile.imgproxy.defaults.gracefulStopTimeout == .seconds(20))
+        #expect(config.listen.gracefulStopTimeout == .zero)
+        #expect(ServerProfile.imgproxy.defaults.listen.gracefulStopTimeout == .seconds(20))
     }
 }

@@ -8,7 +8,7 @@ import WebImageTestSupport
 struct ProxyStatusTests {
     @Test("S4 a source over max source bytes → 422, and a lying Content-Length is caught too")
     func tooManyBytes() async throws {
-        try await LiveProxy.with(configure: { $0.maxSourceBytes = 1000 }) { (origin, proxy) async throws in
+        try await TestProxy.with(configure: { $0.limits.maxSourceBytes = 1000 }) { (origin, proxy) async throws in
             origin.register("/big.jpg", .image(ProxyImages.jpeg))
             let reply = try await proxy.get(proxyPath("", source: origin.url("/big.jpg")))
             #expect(reply.status == 422)
@@ -20,7 +20,7 @@ struct ProxyStatusTests {
 
     @Test("S4 a source over max source resolution → 422 from its header (a PNG bomb)")
     func tooManyPixels() async throws {
-        try await LiveProxy.with(configure: { $0.maxSourceResolution = 100_000 }) { (origin, proxy) async throws in
+        try await TestProxy.with(configure: { $0.limits.maxSourceResolution = 100_000 }) { (origin, proxy) async throws in
             origin.register("/bomb.png", .image(TestImages.pngBomb(width: 30000, height: 30000)))
             origin.register("/big.jpg", .image(ProxyImages.jpeg))  // 400 × 300 = 120,000 pixels
             let bomb = try await proxy.get(proxyPath("rs:fit:100:100", source: origin.url("/bomb.png")))
@@ -45,7 +45,7 @@ struct ProxyStatusTests {
 
     @Test("S4 source 404 → 404; source 500 → 502")
     func sourceStatuses() async throws {
-        try await LiveProxy.with { (origin, proxy) async throws in
+        try await TestProxy.with { (origin, proxy) async throws in
             origin.register("/gone.jpg", .status(404))
             origin.register("/broken.jpg", .status(500))
             let missing = try await proxy.get(proxyPath("", source: origin.url("/gone.jpg")))
@@ -59,7 +59,7 @@ struct ProxyStatusTests {
     func unreachableAndTimedOut() async throws {
         // With the default download timeout: a refused connection must not be taken for a
         // slow one on a loaded machine.
-        try await LiveProxy.with { (_, proxy) async throws in
+        try await TestProxy.with { (_, proxy) async throws in
             // A port nothing listens on: an origin's, after it is shut down.
             let closed = try await TestOrigin.start()
             let deadURL = closed.url("/a.jpg")
@@ -68,7 +68,7 @@ struct ProxyStatusTests {
             #expect(unreachable.status == 502)
             #expect(unreachable.text.contains("unreachable"))
         }
-        try await LiveProxy.with(configure: { $0.downloadTimeout = .seconds(1) }) { (origin, proxy) async throws in
+        try await TestProxy.with(configure: { $0.sources.downloadTimeout = .seconds(1) }) { (origin, proxy) async throws in
             origin.register("/stall.jpg", .stall)
             let stalled = try await proxy.get(proxyPath("", source: origin.url("/stall.jpg")))
             #expect(stalled.status == 504)
@@ -79,7 +79,7 @@ struct ProxyStatusTests {
 
     @Test("K5 truncated, garbled, empty and HTML sources → 422, never a crash, nothing cached")
     func badImagesAreRefusedAndNotCached() async throws {
-        try await LiveProxy.with { (origin, proxy) async throws in
+        try await TestProxy.with { (origin, proxy) async throws in
             let jpeg = ProxyImages.jpeg
             let bad: [(String, TestOriginResponse)] = [
                 ("/truncated.jpg", .image(jpeg.prefix(jpeg.count / 2))),

@@ -19,9 +19,9 @@ struct S3SourceTests {
     private func useS3(_ server: MotoS3Server, credentials: AWSCredentials? = nil) -> (inout ServerConfig) -> Void {
         let credentials = credentials ?? server.credentials
         return { config in
-            config.useS3 = true
-            config.s3Endpoint = server.endpoint
-            config.s3Environment = ["AWS_ACCESS_KEY_ID": credentials.accessKeyID, "AWS_SECRET_ACCESS_KEY": credentials.secretAccessKey]
+            config.sources.useS3 = true
+            config.sources.s3Endpoint = server.endpoint
+            config.sources.s3Environment = ["AWS_ACCESS_KEY_ID": credentials.accessKeyID, "AWS_SECRET_ACCESS_KEY": credentials.secretAccessKey]
         }
     }
 
@@ -29,7 +29,7 @@ struct S3SourceTests {
     func privateObject() async throws {
         let server = try await MotoS3Server.shared()
         let bucket = try bucket(server, objects: [("images/q.png", ProxyImages.png), ("odd key%20#1.png", ProxyImages.png)])
-        let proxy = try await LiveProxy.start(configure: useS3(server))
+        let proxy = try await TestProxy.start(configure: useS3(server))
         defer { Task { await proxy.stop() } }
         let reply = try await proxy.get(proxyPath("rs:fit:50:50", source: URL(string: "s3://\(bucket.name)/images/q.png")!, extension: "png"))
         #expect(reply.status == 200, "\(reply.text.prefix(300))")
@@ -52,7 +52,7 @@ struct S3SourceTests {
         let server = try await MotoS3Server.shared()
         let bucket = try bucket(server, objects: [("q.png", ProxyImages.png)])
         let wrong = AWSCredentials(accessKeyID: server.credentials.accessKeyID, secretAccessKey: "wrong")
-        let proxy = try await LiveProxy.start(configure: useS3(server, credentials: wrong))
+        let proxy = try await TestProxy.start(configure: useS3(server, credentials: wrong))
         defer { Task { await proxy.stop() } }
         let reply = try await proxy.get(proxyPath("", source: URL(string: "s3://\(bucket.name)/q.png")!))
         #expect(reply.status == 403)
@@ -69,10 +69,10 @@ struct S3SourceTests {
             guard host.hasSuffix(".localhost") else { throw .network("no such host \(host)") }
             return [IPAddress(parsing: "127.0.0.1")!]
         }
-        let proxy = try await LiveProxy.start(configure: { config in
+        let proxy = try await TestProxy.start(configure: { config in
             useS3(server)(&config)
-            config.s3Endpoint = "localhost:\(server.port)"
-            config.s3EndpointUsePathStyle = false
+            config.sources.s3Endpoint = "localhost:\(server.port)"
+            config.sources.s3EndpointUsePathStyle = false
         }, resolve: resolve)
         defer { Task { await proxy.stop() } }
         let reply = try await proxy.get(proxyPath("", source: URL(string: "s3://\(bucket.name)/q.png")!, extension: "png"))
@@ -86,7 +86,7 @@ struct S3SourceTests {
         let old = try TestImages.encode(try TestImages.quadrants(width: 30, height: 10), as: .png)
         let bucket = try bucket(server, objects: [("v.png", old), ("v.png", ProxyImages.png)])
         let versions = try #require(bucket.versions["v.png"])
-        let proxy = try await LiveProxy.start(configure: useS3(server))
+        let proxy = try await TestProxy.start(configure: useS3(server))
         defer { Task { await proxy.stop() } }
         let first = try await proxy.get(proxyPath("", source: URL(string: "s3://\(bucket.name)/v.png?\(versions[0])")!, extension: "png"))
         #expect(first.status == 200)
@@ -102,9 +102,9 @@ struct S3SourceTests {
         let other = try bucket(server, objects: [("q.png", ProxyImages.png)])
         #expect(SourceGuard.problem(withPrefix: "s3://\(allowed.name)/") == nil)
         #expect(SourceGuard.problem(withPrefix: "s3://\(allowed.name)")?.contains("after the bucket") == true)
-        let proxy = try await LiveProxy.start(configure: { config in
+        let proxy = try await TestProxy.start(configure: { config in
             useS3(server)(&config)
-            config.allowedSources = ["s3://\(allowed.name)/"]
+            config.sources.allowedSources = ["s3://\(allowed.name)/"]
         })
         defer { Task { await proxy.stop() } }
         let inside = try await proxy.get(proxyPath("", source: URL(string: "s3://\(allowed.name)/q.png")!))
@@ -123,10 +123,10 @@ struct S3SourceTests {
         try ImgproxyEnvironment.apply([
             "IMGPROXY_S3_ALLOWED_BUCKETS": "\(allowed.name), \(denied.name)", "IMGPROXY_S3_DENIED_BUCKETS": denied.name,
         ], to: &config)
-        let proxy = try await LiveProxy.start(configure: { start in
+        let proxy = try await TestProxy.start(configure: { start in
             useS3(server)(&start)
-            start.s3AllowedBuckets = config.s3AllowedBuckets
-            start.s3DeniedBuckets = config.s3DeniedBuckets
+            start.sources.s3AllowedBuckets = config.sources.s3AllowedBuckets
+            start.sources.s3DeniedBuckets = config.sources.s3DeniedBuckets
         })
         defer { Task { await proxy.stop() } }
         #expect(try await proxy.get(proxyPath("", source: URL(string: "s3://\(allowed.name)/q.png")!)).status == 200)
@@ -140,9 +140,9 @@ struct S3SourceTests {
     func guardApprovesEndpointAddress() async throws {
         let server = try await MotoS3Server.shared()
         let bucket = try bucket(server, objects: [("q.png", ProxyImages.png)])
-        let proxy = try await LiveProxy.start(configure: { config in
+        let proxy = try await TestProxy.start(configure: { config in
             useS3(server)(&config)
-            config.allowLoopback = false
+            config.sources.allowLoopback = false
         })
         defer { Task { await proxy.stop() } }
         let reply = try await proxy.get(proxyPath("", source: URL(string: "s3://\(bucket.name)/q.png")!))
@@ -152,7 +152,7 @@ struct S3SourceTests {
 
     @Test("with S3 off, an s3:// source answers 404 naming the setting that turns it on")
     func s3Off() async throws {
-        let proxy = try await LiveProxy.start()
+        let proxy = try await TestProxy.start()
         defer { Task { await proxy.stop() } }
         let reply = try await proxy.get(proxyPath("", source: URL(string: "s3://bucket/q.png")!))
         #expect(reply.status == 404)
@@ -166,22 +166,22 @@ struct S3SourceTests {
             "IMGPROXY_USE_S3": "true", "IMGPROXY_S3_ENDPOINT": "minio:9000", "IMGPROXY_S3_REGION": "eu-west-3",
             "IMGPROXY_S3_ENDPOINT_USE_PATH_STYLE": "false", "IMGPROXY_ALLOWED_SOURCES": "s3://photos,https://cdn.example.com/",
         ], to: &config)
-        #expect(config.useS3)
-        #expect(config.allowedSources == ["s3://photos/", "https://cdn.example.com/"])
-        config.s3Environment = ["AWS_REGION": "ap-south-1", "AWS_ACCESS_KEY_ID": "AKID", "AWS_SECRET_ACCESS_KEY": "secret"]
+        #expect(config.sources.useS3)
+        #expect(config.sources.allowedSources == ["s3://photos/", "https://cdn.example.com/"])
+        config.sources.s3Environment = ["AWS_REGION": "ap-south-1", "AWS_ACCESS_KEY_ID": "AKID", "AWS_SECRET_ACCESS_KEY": "secret"]
         try config.validate()
-        let s3 = try #require(config.s3Configuration())
+        let s3 = try #require(config.sources.s3Configuration(profile: config.profile))
         #expect(s3.endpoint == "minio:9000")
         #expect(s3.region == "eu-west-3")
         #expect(s3.usesPathStyle == false)
         #expect(s3.credentials?.accessKeyID == "AKID")
 
         var defaults = ServerConfig()
-        #expect(defaults.s3Configuration() == nil)
-        defaults.useS3 = true
-        #expect(defaults.s3Configuration()?.usesPathStyle == true)
-        #expect(defaults.s3Configuration()?.region == "us-east-1")
-        defaults.s3Endpoint = "http://"
+        #expect(defaults.sources.s3Configuration(profile: defaults.profile) == nil)
+        defaults.sources.useS3 = true
+        #expect(defaults.sources.s3Configuration(profile: defaults.profile)?.usesPathStyle == true)
+        #expect(defaults.sources.s3Configuration(profile: defaults.profile)?.region == "us-east-1")
+        defaults.sources.s3Endpoint = "http://"
         #expect(throws: ServerConfigError.self) { try defaults.validate() }
     }
 

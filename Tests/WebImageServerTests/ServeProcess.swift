@@ -10,7 +10,7 @@ import Glibc
 /// `webimage serve` running as a process of its own: what an operator runs, with its own
 /// file descriptors and memory to watch (`/proc/<pid>`).
 final class ServeProcess: Sendable {
-    let process: Process
+    let process: ChildProcess
     let port: Int
     let cacheDirectory: String
     let client: LiveClient
@@ -24,7 +24,7 @@ final class ServeProcess: Sendable {
         let cacheDirectory = cacheDirectory
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("webimage-serve-\(UUID().uuidString)").path
         self.cacheDirectory = cacheDirectory
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: try BuiltExecutables.path(of: "webimage"))
         process.arguments = withDefaultArguments
             ? ["serve", "--bind", "127.0.0.1", "--port", "0", "--allow-loopback", "--cache-dir", cacheDirectory, "--log-level", "error"] + arguments
@@ -84,7 +84,7 @@ final class ServeProcess: Sendable {
     }
 
     /// How the process ended, once it has: its exit status, or the signal that ended it.
-    var termination: (reason: Process.TerminationReason, status: Int32)? {
+    var termination: (reason: ChildProcess.TerminationReason, status: Int32)? {
         process.isRunning ? nil : (process.terminationReason, process.terminationStatus)
     }
 

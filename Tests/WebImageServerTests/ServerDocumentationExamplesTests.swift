@@ -1,4 +1,5 @@
 import Foundation
+import HummingbirdTesting
 import Testing
 import WebImageServer
 
@@ -9,10 +10,18 @@ enum ServerDocumentationExamples {
     /// "Running the proxy": a server in a process of one's own (compiled, never run).
     static func runningTheProxy() async throws {
         var config = ServerConfig()
-        config.port = 8080
-        config.allowedSources = ["https://images.example.com/"]
+        config.listen.port = 8080
+        config.sources.allowedSources = ["https://images.example.com/"]
         let server = try ProxyServer(config: config)
         try await server.run()   // until SIGTERM or SIGINT; in-flight requests finish first
+    }
+
+    /// "Running the proxy": the server's application tested in process.
+    static func testedInProcess(_ server: ProxyServer) async throws {
+        try await server.application().test(.router) { client in
+            let response = try await client.execute(uri: "/health", method: .get)
+            #expect(response.status == .ok)
+        }
     }
 
     /// "Signing URLs".
@@ -26,6 +35,14 @@ enum ServerDocumentationExamples {
 
 @Suite("WebImageServer documentation examples")
 struct ServerDocumentationExamplesTests {
+    @Test("the running article's in-process test answers /health")
+    func inProcessArticle() async throws {
+        var config = ServerConfig()
+        config.caching.cacheDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-docs-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: config.caching.cacheDirectory) }
+        try await ServerDocumentationExamples.testedInProcess(ProxyServer(config: config))
+    }
+
     @Test("the signing article's URL carries the signature it shows")
     func signingArticle() throws {
         #expect(try ServerDocumentationExamples.signedURL()

@@ -31,8 +31,8 @@ struct ConfiguredImage: Sendable {
     /// The configured image for `purpose`, if any.
     static func configured(_ purpose: Purpose, in config: ServerConfig) -> ConfiguredImage? {
         let (data, path, url) = switch purpose {
-        case .watermark: (config.watermarkData, config.watermarkPath, config.watermarkURL)
-        case .fallback: (config.fallbackImageData, config.fallbackImagePath, config.fallbackImageURL)
+        case .watermark: (config.encoding.watermarkData, config.encoding.watermarkPath, config.encoding.watermarkURL)
+        case .fallback: (config.sources.fallbackImageData, config.sources.fallbackImagePath, config.sources.fallbackImageURL)
         }
         if let data { return ConfiguredImage(source: .data(data), purpose: purpose) }
         if let path { return ConfiguredImage(source: .path(path), purpose: purpose) }

@@ -142,10 +142,10 @@ public enum ImgproxyEnvironment {
             try ImgproxyEnvironment.setting(.userAgent, [agent], named: name, &config)
         },
         "IMGPROXY_LOG_LEVEL": Variable { _, _, environment, config throws(ServerConfigError) in
-            if let level = logLevel(environment) { config.logLevel = level }
+            if let level = logLevel(environment) { config.operations.logLevel = level }
         },
         "IMGPROXY_LOG_FORMAT": Variable { _, _, environment, config throws(ServerConfigError) in
-            if let format = logFormat(environment) { config.logFormat = format }
+            if let format = logFormat(environment) { config.operations.logFormat = format }
         },
     ]
 
@@ -167,8 +167,8 @@ public enum ImgproxyEnvironment {
         }
         var host = String(text[..<colon])
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        config.host = host.isEmpty ? "0.0.0.0" : host
-        config.port = port
+        config.listen.host = host.isEmpty ? "0.0.0.0" : host
+        config.listen.port = port
     }
 
     /// `https://example.com` → `https://example.com/`: a prefix naming only a host stops at it.

@@ -10,15 +10,15 @@ extension ServerConfig {
     /// first key pair when URLs are signed; through the first preset in only-presets mode.
     public func examplePath() -> String {
         let source = exampleLocalFile().map { "local:///" + $0 } ?? "https://www.libvips.org/images/owl.jpg"
-        let options = onlyPresets ? (presets.keys.sorted().first ?? "default") : "rs:fit:300:300"
+        let options = signing.onlyPresets ? (signing.presets.keys.sorted().first ?? "default") : "rs:fit:300:300"
         let path = "/\(options)/plain/\(source)"
-        guard let key = (try? signingKeys())?.first else { return "/insecure" + path }
-        return "/" + ProxyURLParser.signature(for: path, key: key, signatureSize: signatureSize) + path
+        guard let key = (try? signing.signingKeys())?.first else { return "/insecure" + path }
+        return "/" + ProxyURLParser.signature(for: path, key: key, signatureSize: signing.signatureSize) + path
     }
 
     /// `sample.jpg` or else the first JPEG, PNG, WebP or GIF file at the top of the local root.
     private func exampleLocalFile() -> String? {
-        guard let root = localFilesystemRoot, !root.isEmpty,
+        guard let root = sources.localFilesystemRoot, !root.isEmpty,
               let names = try? FileManager.default.contentsOfDirectory(atPath: root)
         else { return nil }
         if names.contains(Self.exampleFileName) { return Self.exampleFileName }

@@ -1,7 +1,8 @@
 import Foundation
 import WebImage
 
-extension ServerConfig {
+/// The downloader the source settings make: its limits, proxies and TLS.
+extension ServerConfig.Sources {
     /// Takes ``httpProxy``, ``httpsProxy`` and ``noProxy`` from the standard variables
     /// (`http_proxy` / `HTTP_PROXY`, `https_proxy` / `HTTPS_PROXY`, `no_proxy` / `NO_PROXY`,
     /// the lower-case name first), as imgproxy and curl read them. Settings made after this
@@ -43,5 +44,25 @@ extension ServerConfig {
         } catch {
             throw ServerConfigError("\(error.description) (\([ServerSetting.caFile, .clientCert, .clientKey].map(\.description).joined(separator: ", ")))")
         }
+    }
+
+    /// The downloader's settings: the timeouts, the limits on downloads at once and on
+    /// redirects, the `User-Agent`, the proxies and TLS.
+    /// - Parameter maxBodySize: the largest source download (``ServerConfig/Limits/maxSourceBytes``).
+    /// - Throws: ``ServerConfigError`` naming a proxy or a TLS file that cannot be used.
+    public func downloaderConfig(maxBodySize: Int) throws(ServerConfigError) -> DownloaderConfig {
+        var config = DownloaderConfig()
+        config.maxBodySize = maxBodySize
+        config.totalTimeout = downloadTimeout
+        config.idleTimeout = downloadTimeout
+        config.connectTimeout = min(downloadTimeout, .seconds(10))
+        config.keepAliveTimeout = sourceKeepAliveTimeout
+        config.maxConcurrentDownloads = maxDownloads
+        config.maxConcurrentDownloadsPerHost = maxDownloadsPerHost
+        config.maxRedirects = maxRedirects
+        config.headers.replaceOrAdd(name: "User-Agent", value: userAgent ?? "\(WebImageServer.serverHeader) (image proxy)")
+        config.proxy = try sourceProxy()
+        config.tls = try sourceTLS()
+        return config
     }
 }

@@ -10,29 +10,42 @@ extension ServerConfig {
         for setting in ServerSetting.allCases {
             try setting.check(self)
         }
-        _ = try signingKeys()
+        _ = try signing.signingKeys()
         let parser = ProxyURLParser(
-            keys: [], signatureSize: signatureSize, presets: presets, maxDimension: maxResultDimension,
-            allowSecurityOptions: allowSecurityOptions, argumentsSeparator: argumentsSeparator
+            keys: [], signatureSize: signing.signatureSize, presets: signing.presets, maxDimension: limits.maxResultDimension,
+            allowSecurityOptions: signing.allowSecurityOptions, argumentsSeparator: signing.argumentsSeparator
         )
         do {
             try parser.validatePresets()
         } catch {
             throw ServerSetting.preset.error("preset: \(error.message)")
         }
-        if onlyPresets, presets.isEmpty {
+        if signing.onlyPresets, signing.presets.isEmpty {
             throw ServerSetting.preset.error("only-presets mode needs at least one preset")
         }
-        _ = try localFiles()
-        _ = try sourceCipher()
-        if useS3, let s3Endpoint, !s3Endpoint.isEmpty {
+        _ = try sources.localFiles(maxFileSize: limits.maxSourceBytes)
+        _ = try signing.sourceCipher()
+        if sources.useS3, let s3Endpoint = sources.s3Endpoint, !s3Endpoint.isEmpty {
             let lowered = s3Endpoint.lowercased()
             let text = lowered.hasPrefix("http://") || lowered.hasPrefix("https://") ? s3Endpoint : "http://" + s3Endpoint
             guard let url = URL(string: text), url.host?.isEmpty == false else {
                 throw ServerSetting.s3Endpoint.error("the S3 endpoint '\(s3Endpoint)' is not a URL with a host, e.g. http://127.0.0.1:9000")
             }
         }
-        _ = try sourceProxy()
-        _ = try sourceTLS()
+        _ = try sources.downloaderConfig(maxBodySize: limits.maxSourceBytes)
+    }
+
+    /// The parser of proxy paths: the signing settings, the largest result side, the
+    /// processing options every URL starts from and the rewrite of source URLs.
+    /// - Throws: ``ServerConfigError`` when a key, a salt or the source key cannot be used.
+    public func urlParser() throws(ServerConfigError) -> ProxyURLParser {
+        ProxyURLParser(
+            keys: try signing.signingKeys(), signatureSize: signing.signatureSize, presets: signing.presets,
+            maxDimension: limits.maxResultDimension, allowSecurityOptions: signing.allowSecurityOptions,
+            trustedSignatures: Set(signing.trustedSignatures), sourceCipher: try signing.sourceCipher(), onlyPresets: signing.onlyPresets,
+            defaultOptions: encoding.processingDefaults, allowedOptions: Set(signing.allowedProcessingOptions),
+            argumentsSeparator: signing.argumentsSeparator, sourceRewrite: sources.sourceRewrite,
+            base64URLIncludesFilename: signing.base64URLIncludesFilename
+        )
     }
 }

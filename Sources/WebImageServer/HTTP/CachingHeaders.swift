@@ -109,3 +109,14 @@ struct CachingHeaders: Sendable {
         return String(decoding: bytes, as: UTF8.self)
     }
 }
+
+extension CachingHeaders {
+    /// The caching headers of a server with these response settings.
+    init(responses: ServerConfig.Responses) {
+        self.init(
+            useETag: responses.useETag, etagBuster: responses.etagBuster, useLastModified: responses.useLastModified,
+            lastModifiedBuster: responses.lastModifiedBuster, validators: responses.validators,
+            cacheControlPassthrough: responses.cacheControlPassthrough
+        )
+    }
+}

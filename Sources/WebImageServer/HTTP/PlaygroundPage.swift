@@ -60,8 +60,8 @@ struct PlaygroundPage: Sendable {
     /// local file-system root.
     init(config: ServerConfig) {
         self.init(
-            signingRequired: !config.keys.isEmpty, onlyPresets: config.onlyPresets,
-            samples: Self.samples(inDirectory: config.localFilesystemRoot), pathPrefix: config.pathPrefix ?? ""
+            signingRequired: !config.signing.keys.isEmpty, onlyPresets: config.signing.onlyPresets,
+            samples: Self.samples(inDirectory: config.sources.localFilesystemRoot), pathPrefix: config.listen.pathPrefix ?? ""
         )
     }
 

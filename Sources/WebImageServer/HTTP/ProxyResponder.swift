@@ -1,8 +1,6 @@
 import Foundation
 import Hummingbird
-import Logging
 import NIOCore
-import Tracing
 import WebImage
 
 /// What the proxy's routes answer (``ProxyRoutes``): images for proxy paths,
@@ -19,68 +17,48 @@ import WebImage
 /// conditions are sent on. A request that cannot be served throws a ``ProxyError``,
 /// answered as plain text with `Cache-Control: no-store`.
 ///
-/// Where an image came from (`memory`, `disk`, `miss`) is recorded here, where it is known:
-/// on the request's span as `webimage.cache` when requests are traced, and in a `debug`
-/// log line with the status and bytes.
+/// Each answer is recorded (``ResponseRecorder``), and an error is answered under the
+/// server's profile with what the client may see of it. The secret and the request
+/// timeout are middleware on the image routes (``BearerSecretMiddleware``,
+/// ``RequestTimeoutMiddleware``).
 struct ProxyResponder: Sendable {
     let pipeline: ProxyPipeline
     let metrics: ServerMetrics
-    let requestTimeout: Duration
     /// `public, max-age=<ttl>` (`no-cache` for a TTL of 0), made once rather than per response.
     let cacheControl: String
     /// The TTL in seconds: the longest `max-age` answered.
     let ttl: Int
-    /// Whether requests have spans (Hummingbird's `TracingMiddleware` is installed).
-    let tracesRequests: Bool
     /// The header fields of the images answered, made once for each.
     let headersCache = ImageHeadersCache()
-    /// Whose status codes errors are answered with.
-    let profile: ServerProfile
     /// The prefix proxy paths start with (`""`: none), taken off before parsing.
     let pathPrefix: String
     /// The validators and caching headers answered, and the conditions sent on to sources.
     let caching: CachingHeaders
-    /// `Bearer <secret>`, the `Authorization` every image request and `/metrics` on the
-    /// proxy's port must carry; `nil`: none asked for.
-    let authorization: [UInt8]?
-    /// The server's settings: the answers read theirs from it (client hints, debug headers,
-    /// the canonical link, development errors).
-    let settings: ServerConfig
+    /// The server's response settings: client hints, debug headers, the canonical link.
+    let responses: ServerConfig.Responses
+    /// Records each answer and makes what clients see of errors.
+    let recorder: ResponseRecorder
 
     typealias Field = ProxyResponses.Field
 
-    /// The responder of a server with `settings`, its caching headers from them.
-    init(pipeline: ProxyPipeline, metrics: ServerMetrics, settings: ServerConfig, tracesRequests: Bool = false) {
-        self.settings = settings
-        self.caching = CachingHeaders(
-            useETag: settings.useETag, etagBuster: settings.etagBuster, useLastModified: settings.useLastModified,
-            lastModifiedBuster: settings.lastModifiedBuster, validators: settings.validators, cacheControlPassthrough: settings.cacheControlPassthrough
+    /// The responder of a server with `config`: its response and caching settings, its
+    /// profile and its path prefix.
+    init(pipeline: ProxyPipeline, metrics: ServerMetrics, config: ServerConfig, tracesRequests: Bool = false) {
+        responses = config.responses
+        caching = CachingHeaders(responses: config.responses)
+        pathPrefix = config.listen.pathPrefix ?? ""
+        recorder = ResponseRecorder(
+            profile: config.profile, developmentErrors: config.responses.developmentErrors, tracesRequests: tracesRequests
         )
-        self.pathPrefix = settings.pathPrefix ?? ""
-        self.profile = settings.profile
-        self.authorization = settings.secret.map { Array("Bearer \($0)".utf8) }
         self.pipeline = pipeline
         self.metrics = metrics
-        self.requestTimeout = settings.requestTimeout
-        self.ttl = settings.ttl
-        self.cacheControl = Self.cacheControl(maxAge: settings.ttl)
-        self.tracesRequests = tracesRequests
+        ttl = config.caching.ttl
+        cacheControl = Self.cacheControl(maxAge: config.caching.ttl)
     }
 
     /// `GET /health`.
     func health() -> Response {
         ProxyResponses.text("ok\n", status: .ok)
-    }
-
-    /// `GET /metrics` on the proxy's port: the metrics, behind the secret when there is one.
-    func metricsPage(_ request: Request, context: some RequestContext) throws(ProxyError) -> Response {
-        guard let authorization else { return metricsPage() }
-        do {
-            try Self.check(request.headers[.authorization], against: authorization)
-        } catch {
-            throw disclosed(error, context: context)
-        }
-        return metricsPage()
     }
 
     /// `GET /metrics`: every metric in the Prometheus text format.
@@ -93,50 +71,26 @@ struct ProxyResponder: Sendable {
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.render())))
     }
 
-    /// The image (or details, or ThumbHash) a proxy path asks for.
+    /// The image (or details, or ThumbHash) a proxy path asks for, its work waited for no
+    /// later than the request's deadline.
     /// - Throws: ``ProxyError`` when the path is malformed or refused, or the image cannot be made.
-    func image(_ request: Request, context: some RequestContext) async throws(ProxyError) -> Response {
+    func image(_ request: Request, context: ProxyRequestContext) async throws(ProxyError) -> Response {
         do {
-            if let authorization { try Self.check(request.headers[.authorization], against: authorization) }
-            let (response, cache) = try await image(for: request)
-            record(status: response.status, cache: cache, bytes: response.headers[.contentLength], context: context)
+            let (response, cache) = try await image(for: request, deadline: context.deadline)
+            recorder.record(status: response.status, cache: cache, bytes: response.headers[.contentLength], context: context)
             return response
         } catch {
-            let answered = error.answered(under: profile)
-            record(status: answered.status, cache: nil, bytes: "0", context: context)
-            throw disclosed(answered, context: context)
+            throw recorder.refused(error, context: context)
         }
     }
 
-    /// `error` as the client may see it: its kind's short text, unless development errors
-    /// are on. The full diagnostic is logged under the request's ID, which the response
-    /// carries (``ProxyError/response(from:context:)``).
-    func disclosed(_ error: ProxyError, context: some RequestContext) -> ProxyError {
-        let level: Logger.Level = error.status.code >= 500 ? .error : .warning
-        context.logger.log(level: level, "\(error.status.code) \(error.kind.rawValue): \(error.message)")
-        return settings.developmentErrors ? error : error.withMessage(error.kind.rawValue)
-    }
-
-    /// Refuses a request whose `Authorization` is not `expected` (403), comparing in time
-    /// that does not depend on where the two differ.
-    static func check(_ given: String?, against expected: [UInt8]) throws(ProxyError) {
-        let given = Array((given ?? "").utf8)
-        var difference = UInt8(given.count == expected.count ? 0 : 1)
-        for index in expected.indices {
-            difference |= expected[index] ^ (index < given.count ? given[index] : 0)
-        }
-        guard difference == 0 else {
-            throw ProxyError(status: 403, message: "forbidden: this server asks for Authorization: Bearer <secret>, and the request's is missing or wrong")
-        }
-    }
-
-    private func image(for request: Request) async throws(ProxyError) -> (Response, CacheOutcome) {
+    private func image(for request: Request, deadline: ProxyRequestContext.Deadline?) async throws(ProxyError) -> (Response, CacheOutcome) {
         var path = request.uri.path
         if !pathPrefix.isEmpty {
             guard path.hasPrefix(pathPrefix + "/") else { throw ProxyRoutes.notFound }
             path.removeFirst(pathPrefix.count)
         }
-        let hints = settings.enableClientHints ? ClientHints { request.headers[$0] } : nil
+        let hints = responses.enableClientHints ? ClientHints { request.headers[$0] } : nil
         let resolved = try pipeline.resolve(path: path, accept: request.headers[.accept], hints: hints).get()
         // A memory hit is answered at once: no task, no timer (the timeout is for work).
         let outcome: ProxyPipeline.Outcome
@@ -146,7 +100,7 @@ struct ProxyResponder: Sendable {
             let conditions = caching.forwardedConditions(
                 ifNoneMatch: request.headers[.ifNoneMatch], ifModifiedSince: request.headers[.ifModifiedSince]
             )
-            switch await withTimeout({ [pipeline] in await pipeline.serve(resolved, conditions: conditions) }) {
+            switch await within(deadline, { [pipeline] in await pipeline.serve(resolved, conditions: conditions) }) {
             case .success(let served): outcome = served
             case .failure(let error) where error == ProxyPipeline.sourceNotModified:
                 return (notModified(resolved, request: request), .miss)
@@ -170,7 +124,7 @@ struct ProxyResponder: Sendable {
 
     /// The `Vary` of an answer.
     private func vary(variesWithAccept: Bool, kind: ProxyResponseKind) -> String? {
-        switch (variesWithAccept, settings.enableClientHints && kind == .image) {
+        switch (variesWithAccept, responses.enableClientHints && kind == .image) {
         case (true, true): "Accept, " + ClientHints.varyFields
         case (true, false): "Accept"
         case (false, true): ClientHints.varyFields
@@ -178,37 +132,26 @@ struct ProxyResponder: Sendable {
         }
     }
 
-    /// Where the answer came from, on the request's span and in the `debug` log (`bytes` is
-    /// read only when the line is logged).
-    private func record(
-        status: HTTPResponse.Status, cache: CacheOutcome?, bytes: @autoclosure () -> String?, context: some RequestContext
-    ) {
-        if tracesRequests, let span = InstrumentationSystem.tracer.activeSpan(identifiedBy: ServiceContext.current ?? .topLevel) {
-            span.attributes["webimage.cache"] = cache?.rawValue ?? "-"
-        }
-        context.logger.debug("answered", metadata: [
-            "status": "\(status.code)", "cache": "\(cache?.rawValue ?? "-")", "bytes": "\(bytes() ?? "0")",
-        ])
-    }
-
-    /// Runs `body`, answering 504 when it takes longer than the request timeout. The work
-    /// it started stops then, unless another request waits for it too.
-    private func withTimeout(
+    /// Runs `body`, answering 504 when it is not done by `deadline`. The work it started
+    /// stops then, unless another request waits for it too. Without a deadline, `body` is
+    /// waited for as long as it takes.
+    private func within(
+        _ deadline: ProxyRequestContext.Deadline?,
         _ body: @escaping @Sendable () async -> Result<ProxyPipeline.Outcome, ProxyError>
     ) async -> Result<ProxyPipeline.Outcome, ProxyError> {
-        let timeout = requestTimeout
+        guard let deadline else { return await body() }
         return await withTaskGroup(of: Result<ProxyPipeline.Outcome, ProxyError>?.self) { group in
             group.addTask { await body() }
             group.addTask {
-                try? await Task.sleep(for: timeout)
-                return Task.isCancelled ? nil : .failure(Self.timedOut(after: timeout))
+                try? await Task.sleep(until: deadline.instant)
+                return Task.isCancelled ? nil : .failure(Self.timedOut(after: deadline.timeout))
             }
             var outcome: Result<ProxyPipeline.Outcome, ProxyError>?
             while outcome == nil, let next = await group.next() {
                 outcome = next
             }
             group.cancelAll()
-            return outcome ?? .failure(Self.timedOut(after: timeout))
+            return outcome ?? .failure(Self.timedOut(after: deadline.timeout))
         }
     }
 
@@ -231,13 +174,13 @@ struct ProxyResponder: Sendable {
     /// - Parameter expires: the URL's `expires` time (Unix seconds): `max-age` never outlives it.
     private func response(for outcome: ProxyPipeline.Outcome, request: Request, expires: Int?) -> Response {
         let variant = outcome.variant
-        let canonical = settings.setCanonicalHeader ? Self.canonicalLink(for: outcome) : nil
+        let canonical = responses.setCanonicalHeader ? Self.canonicalLink(for: outcome) : nil
         var headers = headersCache.headers(for: outcome, canonical: canonical) { makeHeaders(for: outcome, canonical: canonical) }
         // Rare, and different every second: the cached fields get their Cache-Control replaced.
         var maxAge = maxAge(until: expires)
         var status = HTTPResponse.Status.ok
         if let replaced = outcome.replacedError, let fallback = pipeline.fallback {
-            status = fallback.statusCode > 0 ? HTTPResponse.Status(code: fallback.statusCode) : replaced.answered(under: profile).status
+            status = fallback.statusCode > 0 ? HTTPResponse.Status(code: fallback.statusCode) : replaced.answered(under: recorder.profile).status
             if let fallbackTTL = fallback.ttl { maxAge = min(maxAge ?? ttl, fallbackTTL) }
         }
         // The URL's expiry and the fallback's TTL first, then the source's own, then the TTL's.
@@ -285,7 +228,7 @@ struct ProxyResponder: Sendable {
             headers.append(Field(name: .contentDisposition, value: outcome.disposition.value(for: variant.format)))
         }
         if let canonical { headers.append(Field(name: Self.linkHeader, value: canonical)) }
-        if settings.enableDebugHeaders, outcome.kind == .image {
+        if responses.enableDebugHeaders, outcome.kind == .image {
             if let source = variant.sourcePixelSize {
                 headers.append(Field(name: Self.originWidthHeader, value: String(source.width)))
                 headers.append(Field(name: Self.originHeightHeader, value: String(source.height)))

@@ -2,6 +2,10 @@ import Hummingbird
 
 /// The proxy's routes: `/health`, `/metrics`, the playground (`/`, its script and style)
 /// when it is on, and every other path a proxy path, `/info/…` included.
+///
+/// The image routes ask for the secret when there is one (``BearerSecretMiddleware``) and
+/// give each request its deadline (``RequestTimeoutMiddleware``); `/metrics` asks for the
+/// secret too. `/health` and the playground ask for neither.
 struct ProxyRoutes: Sendable {
     let responder: ProxyResponder
     /// The playground served at `/`; `nil` when it is off.
@@ -12,29 +16,42 @@ struct ProxyRoutes: Sendable {
     var pathPrefix = ""
     /// Whether `/metrics` is served here (not when it has a listener of its own).
     var servesMetrics = true
+    /// The bearer token the image routes and `/metrics` ask for; `nil`: none.
+    var secret: String?
+    /// The longest an image request may take from arrival to response.
+    var requestTimeout: Duration = .seconds(30)
 
     /// The answer to `/` and `/favicon.ico` without the playground.
     static let notFound = ProxyError(status: 404, message: "not found: ask for /<signature>/<options>/<source>")
 
     /// Adds the routes to `router`, as `GET` routes: a router made with
     /// ``headRouterOptions`` answers `HEAD` with them too.
-    func add<Context: RequestContext>(to router: Router<Context>) {
+    func add(to router: Router<ProxyRequestContext>) {
         let responder = responder
-        let image: @Sendable (Request, Context) async throws -> Response = { request, context in
+        let image: @Sendable (Request, ProxyRequestContext) async throws -> Response = { request, context in
             try await responder.image(request, context: context)
+        }
+        let secured = { (group: RouterGroup<ProxyRequestContext>) in
+            if let secret { group.add(middleware: BearerSecretMiddleware(secret: secret, recorder: responder.recorder)) }
+            return group
+        }
+        // The image routes: the secret first, so that a refused request gets no deadline.
+        let imageRoutes = { (group: RouterGroup<ProxyRequestContext>) in
+            secured(group).add(middleware: RequestTimeoutMiddleware(timeout: requestTimeout))
         }
         // Every route is under the prefix; with none, the group is the router's root.
         let routes = router.group(RouterPath(stringLiteral: pathPrefix))
-        func route(_ path: String, _ handler: @escaping @Sendable (Request, Context) async throws -> Response) {
-            routes.get(RouterPath(stringLiteral: path), use: handler)
+        let images = imageRoutes(routes.group())
+        func route(_ path: String, on group: RouterGroup<ProxyRequestContext>? = nil, _ handler: @escaping @Sendable (Request, ProxyRequestContext) async throws -> Response) {
+            (group ?? routes).get(RouterPath(stringLiteral: path), use: handler)
             // A proxy path may start with any segment, and the router does not fall back from
             // a fixed segment that matched to the catch-all when the rest does not match: the
             // paths under a fixed one are proxy paths too.
-            if path != "/" { routes.get(RouterPath(stringLiteral: path + "/**"), use: image) }
+            if path != "/" { images.get(RouterPath(stringLiteral: path + "/**"), use: image) }
         }
         route("/health") { _, _ in responder.health() }
         if let healthCheckPath, healthCheckPath != "/health" { route(healthCheckPath) { _, _ in responder.health() } }
-        if servesMetrics { route("/metrics") { request, context in try responder.metricsPage(request, context: context) } }
+        if servesMetrics { route("/metrics", on: secured(routes.group())) { _, _ in responder.metricsPage() } }
         if let playground {
             route("/") { _, _ in ProxyResponses.playground(playground.page) }
             route(PlaygroundPage.scriptPath) { _, _ in ProxyResponses.playground(PlaygroundPage.script) }
@@ -43,10 +60,10 @@ struct ProxyRoutes: Sendable {
             route("/") { _, _ in throw Self.notFound }
         }
         route("/favicon.ico") { _, _ in throw Self.notFound }
-        routes.get("**", use: image)
+        images.get("**", use: image)
         // A path outside the prefix is answered by the image route too, which refuses it with
         // the proxy's own 404 (counted and logged as every answer is).
-        if !pathPrefix.isEmpty { router.get("**", use: image) }
+        if !pathPrefix.isEmpty { imageRoutes(router.group()).get("**", use: image) }
     }
 
     /// The options of the router the routes are added to: `HEAD` answered by every `GET`

@@ -160,13 +160,13 @@ struct FormatNegotiation: Sendable {
 }
 
 extension FormatNegotiation {
-    /// The negotiation of a server with `settings`: its `Accept` rules, the formats a
-    /// source may keep, and the candidates of `format:best`.
-    init(settings: ServerConfig) {
+    /// The negotiation of a server with these encoding settings: its `Accept` rules, the
+    /// formats a source may keep, and the candidates of `format:best`.
+    init(encoding: ServerConfig.Encoding) {
         self.init(
-            autoWebP: settings.autoWebP, autoAVIF: settings.autoAVIF, preferredFormats: settings.preferredFormats,
-            enforceWebP: settings.enforceWebP, enforceAVIF: settings.enforceAVIF,
-            autoJXL: settings.autoJXL, enforceJXL: settings.enforceJXL, bestFormats: settings.bestFormats
+            autoWebP: encoding.autoWebP, autoAVIF: encoding.autoAVIF, preferredFormats: encoding.preferredFormats,
+            enforceWebP: encoding.enforceWebP, enforceAVIF: encoding.enforceAVIF,
+            autoJXL: encoding.autoJXL, enforceJXL: encoding.enforceJXL, bestFormats: encoding.bestFormats
         )
     }
 }

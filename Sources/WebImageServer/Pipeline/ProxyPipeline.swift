@@ -50,9 +50,9 @@ final class ProxyPipeline: Sendable {
     let negotiation: FormatNegotiation
     let manager: ImageManager
     let metrics: ServerMetrics
-    /// The server's settings: the variants read theirs from it (qualities, metadata, the
-    /// decode's shrink and light).
-    let settings: ServerConfig
+    /// The server's encoding settings: the variants read theirs from them (qualities,
+    /// metadata, the decode's shrink and light).
+    let settings: ServerConfig.Encoding
     /// The encoder settings every variant starts from, made once from ``settings``.
     let encodeOptions: ImageEncodeOptions
     /// The fallback image, if the server has one.
@@ -70,7 +70,7 @@ final class ProxyPipeline: Sendable {
     /// The pipeline of a server with `settings`, on its parser, guard, negotiation and manager.
     init(
         parser: ProxyURLParser, sourceGuard: SourceGuard, negotiation: FormatNegotiation, manager: ImageManager,
-        metrics: ServerMetrics, settings: ServerConfig, fallback: Fallback? = nil
+        metrics: ServerMetrics, settings: ServerConfig.Encoding, fallback: Fallback? = nil
     ) {
         self.settings = settings
         self.encodeOptions = settings.encodeOptions

@@ -43,28 +43,27 @@ struct SourceGuard: Sendable {
     /// Resolves a host name; the server's ``HostResolver`` unless a test replaces it.
     let resolve: @Sendable (String) async throws(ImageError) -> [IPAddress]
 
+    /// The guard of a server with these source settings.
+    /// - Parameters:
+    ///   - sources: the allowed sources, the kinds of address allowed, and the `s3://` buckets.
+    ///   - localFiles: the loader of `local://` sources; `nil`: such sources are refused.
+    ///   - resolve: resolves a host name; the system's resolver by default.
     init(
-        allowedPrefixes: [String],
-        allowLoopback: Bool,
-        allowPrivate: Bool,
-        allowLinkLocal: Bool,
+        sources: ServerConfig.Sources,
         localFiles: RootedFileLoader? = nil,
-        allowsS3: Bool = false,
-        allowedBuckets: [String] = [],
-        deniedBuckets: [String] = [],
         resolve: @escaping @Sendable (String) async throws(ImageError) -> [IPAddress] = { host throws(ImageError) in
             try await HostResolver.system.resolve(host)
         }
     ) {
-        self.allowedPrefixes = allowedPrefixes.map(SourcePattern.init)
+        self.allowedPrefixes = sources.allowedSources.map(SourcePattern.init)
         self.localFiles = localFiles
-        self.allowsS3 = allowsS3
-        self.allowedBuckets = Set(allowedBuckets)
-        self.deniedBuckets = Set(deniedBuckets)
+        self.allowsS3 = sources.useS3
+        self.allowedBuckets = Set(sources.s3AllowedBuckets)
+        self.deniedBuckets = Set(sources.s3DeniedBuckets)
         var categories: Set<IPCategory> = [.global]
-        if allowLoopback { categories.insert(.loopback) }
-        if allowPrivate { categories.formUnion([.privateNetwork, .sharedCGNAT]) }
-        if allowLinkLocal { categories.insert(.linkLocal) }
+        if sources.allowLoopback { categories.insert(.loopback) }
+        if sources.allowPrivate { categories.formUnion([.privateNetwork, .sharedCGNAT]) }
+        if sources.allowLinkLocal { categories.insert(.linkLocal) }
         self.allowedCategories = categories
         self.resolve = resolve
     }

@@ -19,11 +19,11 @@ struct EncoderSettingsConfigTests {
         ], to: &config)
         #expect(ignored.isEmpty)
         try config.validate()
-        #expect(config.jpegProgressive && config.pngInterlaced && config.pngQuantize && config.pngQuantizationColors == 64)
-        #expect(config.webpEffort == 6 && config.webpPreset == .photo && config.avifSpeed == 2 && config.jxlEffort == 9)
-        #expect(config.autoJXL && !config.enforceJXL)
+        #expect(config.encoding.jpegProgressive && config.encoding.pngInterlaced && config.encoding.pngQuantize && config.encoding.pngQuantizationColors == 64)
+        #expect(config.encoding.webpEffort == 6 && config.encoding.webpPreset == .photo && config.encoding.avifSpeed == 2 && config.encoding.jxlEffort == 9)
+        #expect(config.encoding.autoJXL && !config.encoding.enforceJXL)
 
-        let encoder = config.encodeOptions
+        let encoder = config.encoding.encodeOptions
         #expect(encoder.progressive && encoder.pngInterlaced && encoder.pngPaletteColors == 64)
         #expect(encoder.webpEffort == 6 && encoder.webpPreset == .photo && encoder.avifEffort == 7 && encoder.jxlEffort == 9)
     }
@@ -32,7 +32,7 @@ struct EncoderSettingsConfigTests {
     func enforceJXLStarts() throws {
         var config = ServerConfig()
         #expect(try ImgproxyEnvironment.apply(["IMGPROXY_ENFORCE_JXL": "true"], to: &config).isEmpty)
-        #expect(config.enforceJXL)
+        #expect(config.encoding.enforceJXL)
         for name in ["IMGPROXY_AUTO_JXL", "IMGPROXY_ENFORCE_JXL", "IMGPROXY_JXL_EFFORT", "IMGPROXY_WEBP_PRESET", "IMGPROXY_AVIF_SPEED"] {
             #expect(ImgproxyEnvironment.appliedNames.contains(name) && ImgproxyEnvironment.unapplied[name] == nil, "\(name)")
         }
@@ -53,7 +53,7 @@ struct EncoderSettingsConfigTests {
         }
         var config = ServerConfig()
         try ServerSetting.apply(environment: ["WEBIMAGE_WEBP_PRESET": "text", "WEBIMAGE_AVIF_SPEED": "9", "WEBIMAGE_ENFORCE_JXL": "yes"], to: &config)
-        #expect(config.webpPreset == .text && config.avifSpeed == 9 && config.enforceJXL)
+        #expect(config.encoding.webpPreset == .text && config.encoding.avifSpeed == 9 && config.encoding.enforceJXL)
     }
 
     /// imgproxy's `vips/config.go` `Validate`: colours 2…256, WebP effort 1…6, AVIF speed
@@ -109,15 +109,15 @@ struct EncoderSettingsConfigTests {
     func profileDefaults() {
         for profile in ServerProfile.allCases {
             let config = profile.defaults
-            #expect(!config.jpegProgressive && !config.pngInterlaced && !config.pngQuantize && config.pngQuantizationColors == 256)
-            #expect(config.webpEffort == 4 && config.webpPreset == .default && config.jxlEffort == 4)
-            #expect(!config.autoJXL && !config.enforceJXL)
-            #expect(config.encodeOptions.pngPaletteColors == nil)
+            #expect(!config.encoding.jpegProgressive && !config.encoding.pngInterlaced && !config.encoding.pngQuantize && config.encoding.pngQuantizationColors == 256)
+            #expect(config.encoding.webpEffort == 4 && config.encoding.webpPreset == .default && config.encoding.jxlEffort == 4)
+            #expect(!config.encoding.autoJXL && !config.encoding.enforceJXL)
+            #expect(config.encoding.encodeOptions.pngPaletteColors == nil)
         }
-        #expect(ServerProfile.imgproxy.defaults.avifSpeed == 8)
-        #expect(ServerProfile.imgproxy.defaults.encodeOptions.avifEffort == 1)
+        #expect(ServerProfile.imgproxy.defaults.encoding.avifSpeed == 8)
+        #expect(ServerProfile.imgproxy.defaults.encoding.encodeOptions.avifEffort == 1)
         // WebImage's AVIF speed is libvips' effort 4.
-        #expect(ServerProfile.webimage.defaults.avifSpeed == 5)
-        #expect(ServerProfile.webimage.defaults.encodeOptions.avifEffort == ImageEncodeOptions(format: .avif).avifEffort)
+        #expect(ServerProfile.webimage.defaults.encoding.avifSpeed == 5)
+        #expect(ServerProfile.webimage.defaults.encoding.encodeOptions.avifEffort == ImageEncodeOptions(format: .avif).avifEffort)
     }
 }

@@ -31,27 +31,27 @@ struct ImgproxyCompatibilityTests {
         #expect(unknown == ["IMGPROXY_PRESERVE_HDR", "IMGPROXY_USE_GCS"])
         #expect(ImgproxyEnvironment.warning(ignored: unknown)?.hasPrefix("ignoring 2 imgproxy settings: IMGPROXY_PRESERVE_HDR (") == true)
         #expect(ImgproxyEnvironment.warning(ignored: []) == nil)
-        #expect(config.keys == ["736563726574", "6b6579"] && config.salts.count == 2)
-        #expect(config.host == "0.0.0.0" && config.port == 9091)
-        #expect(config.signatureSize == 8)
-        #expect(config.trustedSignatures == ["abc", "def"])
-        #expect(config.maxSourceResolution == 12_500_000)
-        #expect(config.maxSourceBytes == ServerConfig().maxSourceBytes)  // imgproxy's 0 (no limit) keeps ours
-        #expect(config.maxAnimationFrames == 7 && config.maxResultDimension == 4000 && config.workers == 3)
-        #expect(config.ttl == 60 && config.defaultQuality == 70)
-        #expect(config.formatQuality == [.webp: 60, .avif: 50, .jxl: 77])
-        #expect(!config.autoWebP && config.enforceAVIF)
-        #expect(config.allowedSources == ["https://a.example.com/", "https://*.b.example/img/"])
-        #expect(config.allowPrivate && !config.allowLoopback)
-        #expect(config.presets == ["thumb": "rs:fill:100:100", "small": "w:50"])
-        #expect(config.onlyPresets && !config.useETag && config.allowSecurityOptions)
-        #expect(config.localFilesystemRoot == Self.samples)
-        #expect(config.watermarkOpacity == 0.5)
-        #expect(config.downloadTimeout == .seconds(3) && config.requestTimeout == .seconds(20))
+        #expect(config.signing.keys == ["736563726574", "6b6579"] && config.signing.salts.count == 2)
+        #expect(config.listen.host == "0.0.0.0" && config.listen.port == 9091)
+        #expect(config.signing.signatureSize == 8)
+        #expect(config.signing.trustedSignatures == ["abc", "def"])
+        #expect(config.limits.maxSourceResolution == 12_500_000)
+        #expect(config.limits.maxSourceBytes == ServerConfig().limits.maxSourceBytes)  // imgproxy's 0 (no limit) keeps ours
+        #expect(config.limits.maxAnimationFrames == 7 && config.limits.maxResultDimension == 4000 && config.limits.workers == 3)
+        #expect(config.caching.ttl == 60 && config.encoding.defaultQuality == 70)
+        #expect(config.encoding.formatQuality == [.webp: 60, .avif: 50, .jxl: 77])
+        #expect(!config.encoding.autoWebP && config.encoding.enforceAVIF)
+        #expect(config.sources.allowedSources == ["https://a.example.com/", "https://*.b.example/img/"])
+        #expect(config.sources.allowPrivate && !config.sources.allowLoopback)
+        #expect(config.signing.presets == ["thumb": "rs:fill:100:100", "small": "w:50"])
+        #expect(config.signing.onlyPresets && !config.responses.useETag && config.signing.allowSecurityOptions)
+        #expect(config.sources.localFilesystemRoot == Self.samples)
+        #expect(config.encoding.watermarkOpacity == 0.5)
+        #expect(config.sources.downloadTimeout == .seconds(3) && config.limits.requestTimeout == .seconds(20))
         // The current name wins over the former one; keep-alive 0 is off; imgproxy's 0 clients (no limit) keeps ours.
-        #expect(config.readRequestTimeout == .seconds(4))
-        #expect(config.keepAliveTimeout == .zero)
-        #expect(config.maxClients == ServerConfig().maxClients)
+        #expect(config.listen.readRequestTimeout == .seconds(4))
+        #expect(config.listen.keepAliveTimeout == .zero)
+        #expect(config.listen.maxClients == ServerConfig().listen.maxClients)
     }
 
     @Test("WEBIMAGE_* and flags win over IMGPROXY_*")
@@ -61,7 +61,7 @@ struct ImgproxyCompatibilityTests {
         try ImgproxyEnvironment.apply(environment, to: &config)
         try ServerSetting.apply(environment: environment, to: &config)
         try ServerSetting.quality.apply(["90"], to: &config)
-        #expect(config.workers == 5 && config.ttl == 60 && config.defaultQuality == 90)
+        #expect(config.limits.workers == 5 && config.caching.ttl == 60 && config.encoding.defaultQuality == 90)
     }
 
     @Test("bad IMGPROXY_* values are errors naming the variable", arguments: [
@@ -81,9 +81,9 @@ struct ImgproxyCompatibilityTests {
 
     @Test("bad settings fail validation: missing root, short encryption key, quality out of range")
     func badSettings() {
-        for change in [{ (c: inout ServerConfig) in c.localFilesystemRoot = "/nonexistent/webimage" },
-                       { $0.sourceURLEncryptionKey = "abcd" }, { $0.formatQuality = [.webp: 0] },
-                       { $0.onlyPresets = true }, { $0.watermarkOpacity = 2 }] {
+        for change in [{ (c: inout ServerConfig) in c.sources.localFilesystemRoot = "/nonexistent/webimage" },
+                       { $0.signing.sourceURLEncryptionKey = "abcd" }, { $0.encoding.formatQuality = [.webp: 0] },
+                       { $0.signing.onlyPresets = true }, { $0.encoding.watermarkOpacity = 2 }] {
             var config = ServerConfig()
             change(&config)
             #expect(throws: ServerConfigError.self) { try config.validate() }
@@ -112,7 +112,7 @@ struct ImgproxyCompatibilityTests {
         try FileManager.default.createSymbolicLink(atPath: root + "/escape.jpg", withDestinationPath: outside + "/secret.jpg")
         try FileManager.default.createSymbolicLink(atPath: root + "/inside.jpg", withDestinationPath: root + "/sub/a.jpg")
 
-        try await LiveProxy.with(configure: { $0.localFilesystemRoot = root }) { (_, proxy) async throws in
+        try await TestProxy.with(configure: { $0.sources.localFilesystemRoot = root }) { (_, proxy) async throws in
             let ok = try await proxy.get("/insecure/rs:fit:20:20/plain/local:///sub/a.jpg")
             #expect(ok.status == 200)
             #expect(ok.header("content-type") == "image/jpeg")
@@ -135,7 +135,7 @@ struct ImgproxyCompatibilityTests {
             }
         }
         // Without a root, local:// is off.
-        try await LiveProxy.with { (_, proxy) async throws in
+        try await TestProxy.with { (_, proxy) async throws in
             let reply = try await proxy.get("/insecure/plain/local:///sub/a.jpg")
             #expect(reply.status == 404)
             #expect(reply.text.contains("--local-filesystem-root"))
@@ -146,7 +146,7 @@ struct ImgproxyCompatibilityTests {
     func encryptedSources() async throws {
         let key = "1eb5b0e971ad7f45324c1bb15c947cb207c43152fa5c6c7f35c4f36e0c18e0f1"
         let cipher = try SourceURLCipher(hexKey: key)
-        try await LiveProxy.with(configure: { $0.sourceURLEncryptionKey = key }) { (origin, proxy) async throws in
+        try await TestProxy.with(configure: { $0.signing.sourceURLEncryptionKey = key }) { (origin, proxy) async throws in
             origin.register("/a.jpg", .image(ProxyImages.jpeg))
             let payload = try cipher.encrypt(origin.url("/a.jpg").absoluteString, iv: Array(0..<16))
             let ok = try await proxy.get("/insecure/rs:fit:20:20/enc/\(payload).png")
@@ -161,7 +161,7 @@ struct ImgproxyCompatibilityTests {
             #expect(wrong.text.contains("enc/"))
             #expect(try await proxy.get("/insecure/enc/AAAA").status == 400)
         }
-        try await LiveProxy.with { (_, proxy) async throws in
+        try await TestProxy.with { (_, proxy) async throws in
             let reply = try await proxy.get("/insecure/enc/" + (try cipher.encrypt("http://127.0.0.1/a.jpg", iv: Array(0..<16))))
             #expect(reply.status == 400)
             #expect(reply.text.contains("IMGPROXY_SOURCE_URL_ENCRYPTION_KEY"))
@@ -170,10 +170,10 @@ struct ImgproxyCompatibilityTests {
 
     @Test("trusted signatures pass a signing server without a check; others are still checked")
     func trustedSignatures() async throws {
-        try await LiveProxy.with(configure: { config in
-            config.keys = ["736563726574"]
-            config.salts = ["68656c6c6f"]
-            config.trustedSignatures = ["signed-elsewhere"]
+        try await TestProxy.with(configure: { config in
+            config.signing.keys = ["736563726574"]
+            config.signing.salts = ["68656c6c6f"]
+            config.signing.trustedSignatures = ["signed-elsewhere"]
         }) { (origin, proxy) async throws in
             origin.register("/a.jpg", .image(ProxyImages.jpeg))
             let source = "/rs:fit:20:20/plain/\(origin.url("/a.jpg").absoluteString)"
@@ -198,9 +198,9 @@ struct ImgproxyCompatibilityTests {
     @Test("the example URL printed at start-up returns the shipped sample offline, signed or not")
     func offlineExample() async throws {
         for signed in [false, true] {
-            try await LiveProxy.with(configure: { config in
-                config.localFilesystemRoot = Self.samples
-                if signed { config.keys = ["736563726574"]; config.salts = ["68656c6c6f"] }
+            try await TestProxy.with(configure: { config in
+                config.sources.localFilesystemRoot = Self.samples
+                if signed { config.signing.keys = ["736563726574"]; config.signing.salts = ["68656c6c6f"] }
             }) { (_, proxy) async throws in
                 let path = proxy.server.config.examplePath()
                 #expect(path.contains("/plain/local:///sample.jpg"))

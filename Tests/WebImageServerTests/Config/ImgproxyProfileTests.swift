@@ -30,38 +30,38 @@ struct ImgproxyProfileTests {
     func imgproxyDefaults() throws {
         let imgproxy = ServerProfile.imgproxy.defaults
         #expect(imgproxy.profile == .imgproxy)
-        #expect(imgproxy.host == "0.0.0.0" && imgproxy.port == 8080)
-        #expect(imgproxy.allowPrivate && !imgproxy.allowLoopback && !imgproxy.allowLinkLocal)
-        #expect(!imgproxy.autoWebP && !imgproxy.autoAVIF && !imgproxy.enforceWebP && !imgproxy.enforceAVIF)
-        #expect(imgproxy.preferredFormats == [.jpeg, .png, .gif])
-        #expect(imgproxy.maxAnimationFrames == 1 && imgproxy.maxSourceResolution == 50_000_000)
-        #expect(imgproxy.maxResultDimension == ServerProfile.unboundedResultDimension)
-        #expect(imgproxy.keepCopyright && imgproxy.stripMetadata && imgproxy.stripColorProfile && imgproxy.autoRotate && !imgproxy.enforceThumbnail)
-        #expect(imgproxy.formatQuality == [.webp: 79, .avif: 63, .jxl: 77] && imgproxy.defaultQuality == 80)
-        #expect(imgproxy.downloadTimeout == .seconds(5) && imgproxy.requestTimeout == .seconds(10))
-        #expect(imgproxy.readRequestTimeout == .seconds(10) && imgproxy.keepAliveTimeout == .seconds(10) && imgproxy.maxClients == 2048)
-        #expect(imgproxy.ttl == 31_536_000 && imgproxy.signatureSize == 32 && imgproxy.maxRedirects == 10)
+        #expect(imgproxy.listen.host == "0.0.0.0" && imgproxy.listen.port == 8080)
+        #expect(imgproxy.sources.allowPrivate && !imgproxy.sources.allowLoopback && !imgproxy.sources.allowLinkLocal)
+        #expect(!imgproxy.encoding.autoWebP && !imgproxy.encoding.autoAVIF && !imgproxy.encoding.enforceWebP && !imgproxy.encoding.enforceAVIF)
+        #expect(imgproxy.encoding.preferredFormats == [.jpeg, .png, .gif])
+        #expect(imgproxy.limits.maxAnimationFrames == 1 && imgproxy.limits.maxSourceResolution == 50_000_000)
+        #expect(imgproxy.limits.maxResultDimension == ServerProfile.unboundedResultDimension)
+        #expect(imgproxy.encoding.keepCopyright && imgproxy.encoding.stripMetadata && imgproxy.encoding.stripColorProfile && imgproxy.encoding.autoRotate && !imgproxy.encoding.enforceThumbnail)
+        #expect(imgproxy.encoding.formatQuality == [.webp: 79, .avif: 63, .jxl: 77] && imgproxy.encoding.defaultQuality == 80)
+        #expect(imgproxy.sources.downloadTimeout == .seconds(5) && imgproxy.limits.requestTimeout == .seconds(10))
+        #expect(imgproxy.listen.readRequestTimeout == .seconds(10) && imgproxy.listen.keepAliveTimeout == .seconds(10) && imgproxy.listen.maxClients == 2048)
+        #expect(imgproxy.caching.ttl == 31_536_000 && imgproxy.signing.signatureSize == 32 && imgproxy.sources.maxRedirects == 10)
         try imgproxy.validate()
         var s3 = imgproxy
-        s3.useS3 = true
-        #expect(s3.s3Configuration()?.region == "us-west-1")
-        s3.s3Environment = ["AWS_REGION": "eu-west-1"]
-        #expect(s3.s3Configuration()?.region == "eu-west-1")
+        s3.sources.useS3 = true
+        #expect(s3.sources.s3Configuration(profile: s3.profile)?.region == "us-west-1")
+        s3.sources.s3Environment = ["AWS_REGION": "eu-west-1"]
+        #expect(s3.sources.s3Configuration(profile: s3.profile)?.region == "eu-west-1")
         var ownS3 = ServerConfig()
-        ownS3.useS3 = true
-        #expect(ownS3.s3Configuration()?.region == "us-east-1")
+        ownS3.sources.useS3 = true
+        #expect(ownS3.sources.s3Configuration(profile: ownS3.profile)?.region == "us-east-1")
 
         let own = ServerProfile.webimage.defaults
-        #expect(own.profile == .webimage && own.host == "127.0.0.1" && !own.allowPrivate && own.autoWebP && own.autoAVIF)
-        #expect(own.maxAnimationFrames == 100 && own.maxResultDimension == 8192 && !own.keepCopyright && own.formatQuality.isEmpty)
+        #expect(own.profile == .webimage && own.listen.host == "127.0.0.1" && !own.sources.allowPrivate && own.encoding.autoWebP && own.encoding.autoAVIF)
+        #expect(own.limits.maxAnimationFrames == 100 && own.limits.maxResultDimension == 8192 && !own.encoding.keepCopyright && own.encoding.formatQuality.isEmpty)
     }
 
     @Test("under the imgproxy profile, IMGPROXY_MAX_RESULT_DIMENSION=0 keeps no bound; variables still win")
     func variablesOverProfile() throws {
         var config = ServerProfile.imgproxy.defaults
         try ImgproxyEnvironment.apply(["IMGPROXY_MAX_RESULT_DIMENSION": "0", "IMGPROXY_AUTO_WEBP": "true", "IMGPROXY_KEEP_COPYRIGHT": "false"], to: &config)
-        #expect(config.maxResultDimension == ServerProfile.unboundedResultDimension)
-        #expect(config.autoWebP && !config.keepCopyright)
+        #expect(config.limits.maxResultDimension == ServerProfile.unboundedResultDimension)
+        #expect(config.encoding.autoWebP && !config.encoding.keepCopyright)
     }
 
     // MARK: - Status codes, one row each of imgproxy's error table
@@ -106,7 +106,7 @@ struct ImgproxyProfileTests {
 
     @Test("a live server under imgproxy's status codes: malformed URLs, refused addresses and source 4xx")
     func liveImgproxyStatuses() async throws {
-        try await LiveProxy.with(configure: { $0.profile = .imgproxy }) { (origin, proxy) async throws in
+        try await TestProxy.with(configure: { $0.profile = .imgproxy }) { (origin, proxy) async throws in
             origin.register("/denied.jpg", .status(403))
             origin.register("/photo.jpg", .image(ProxyImages.jpeg))
             #expect(try await proxy.get(proxyPath("", source: origin.url("/denied.jpg"))).status == 403)
@@ -114,13 +114,13 @@ struct ImgproxyProfileTests {
             #expect(try await proxy.get("/insecure").status == 404)
             #expect(try await proxy.get(proxyPath("", source: origin.url("/photo.jpg"))).status == 200)
         }
-        try await LiveProxy.with(configure: { $0.profile = .imgproxy; $0.allowLoopback = false }) { (origin, proxy) async throws in
+        try await TestProxy.with(configure: { $0.profile = .imgproxy; $0.sources.allowLoopback = false }) { (origin, proxy) async throws in
             origin.register("/photo.jpg", .image(ProxyImages.jpeg))
             let refused = try await proxy.get(proxyPath("", source: origin.url("/photo.jpg")))
             #expect(refused.status == 404)
             #expect(refused.text.contains("loopback"))
         }
-        try await LiveProxy.with { (origin, proxy) async throws in
+        try await TestProxy.with { (origin, proxy) async throws in
             origin.register("/denied.jpg", .status(403))
             #expect(try await proxy.get(proxyPath("", source: origin.url("/denied.jpg"))).status == 502)
             #expect(try await proxy.get("/insecure").status == 400)
@@ -140,8 +140,8 @@ struct ImgproxyProfileTests {
     func secret() async throws {
         var config = ServerConfig()
         try ImgproxyEnvironment.apply(["IMGPROXY_SECRET": "s3cr3t"], to: &config)
-        #expect(config.secret == "s3cr3t")
-        try await LiveProxy.with(configure: { $0.secret = "s3cr3t" }) { (origin, proxy) async throws in
+        #expect(config.listen.secret == "s3cr3t")
+        try await TestProxy.with(configure: { $0.listen.secret = "s3cr3t" }) { (origin, proxy) async throws in
             origin.register("/photo.jpg", .image(ProxyImages.jpeg))
             let path = proxyPath("rs:fit:50:50", source: origin.url("/photo.jpg"))
             let missing = try await proxy.get(path)
@@ -156,14 +156,14 @@ struct ImgproxyProfileTests {
             #expect(origin.requestCount("/photo.jpg") == 1)
         }
         var blank = ServerConfig()
-        blank.secret = "two words"
+        blank.listen.secret = "two words"
         #expect(throws: ServerConfigError.self) { try blank.validate() }
     }
 
     @Test("an allowed processing option that is no option stops start-up")
     func allowedOptionNamesChecked() {
         var config = ServerConfig()
-        config.allowedProcessingOptions = ["w", "wdth"]
+        config.signing.allowedProcessingOptions = ["w", "wdth"]
         #expect { try config.validate() } throws: { ($0 as? ServerConfigError)?.message.contains("'wdth'") == true }
     }
 
@@ -176,20 +176,20 @@ struct ImgproxyProfileTests {
             "IMGPROXY_HEALTH_CHECK_PATH": "/healthz",
         ], to: &config)
         try config.validate()
-        #expect(config.maxAnimationFrameResolution == 2_500_000 && config.healthCheckPath == "/healthz")
-        let defaults = config.processingDefaults
+        #expect(config.limits.maxAnimationFrameResolution == 2_500_000 && config.listen.healthCheckPath == "/healthz")
+        let defaults = config.encoding.processingDefaults
         #expect(defaults.keepCopyright == true && defaults.stripColorProfile == false && !defaults.autoRotate)
         #expect(defaults.enforceThumbnail == true && defaults.skipProcessing == [.gif, .svg])
         let parser = ProxyURLParser(keys: [], defaultOptions: defaults)
         let request = try parser.parse(path: "/insecure/kcr:0/plain/http://example.com/a.jpg")
         #expect(request.options.keepCopyright == false && request.options.stripColorProfile == false)
         // WebImage's defaults leave every option unset, so cache keys do not change with them.
-        #expect(ServerConfig().processingDefaults == ProcessingOptions())
+        #expect(ServerConfig().encoding.processingDefaults == ProcessingOptions())
     }
 
     @Test("IMGPROXY_HEALTH_CHECK_PATH answers like /health")
     func healthCheckPath() async throws {
-        try await LiveProxy.with(configure: { $0.healthCheckPath = "/healthz" }) { (_, proxy) async throws in
+        try await TestProxy.with(configure: { $0.listen.healthCheckPath = "/healthz" }) { (_, proxy) async throws in
             let reply = try await proxy.get("/healthz")
             #expect(reply.status == 200 && reply.text == "ok\n")
         }
@@ -254,11 +254,11 @@ struct ImgproxyProfileTests {
 struct JPEGShrinkSettingTests {
     @Test("imgproxy's profile shrinks JPEGs to the target; WebImage's leaves the resample a factor of two; the flag chooses")
     func profilesAndFlag() throws {
-        #expect(ServerProfile.imgproxy.defaults.jpegShrinkOnLoad == .toTarget)
-        #expect(ServerProfile.webimage.defaults.jpegShrinkOnLoad == .leavingResample)
+        #expect(ServerProfile.imgproxy.defaults.encoding.jpegShrinkOnLoad == .toTarget)
+        #expect(ServerProfile.webimage.defaults.encoding.jpegShrinkOnLoad == .leavingResample)
         var config = ServerConfig()
         try ServerSetting.jpegShrinkOnLoad.apply(["to-target"], to: &config)
-        #expect(config.jpegShrinkOnLoad == .toTarget)
+        #expect(config.encoding.jpegShrinkOnLoad == .toTarget)
         #expect(ServerSetting.jpegShrinkOnLoad.flag == "jpeg-shrink-on-load")
         #expect(throws: (any Error).self) { try ServerSetting.jpegShrinkOnLoad.apply(["half"], to: &config) }
     }

@@ -106,7 +106,7 @@ struct SettingsPageTests {
 
     /// `webimage serve --help`, from the built executable.
     static func serveHelp() throws -> String {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: try BuiltExecutables.path(of: "webimage"))
         process.arguments = ["serve", "--help"]
         let output = Pipe()

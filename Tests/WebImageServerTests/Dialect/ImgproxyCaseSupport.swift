@@ -116,7 +116,7 @@ enum ImgproxyCaseRunner {
 
     /// Fetches and checks every case; the proxy allows security options (`max_result_dimension`).
     static func run(_ cases: [ImgproxyCase]) async throws {
-        try await LiveProxy.with(configure: { $0.allowSecurityOptions = true }) { (origin, proxy) async throws in
+        try await TestProxy.with(configure: { $0.signing.allowSecurityOptions = true }) { (origin, proxy) async throws in
             origin.register("/geometry.png", .image(PositionalImage.png))
             for example in cases {
                 let reply = try await proxy.get(path(example.options, source: origin.url("/geometry.png")))
@@ -126,7 +126,7 @@ enum ImgproxyCaseRunner {
     }
 
     /// Checks one reply against its case.
-    static func check(_ reply: LiveProxy.Reply, _ example: ImgproxyCase) throws {
+    static func check(_ reply: TestProxy.Reply, _ example: ImgproxyCase) throws {
         #expect(reply.status == example.status, "\(example): \(reply.text.prefix(200))")
         guard reply.status == 200, example.status == 200 else { return }
         let image = try VipsCoder.shared.decode(reply.body, options: ImageDecodeOptions())

@@ -125,7 +125,7 @@ struct ImgproxyCropCasesTests {
         ]
         try await ImgproxyCaseRunner.run(cases)
         // And the three results are the same bytes, as imgproxy checks.
-        try await LiveProxy.with { (origin, proxy) async throws in
+        try await TestProxy.with { (origin, proxy) async throws in
             origin.register("/geometry.png", .image(PositionalImage.png))
             var bodies: [Data] = []
             for example in cases {

@@ -51,7 +51,7 @@ struct ImgproxyPathCasesTests {
 
     @Test("imgproxy TestParsePath/PathWithQueryParams: the query is not part of the path or the source")
     func queryParameters() async throws {
-        try await LiveProxy.with { (origin, proxy) async throws in
+        try await TestProxy.with { (origin, proxy) async throws in
             origin.register("/geometry.png", .image(PositionalImage.png))
             let reply = try await proxy.get("/unsafe/rs:fill:300:200/plain/\(origin.url("/geometry.png").absoluteString)?param1=value1&param2=value2")
             #expect(reply.status == 200, "\(reply.text.prefix(200))")
@@ -104,11 +104,11 @@ struct ImgproxyPathCasesTests {
     /// shows the signature passed, without fetching anything.
     @Test("imgproxy TestParsePath/PathWithPrefix")
     func pathWithPrefix() async throws {
-        try await LiveProxy.with(configure: {
-            $0.pathPrefix = "/imgproxy"
-            $0.keys = ["736563726574"]
-            $0.salts = ["68656c6c6f"]
-            $0.allowedSources = ["http://allowed.invalid/"]
+        try await TestProxy.with(configure: {
+            $0.listen.pathPrefix = "/imgproxy"
+            $0.signing.keys = ["736563726574"]
+            $0.signing.salts = ["68656c6c6f"]
+            $0.sources.allowedSources = ["http://allowed.invalid/"]
         }) { (_, proxy) async throws in
             let path = "/rs:fill:300:200/plain/http://example.com/image.jpg"
             let key = try SigningKey(hexKey: "736563726574", hexSalt: "68656c6c6f")

@@ -150,8 +150,8 @@ struct ImgproxyProcessingOptionsCasesTests {
     func allowedProcessingOptions(options: String, allowed: Bool) throws {
         var config = ServerConfig()
         try ImgproxyEnvironment.apply(["IMGPROXY_ALLOWED_PROCESSING_OPTIONS": "w, h, pr"], to: &config)
-        #expect(config.allowedProcessingOptions == ["w", "h", "pr"])
-        let parser = ProxyURLParser(keys: [], presets: ["test1": "blur:0.2"], allowedOptions: Set(config.allowedProcessingOptions))
+        #expect(config.signing.allowedProcessingOptions == ["w", "h", "pr"])
+        let parser = ProxyURLParser(keys: [], presets: ["test1": "blur:0.2"], allowedOptions: Set(config.signing.allowedProcessingOptions))
         let source = Data("http://images.dev/lorem/ipsum.jpg?param=value".utf8).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
         let error = parseError("/insecure/\(options)/\(source).png", parser: parser)

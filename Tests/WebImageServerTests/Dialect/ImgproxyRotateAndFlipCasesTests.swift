@@ -71,7 +71,7 @@ struct ImgproxyRotateAndFlipCasesTests {
     /// Requests `combination` of the image tagged `orientation`, checks that each probed
     /// stored pixel is where it must be, and returns the result's size and what its top-left
     /// pixel shows (to compare results).
-    static func check(_ combination: Combination, orientation: Int, origin: URL, proxy: LiveProxy) async throws -> String {
+    static func check(_ combination: Combination, orientation: Int, origin: URL, proxy: TestProxy) async throws -> String {
         let reply = try await proxy.get(ImgproxyCaseRunner.path(combination.options, source: origin))
         let label = "imgproxy rotate_and_flip_test.go: img-\(orientation - 1)_\(combination)"
         #expect(reply.status == 200, "\(label): \(reply.text.prefix(200))")
@@ -91,8 +91,8 @@ struct ImgproxyRotateAndFlipCasesTests {
         return "\(image.pixelSize) \(Int((corner.x / 20).rounded())),\(Int((corner.y / 20).rounded()))"
     }
 
-    static func run(_ body: @escaping @Sendable ([URL], LiveProxy) async throws -> Void) async throws {
-        try await LiveProxy.with { (origin, proxy) async throws in
+    static func run(_ body: @escaping @Sendable ([URL], TestProxy) async throws -> Void) async throws {
+        try await TestProxy.with { (origin, proxy) async throws in
             var urls: [URL] = []
             for orientation in 1...8 {
                 origin.register("/orientation-\(orientation - 1).jpg", .image(try PositionalImage.jpeg(orientation: orientation)))

@@ -27,13 +27,13 @@ struct ErrorDisclosureTests {
     }
 
     static func configure(_ config: inout ServerConfig, origin: TestOrigin, root: String, development: Bool) {
-        config.allowLoopback = true
-        config.allowPrivate = false
-        config.localFilesystemRoot = root
-        config.useS3 = true
-        config.s3Endpoint = origin.baseURL.absoluteString
-        config.s3Environment = ["AWS_ACCESS_KEY_ID": Self.keyID, "AWS_SECRET_ACCESS_KEY": "secret", "AWS_REGION": "us-east-1"]
-        config.developmentErrors = development
+        config.sources.allowLoopback = true
+        config.sources.allowPrivate = false
+        config.sources.localFilesystemRoot = root
+        config.sources.useS3 = true
+        config.sources.s3Endpoint = origin.baseURL.absoluteString
+        config.sources.s3Environment = ["AWS_ACCESS_KEY_ID": Self.keyID, "AWS_SECRET_ACCESS_KEY": "secret", "AWS_REGION": "us-east-1"]
+        config.responses.developmentErrors = development
     }
 
     static func registerS3(_ origin: TestOrigin) {
@@ -50,7 +50,7 @@ struct ErrorDisclosureTests {
         defer { try? FileManager.default.removeItem(atPath: root) }
         try await TestOrigin.with { origin in
             Self.registerS3(origin)
-            let proxy = try await LiveProxy.start(configure: { Self.configure(&$0, origin: origin, root: root, development: false) }, resolve: Self.privateName(origin))
+            let proxy = try await TestProxy.start(configure: { Self.configure(&$0, origin: origin, root: root, development: false) }, resolve: Self.privateName(origin))
             defer { Task { await proxy.stop() } }
             for failure in try Self.failures(origin, root: root) {
                 let reply = try await proxy.get(failure.path)
@@ -70,7 +70,7 @@ struct ErrorDisclosureTests {
         defer { try? FileManager.default.removeItem(atPath: root) }
         try await TestOrigin.with { origin in
             Self.registerS3(origin)
-            let proxy = try await LiveProxy.start(configure: { Self.configure(&$0, origin: origin, root: root, development: true) }, resolve: Self.privateName(origin))
+            let proxy = try await TestProxy.start(configure: { Self.configure(&$0, origin: origin, root: root, development: true) }, resolve: Self.privateName(origin))
             defer { Task { await proxy.stop() } }
             for failure in try Self.failures(origin, root: root) {
                 let reply = try await proxy.get(failure.path)
@@ -80,7 +80,7 @@ struct ErrorDisclosureTests {
         }
         var config = ServerConfig()
         try ImgproxyEnvironment.apply(["IMGPROXY_DEVELOPMENT_ERRORS_MODE": "true"], to: &config)
-        #expect(config.developmentErrors)
+        #expect(config.responses.developmentErrors)
     }
 
     /// A resolver that gives `private.test` a private address, which the guard refuses.

@@ -20,7 +20,7 @@ struct PlaygroundTests {
     func pageWhenOn() async throws {
         let samples = try Self.samplesDirectory()
         defer { try? FileManager.default.removeItem(atPath: samples) }
-        try await LiveProxy.with(configure: { $0.playground = true; $0.localFilesystemRoot = samples }) { (_, proxy) async throws in
+        try await TestProxy.with(configure: { $0.listen.playground = true; $0.sources.localFilesystemRoot = samples }) { (_, proxy) async throws in
             let reply = try await proxy.get("/")
             #expect(reply.status == 200)
             #expect(reply.header("content-type") == "text/html; charset=utf-8")
@@ -56,7 +56,7 @@ struct PlaygroundTests {
 
     @Test("under a path prefix, the page, its script and style and the paths it builds carry the prefix")
     func underPathPrefix() async throws {
-        try await LiveProxy.with(configure: { $0.playground = true; $0.pathPrefix = "/images" }) { (_, proxy) async throws in
+        try await TestProxy.with(configure: { $0.listen.playground = true; $0.listen.pathPrefix = "/images" }) { (_, proxy) async throws in
             let page = try await proxy.get("/images")
             #expect(page.status == 200)
             #expect(page.text.contains(#"<script src="/images/playground.js" defer></script>"#))
@@ -72,7 +72,7 @@ struct PlaygroundTests {
 
     @Test("the page's script and style answer JavaScript and CSS")
     func assetsWhenOn() async throws {
-        try await LiveProxy.with(configure: { $0.playground = true }) { (_, proxy) async throws in
+        try await TestProxy.with(configure: { $0.listen.playground = true }) { (_, proxy) async throws in
             let script = try await proxy.get(PlaygroundPage.scriptPath)
             #expect(script.status == 200)
             #expect(script.header("content-type") == "text/javascript; charset=utf-8")
@@ -93,27 +93,24 @@ struct PlaygroundTests {
 
     @Test("HEAD / answers the page's headers without a body")
     func headRequest() async throws {
-        try await LiveProxy.with(configure: { $0.playground = true }) { (_, proxy) async throws in
-            var request = HTTPClientRequest(url: "http://127.0.0.1:\(proxy.port)/")
-            request.method = .HEAD
-            let response = try await proxy.client.execute(request, timeout: .seconds(10))
-            let body = try await response.body.collect(upTo: 1 << 20)
-            #expect(response.status.code == 200)
-            #expect(response.headers.first(name: "content-type") == "text/html; charset=utf-8")
-            #expect(response.headers.first(name: "content-security-policy") == PlaygroundPage.contentSecurityPolicy)
-            #expect(body.readableBytes == 0)
+        try await TestProxy.with(configure: { $0.listen.playground = true }) { (_, proxy) async throws in
+            let response = try await proxy.request(.head, "/", timeout: .seconds(10))
+            #expect(response.status == 200)
+            #expect(response.header("content-type") == "text/html; charset=utf-8")
+            #expect(response.header("content-security-policy") == PlaygroundPage.contentSecurityPolicy)
+            #expect(response.body.isEmpty)
         }
     }
 
     @Test("a server that checks signatures or takes only presets renders the page saying so")
     func signingRequired() async throws {
         let key = String(repeating: "ab", count: 16)
-        try await LiveProxy.with(configure: {
-            $0.playground = true
-            $0.keys = [key]
-            $0.salts = [key]
-            $0.onlyPresets = true
-            $0.presets = ["thumb": "rs:fill:100:100"]
+        try await TestProxy.with(configure: {
+            $0.listen.playground = true
+            $0.signing.keys = [key]
+            $0.signing.salts = [key]
+            $0.signing.onlyPresets = true
+            $0.signing.presets = ["thumb": "rs:fill:100:100"]
         }) { (_, proxy) async throws in
             let page = try await proxy.get("/").text
             #expect(page.contains(#"data-signing-required="true""#))
@@ -125,7 +122,7 @@ struct PlaygroundTests {
 
     @Test("without --playground, / stays a plain-text 404 and the script path is no file")
     func absentWhenOff() async throws {
-        try await LiveProxy.with { (_, proxy) async throws in
+        try await TestProxy.with { (_, proxy) async throws in
             let root = try await proxy.get("/")
             #expect(root.status == 404)
             #expect(root.header("content-type") == "text/plain; charset=utf-8")
@@ -139,14 +136,14 @@ struct PlaygroundTests {
 
     @Test("--playground and WEBIMAGE_PLAYGROUND set the playground; it is off by default")
     func setting() throws {
-        #expect(ServerConfig().playground == false)
+        #expect(ServerConfig().listen.playground == false)
         #expect(ServerSetting.playground.flag == "playground")
         #expect(ServerSetting.playground.environmentName == "WEBIMAGE_PLAYGROUND")
         var config = ServerConfig()
         try ServerSetting.apply(environment: ["WEBIMAGE_PLAYGROUND": "true"], to: &config)
-        #expect(config.playground)
+        #expect(config.listen.playground)
         try ServerSetting.playground.apply(["0"], to: &config)
-        #expect(!config.playground)
+        #expect(!config.listen.playground)
         #expect(throws: ServerConfigError.self) { try ServerSetting.playground.apply(["maybe"], to: &config) }
     }
 

@@ -8,7 +8,7 @@ import WebImageTestSupport
 struct ProxyResponseTests {
     @Test("client hints, when read, size the image and are named in Vary; without them, no Vary")
     func clientHints() async throws {
-        try await LiveProxy.with(configure: { $0.enableClientHints = true; $0.autoWebP = false; $0.autoAVIF = false }) { (origin, proxy) async throws in
+        try await TestProxy.with(configure: { $0.responses.enableClientHints = true; $0.encoding.autoWebP = false; $0.encoding.autoAVIF = false }) { (origin, proxy) async throws in
             origin.register("/photo.jpg", .image(ProxyImages.jpeg))
             let path = proxyPath("", source: origin.url("/photo.jpg"), extension: "png")
             let hinted = try await proxy.get(path, headers: [("Sec-CH-DPR", "2"), ("Sec-CH-Width", "100")])
@@ -21,7 +21,7 @@ struct ProxyResponseTests {
             let older = try await proxy.get(path, headers: [("Width", "200")])
             #expect(try ProxyImages.size(of: older.body) == PixelSize(width: 208, height: 156))
         }
-        try await LiveProxy.with { (origin, proxy) async throws in
+        try await TestProxy.with { (origin, proxy) async throws in
             origin.register("/photo.jpg", .image(ProxyImages.jpeg))
             let reply = try await proxy.get(proxyPath("", source: origin.url("/photo.jpg"), extension: "png"), headers: [("Sec-CH-Width", "100")])
             #expect(try ProxyImages.size(of: reply.body) == PixelSize(width: 400, height: 300))
@@ -29,12 +29,12 @@ struct ProxyResponseTests {
         }
         var config = ServerConfig()
         try ImgproxyEnvironment.apply(["IMGPROXY_ENABLE_CLIENT_HINTS": "true"], to: &config)
-        #expect(config.enableClientHints)
+        #expect(config.responses.enableClientHints)
     }
 
     @Test("--set-canonical-header: images of http(s) sources name them in Link, as imgproxy does; off by default")
     func canonicalHeader() async throws {
-        try await LiveProxy.with(configure: { $0.setCanonicalHeader = true }) { (origin, proxy) async throws in
+        try await TestProxy.with(configure: { $0.responses.setCanonicalHeader = true }) { (origin, proxy) async throws in
             origin.register("/photo.jpg", .image(ProxyImages.jpeg))
             let source = origin.url("/photo.jpg")
             for _ in 0..<2 {  // made, then from memory
@@ -42,18 +42,18 @@ struct ProxyResponseTests {
                 #expect(reply.header("link") == "<\(source.absoluteString)>; rel=\"canonical\"")
             }
         }
-        try await LiveProxy.with { (origin, proxy) async throws in
+        try await TestProxy.with { (origin, proxy) async throws in
             origin.register("/photo.jpg", .image(ProxyImages.jpeg))
             #expect(try await proxy.get(proxyPath("", source: origin.url("/photo.jpg"), extension: "png")).header("link") == nil)
         }
         var config = ServerConfig()
         try ImgproxyEnvironment.apply(["IMGPROXY_SET_CANONICAL_HEADER": "1"], to: &config)
-        #expect(config.setCanonicalHeader)
+        #expect(config.responses.setCanonicalHeader)
     }
 
     @Test("--enable-debug-headers: the source's size and length and the result's size, as imgproxy's debug headers; off by default")
     func debugHeaders() async throws {
-        try await LiveProxy.with(configure: { $0.enableDebugHeaders = true }) { (origin, proxy) async throws in
+        try await TestProxy.with(configure: { $0.responses.enableDebugHeaders = true }) { (origin, proxy) async throws in
             origin.register("/photo.jpg", .image(ProxyImages.jpeg))
             for _ in 0..<2 {  // made, then from memory
                 let reply = try await proxy.get(proxyPath("rs:fit:100:100", source: origin.url("/photo.jpg"), extension: "png"))
@@ -64,20 +64,20 @@ struct ProxyResponseTests {
                 #expect(reply.header("x-result-height") == "75")
             }
         }
-        try await LiveProxy.with { (origin, proxy) async throws in
+        try await TestProxy.with { (origin, proxy) async throws in
             origin.register("/photo.jpg", .image(ProxyImages.jpeg))
             let reply = try await proxy.get(proxyPath("rs:fit:100:100", source: origin.url("/photo.jpg"), extension: "png"))
             #expect(reply.header("x-origin-width") == nil && reply.header("x-result-width") == nil)
         }
         var config = ServerConfig()
         try ImgproxyEnvironment.apply(["IMGPROXY_ENABLE_DEBUG_HEADERS": "true"], to: &config)
-        #expect(config.enableDebugHeaders)
+        #expect(config.responses.enableDebugHeaders)
     }
 
     @Test("ETag buster, Last-Modified and If-Modified-Since as imgproxy's USE_LAST_MODIFIED and busters govern them")
     func validators() async throws {
         let buster = Date(timeIntervalSince1970: 4_102_444_800)  // 2100-01-01, later than any variant
-        try await LiveProxy.with(configure: { $0.etagBuster = "v2"; $0.lastModifiedBuster = buster }) { (origin, proxy) async throws in
+        try await TestProxy.with(configure: { $0.responses.etagBuster = "v2"; $0.responses.lastModifiedBuster = buster }) { (origin, proxy) async throws in
             origin.register("/photo.jpg", .image(ProxyImages.jpeg))
             let path = proxyPath("rs:fit:30:30", source: origin.url("/photo.jpg"))
             let reply = try await proxy.get(path)
@@ -92,7 +92,7 @@ struct ProxyResponseTests {
             // If-None-Match decides alone when it is there.
             #expect(try await proxy.get(path, headers: [("If-None-Match", "\"other\""), ("If-Modified-Since", "Fri, 01 Jan 2100 00:00:00 GMT")]).status == 200)
         }
-        try await LiveProxy.with(configure: { $0.useLastModified = false }) { (origin, proxy) async throws in
+        try await TestProxy.with(configure: { $0.responses.useLastModified = false }) { (origin, proxy) async throws in
             origin.register("/photo.jpg", .image(ProxyImages.jpeg))
             let path = proxyPath("rs:fit:30:30", source: origin.url("/photo.jpg"))
             let reply = try await proxy.get(path)
@@ -103,14 +103,14 @@ struct ProxyResponseTests {
         try ImgproxyEnvironment.apply([
             "IMGPROXY_ETAG_BUSTER": "b1", "IMGPROXY_USE_LAST_MODIFIED": "false", "IMGPROXY_LAST_MODIFIED_BUSTER": "2026-01-31T12:00:00Z",
         ], to: &config)
-        #expect(config.etagBuster == "b1" && !config.useLastModified)
-        #expect(config.lastModifiedBuster == Date(timeIntervalSince1970: 1_769_860_800))
+        #expect(config.responses.etagBuster == "b1" && !config.responses.useLastModified)
+        #expect(config.responses.lastModifiedBuster == Date(timeIntervalSince1970: 1_769_860_800))
         #expect(throws: ServerConfigError.self) { try ImgproxyEnvironment.apply(["IMGPROXY_LAST_MODIFIED_BUSTER": "yesterday"], to: &config) }
     }
 
     @Test("JPEG XL is written when the URL asks for it, by option or extension; without --auto-jxl, Accept does not choose it")
     func jpegXL() async throws {
-        try await LiveProxy.with(configure: { $0.formatQuality = [.jxl: 60] }) { (origin, proxy) async throws in
+        try await TestProxy.with(configure: { $0.encoding.formatQuality = [.jxl: 60] }) { (origin, proxy) async throws in
             origin.register("/photo.jpg", .image(ProxyImages.jpeg))
             for path in [proxyPath("f:jxl/rs:fit:64:64", source: origin.url("/photo.jpg")), proxyPath("rs:fit:64:64", source: origin.url("/photo.jpg"), extension: "jxl")] {
                 let reply = try await proxy.get(path)
@@ -127,7 +127,7 @@ struct ProxyResponseTests {
     /// max-age gives `no-cache`.
     @Test("a URL's expires caps max-age, counted from now; a TTL of 0 is no-cache")
     func maxAgeFromExpiresAndTTL() async throws {
-        try await LiveProxy.with(configure: { $0.ttl = 3600 }) { (origin, proxy) async throws in
+        try await TestProxy.with(configure: { $0.caching.ttl = 3600 }) { (origin, proxy) async throws in
             origin.register("/photo.jpg", .image(ProxyImages.jpeg))
             let asked = Date()
             let soon = Int(asked.timeIntervalSince1970) + 120
@@ -142,7 +142,7 @@ struct ProxyResponseTests {
             let late = Int(Date().timeIntervalSince1970) + 100_000
             #expect(try await proxy.get(proxyPath("exp:\(late)", source: origin.url("/photo.jpg"))).header("cache-control") == "public, max-age=3600")
         }
-        try await LiveProxy.with(configure: { $0.ttl = 0 }) { (origin, proxy) async throws in
+        try await TestProxy.with(configure: { $0.caching.ttl = 0 }) { (origin, proxy) async throws in
             origin.register("/photo.jpg", .image(ProxyImages.jpeg))
             #expect(try await proxy.get(proxyPath("", source: origin.url("/photo.jpg"))).header("cache-control") == "no-cache")
         }
@@ -150,7 +150,7 @@ struct ProxyResponseTests {
 
     @Test("S6 caching headers: Cache-Control with the TTL, strong ETag, Last-Modified; 304 on If-None-Match")
     func cachingHeaders() async throws {
-        try await LiveProxy.with(configure: { $0.ttl = 3600 }) { (origin, proxy) async throws in
+        try await TestProxy.with(configure: { $0.caching.ttl = 3600 }) { (origin, proxy) async throws in
             origin.register("/photo.jpg", .image(ProxyImages.jpeg))
             let path = proxyPath("", source: origin.url("/photo.jpg"), extension: "png")
             let reply = try await proxy.get(path)
@@ -178,7 +178,7 @@ struct ProxyResponseTests {
 
     @Test("S6 errors carry no long-lived caching headers")
     func errorsAreNotCacheable() async throws {
-        try await LiveProxy.with { (origin, proxy) async throws in
+        try await TestProxy.with { (origin, proxy) async throws in
             origin.register("/gone.jpg", .status(404))
             for path in [proxyPath("", source: origin.url("/gone.jpg")), "/insecure/rs:what:1/abc", "/"] {
                 let reply = try await proxy.get(path)
@@ -191,7 +191,7 @@ struct ProxyResponseTests {
 
     @Test("S7 Accept: image/avif or image/webp picks them when no format is asked, with Vary: Accept")
     func negotiation() async throws {
-        try await LiveProxy.with { (origin, proxy) async throws in
+        try await TestProxy.with { (origin, proxy) async throws in
             origin.register("/photo.jpg", .image(ProxyImages.jpeg))
             let path = proxyPath("rs:fit:100:100", source: origin.url("/photo.jpg"))
             let avif = try await proxy.get(path, headers: [("Accept", "image/avif,image/webp,*/*")])
@@ -218,7 +218,7 @@ struct ProxyResponseTests {
 
     @Test("S7 with negotiation off, Accept is ignored and nothing varies")
     func negotiationOff() async throws {
-        try await LiveProxy.with(configure: { $0.autoWebP = false; $0.autoAVIF = false }) { (origin, proxy) async throws in
+        try await TestProxy.with(configure: { $0.encoding.autoWebP = false; $0.encoding.autoAVIF = false }) { (origin, proxy) async throws in
             origin.register("/photo.jpg", .image(ProxyImages.jpeg))
             let reply = try await proxy.get(proxyPath("", source: origin.url("/photo.jpg")), headers: [("Accept", "image/avif,image/webp")])
             #expect(reply.header("content-type") == "image/jpeg")
@@ -228,7 +228,7 @@ struct ProxyResponseTests {
 
     @Test("S8 concurrent identical requests → one source download and one transform; then served from cache")
     func singleFlight() async throws {
-        try await LiveProxy.with(configure: { $0.workers = 4 }) { (origin, proxy) async throws in
+        try await TestProxy.with(configure: { $0.limits.workers = 4 }) { (origin, proxy) async throws in
             origin.register("/slow.jpg", .delayed(.milliseconds(300), then: .image(ProxyImages.jpeg)))
             let path = proxyPath("rs:fit:120:120", source: origin.url("/slow.jpg"))
             let statuses = try await withThrowingTaskGroup(of: (Int, String?).self) { group in
@@ -263,7 +263,7 @@ extension ProxyResponseTests {
     // SPEC HP1
     @Test("HP1 a request that times out answers 504 and its work stops: the download is closed and nothing is made or cached")
     func timedOutWorkStops() async throws {
-        try await LiveProxy.with(configure: { $0.requestTimeout = .seconds(1); $0.downloadTimeout = .seconds(600) }) { (origin, proxy) async throws in
+        try await TestProxy.with(configure: { $0.limits.requestTimeout = .seconds(1); $0.sources.downloadTimeout = .seconds(600) }) { (origin, proxy) async throws in
             let gate = TestOriginGate()
             origin.register("/late.jpg", .gated(gate, then: .image(ProxyImages.jpeg)))
             let path = proxyPath("rs:fit:40:40", source: origin.url("/late.jpg"))

@@ -1,32 +1,24 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
-import NIOHTTP1
+import HTTPTypes
 import Testing
 @testable import WebImageServer
 import WebImageTestSupport
 
 @Suite("Proxy routes")
 struct ProxyRoutesTests {
-    /// `method` on `path` of `proxy`: status, headers and body.
-    static func send(_ method: HTTPMethod, _ path: String, to proxy: LiveProxy) async throws -> LiveProxy.Reply {
-        var request = HTTPClientRequest(url: "http://127.0.0.1:\(proxy.port)\(path)")
-        request.method = method
-        if method == .POST { request.body = .bytes(ByteBuffer(string: "x")) }
-        let response = try await proxy.client.execute(request, timeout: .seconds(30))
-        var body = try await response.body.collect(upTo: 1 << 24)
-        return LiveProxy.Reply(
-            status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
-            body: Data(body.readBytes(length: body.readableBytes) ?? [])
-        )
+    /// `method` on `path` of `proxy`: status, headers and body (a POST sends one byte).
+    static func send(_ method: HTTPRequest.Method, _ path: String, to proxy: TestProxy) async throws -> TestProxy.Reply {
+        try await proxy.request(method, path, body: method == .post ? ByteBuffer(string: "x") : nil, timeout: .seconds(30))
     }
 
     @Test("a method other than GET and HEAD answers 405 with Allow, on every path")
     func otherMethods() async throws {
-        try await LiveProxy.with { (origin, proxy) async throws in
+        try await TestProxy.with { (origin, proxy) async throws in
             origin.register("/a.jpg", .image(ProxyImages.jpeg))
             for path in [proxyPath("", source: origin.url("/a.jpg")), "/health", "/metrics", "/", "/no/such/thing"] {
-                for method in [HTTPMethod.POST, .PUT, .DELETE, .OPTIONS] {
+                for method in [HTTPRequest.Method.post, .put, .delete, .options] {
                     let reply = try await Self.send(method, path, to: proxy)
                     #expect(reply.status == 405, "\(method) \(path)")
                     #expect(reply.header("allow") == "GET, HEAD")
@@ -41,22 +33,22 @@ struct ProxyRoutesTests {
 
     @Test("HEAD answers an image's headers, its length included, without the body")
     func head() async throws {
-        try await LiveProxy.with { (origin, proxy) async throws in
+        try await TestProxy.with { (origin, proxy) async throws in
             origin.register("/a.jpg", .image(ProxyImages.jpeg))
             let path = proxyPath("rs:fit:40:40/f:png", source: origin.url("/a.jpg"))
             let get = try await proxy.get(path)
-            let head = try await Self.send(.HEAD, path, to: proxy)
+            let head = try await Self.send(.head, path, to: proxy)
             #expect(head.status == 200)
             #expect(head.body.isEmpty)
             #expect(head.header("content-length") == String(get.body.count))
             #expect(head.header("etag") == get.header("etag"))
-            #expect(try await Self.send(.HEAD, "/health", to: proxy).status == 200)
+            #expect(try await Self.send(.head, "/health", to: proxy).status == 200)
         }
     }
 
     @Test("a path under a fixed one (/health/…, /metrics/…) is a proxy path; /favicon.ico is the 404 text")
     func pathsUnderFixedRoutes() async throws {
-        try await LiveProxy.with { (origin, proxy) async throws in
+        try await TestProxy.with { (origin, proxy) async throws in
             origin.register("/a.jpg", .image(ProxyImages.jpeg))
             // No keys: the signature segment is not checked, whatever it says.
             let rest = proxyPath("rs:fit:20:20", source: origin.url("/a.jpg")).dropFirst("/insecure".count)
@@ -74,7 +66,7 @@ struct ProxyRoutesTests {
 
     @Test("IMGPROXY_PATH_PREFIX: every path is under the prefix, health and metrics too; a path without it is 404")
     func pathPrefix() async throws {
-        try await LiveProxy.with(configure: { $0.pathPrefix = "/images" }) { (origin, proxy) async throws in
+        try await TestProxy.with(configure: { $0.listen.pathPrefix = "/images" }) { (origin, proxy) async throws in
             origin.register("/photo.jpg", .image(ProxyImages.jpeg))
             let path = proxyPath("rs:fit:40:40", source: origin.url("/photo.jpg"))
             let served = try await proxy.get("/images" + path)

@@ -11,7 +11,7 @@ struct RequestLoggingTests {
         let store = LogLines()
         var logger = Logger(label: "webimage.test.log") { _ in RecordingLogHandler(store: store) }
         logger.logLevel = .debug
-        try await LiveProxy.with(logger: logger) { (origin, proxy) async throws in
+        try await TestProxy.with(logger: logger) { (origin, proxy) async throws in
             origin.register("/a.jpg", .image(ProxyImages.jpeg))
             let path = proxyPath("rs:fit:50:50", source: origin.url("/a.jpg"))
             #expect(try await proxy.get(path, headers: [("Accept", "image/jpeg")]).status == 200)
@@ -35,7 +35,7 @@ struct RequestLoggingTests {
         let store = LogLines()
         var logger = Logger(label: "webimage.test.log") { _ in RecordingLogHandler(store: store) }
         logger.logLevel = .warning
-        try await LiveProxy.with(logger: logger) { (_, proxy) async throws in
+        try await TestProxy.with(logger: logger) { (_, proxy) async throws in
             #expect(try await proxy.get("/health").status == 200)
             #expect(try await proxy.get("/insecure/rs:what:1/abc").status == 400)
         }

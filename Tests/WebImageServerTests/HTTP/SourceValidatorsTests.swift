@@ -24,7 +24,7 @@ struct SourceValidatorsTests {
 
     @Test("the source's validators are answered; its 304 is answered as 304, with nothing downloaded or made")
     func passthroughAndConditionalSource() async throws {
-        try await LiveProxy.with(configure: { $0.validators = .source }) { (origin, proxy) async throws in
+        try await TestProxy.with(configure: { $0.responses.validators = .source }) { (origin, proxy) async throws in
             Self.register(origin)
             let path = proxyPath("rs:fit:30:30", source: origin.url("/photo.jpg"), extension: "png")
 
@@ -54,7 +54,7 @@ struct SourceValidatorsTests {
 
     @Test("with an ETag buster the served ETag wraps the source's, and the source is asked with the unwrapped one")
     func busterRoundTrip() async throws {
-        try await LiveProxy.with(configure: { $0.validators = .source; $0.etagBuster = "b1" }) { (origin, proxy) async throws in
+        try await TestProxy.with(configure: { $0.responses.validators = .source; $0.responses.etagBuster = "b1" }) { (origin, proxy) async throws in
             Self.register(origin)
             let wrapped = "\"b1/" + Base64URL.encode(Self.etag.utf8) + "\""
             // Nothing held: the source is asked with the tag unwrapped, and its 304 answered.
@@ -74,14 +74,14 @@ struct SourceValidatorsTests {
 
     @Test("a source without validators gets none answered; the served bytes' own are answered by default")
     func noSourceValidators() async throws {
-        try await LiveProxy.with(configure: { $0.validators = .source }) { (origin, proxy) async throws in
+        try await TestProxy.with(configure: { $0.responses.validators = .source }) { (origin, proxy) async throws in
             origin.register("/plain.jpg", .image(ProxyImages.jpeg))
             let reply = try await proxy.get(proxyPath("", source: origin.url("/plain.jpg"), extension: "png"))
             #expect(reply.status == 200)
             #expect(reply.header("etag") == nil)
             #expect(reply.header("last-modified") == nil)
         }
-        try await LiveProxy.with { (origin, proxy) async throws in
+        try await TestProxy.with { (origin, proxy) async throws in
             Self.register(origin)
             let reply = try await proxy.get(proxyPath("", source: origin.url("/photo.jpg"), extension: "png"))
             #expect(reply.header("etag") != Self.etag)
@@ -94,7 +94,7 @@ struct SourceValidatorsTests {
 
     @Test("Cache-Control passed through: the source's own, after the URL's expires and before the TTL")
     func cacheControlPassthrough() async throws {
-        try await LiveProxy.with(configure: { $0.cacheControlPassthrough = true; $0.ttl = 3600 }) { (origin, proxy) async throws in
+        try await TestProxy.with(configure: { $0.responses.cacheControlPassthrough = true; $0.caching.ttl = 3600 }) { (origin, proxy) async throws in
             Self.register(origin, headers: [("Cache-Control", "public, max-age=123, stale-while-revalidate=30")])
             let registered = Date()
             origin.register("/expires.jpg", .image(ProxyImages.jpeg, headers: [("Expires", HTTPDate.string(from: registered.addingTimeInterval(600)))]))
@@ -120,11 +120,11 @@ struct SourceValidatorsTests {
     func settings() throws {
         var config = ServerConfig()
         try ServerSetting.validators.apply(["source"], to: &config)
-        #expect(config.validators == .source)
+        #expect(config.responses.validators == .source)
         #expect(throws: ServerConfigError.self) { try ServerSetting.validators.apply(["origin"], to: &config) }
         try ImgproxyEnvironment.apply(["IMGPROXY_CACHE_CONTROL_PASSTHROUGH": "true"], to: &config)
-        #expect(config.cacheControlPassthrough)
-        #expect(ServerProfile.imgproxy.defaults.validators == .source)
-        #expect(ServerProfile.webimage.defaults.validators == .variant)
+        #expect(config.responses.cacheControlPassthrough)
+        #expect(ServerProfile.imgproxy.defaults.responses.validators == .source)
+        #expect(ServerProfile.webimage.defaults.responses.validators == .variant)
     }
 }

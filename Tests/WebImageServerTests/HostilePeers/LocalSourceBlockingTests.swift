@@ -14,11 +14,11 @@ struct LocalSourceBlockingTests {
     /// A process holding a write lease on `path`: an open of the file by anyone else blocks
     /// (for the kernel's lease-break time, 45 s by default) unless it does not wait.
     final class LeaseHolder: Sendable {
-        let process: Process
+        let process: ChildProcess
         let input: Pipe
 
         init(path: String) throws {
-            let process = Process()
+            let process = ChildProcess()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             let script = """
             import fcntl, os, signal, sys
@@ -57,7 +57,7 @@ struct LocalSourceBlockingTests {
         let lease = try LeaseHolder(path: root + "/leased.jpg")
         defer { lease.release() }
 
-        try await LiveProxy.with(configure: { $0.localFilesystemRoot = root }) { origin, proxy in
+        try await TestProxy.with(configure: { $0.sources.localFilesystemRoot = root }) { origin, proxy in
             origin.register("/remote.jpg", .image(ProxyImages.jpeg, contentType: "image/jpeg"))
             // More of each than the file threads, all at once: none may hold a thread.
             let blocking = (0..<12).map { index in

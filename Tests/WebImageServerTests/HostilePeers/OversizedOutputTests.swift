@@ -14,12 +14,12 @@ struct OversizedOutputTests {
     func refusedBeforeDecode(options: String) async throws {
         let tiny = try TestImages.encode(try TestImages.quadrants(width: 8, height: 8), as: .png)
         for profile in ServerProfile.allCases {
-            try await LiveProxy.with(configure: {
-                $0 = { var config = profile.defaults; config.port = 0; config.allowLoopback = true; config.workers = 2; return config }()
-                $0.cacheDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-hp6-\(UUID().uuidString)").path
-                $0.memoryBudget = 64 << 20
+            try await TestProxy.with(configure: {
+                $0 = { var config = profile.defaults; config.listen.port = 0; config.sources.allowLoopback = true; config.limits.workers = 2; return config }()
+                $0.caching.cacheDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-hp6-\(UUID().uuidString)").path
+                $0.limits.memoryBudget = 64 << 20
                 // The figure is in the diagnostic, which the body carries with development errors.
-                $0.developmentErrors = true
+                $0.responses.developmentErrors = true
             }) { origin, proxy in
                 origin.register("/tiny.png", .image(tiny, contentType: "image/png"))
                 let reply = try await proxy.get("/insecure/\(options)/plain/\(origin.url("/tiny.png").absoluteString)")

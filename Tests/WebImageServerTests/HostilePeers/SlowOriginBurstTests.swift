@@ -25,15 +25,15 @@ struct SlowOriginBurstTests {
         // The normal misses come from another host: the per-host download limit keeps the slow one to its share.
         let normal = try await TestOrigin.start(host: "127.0.0.2")
         normal.register("/normal.jpg", .image(ProxyImages.jpeg, contentType: "image/jpeg"))
-        try await LiveProxy.with(configure: {
-            $0.localFilesystemRoot = root
-            $0.workers = 2
-            $0.queueSize = 16
+        try await TestProxy.with(transport: .socket, configure: {
+            $0.sources.localFilesystemRoot = root
+            $0.limits.workers = 2
+            $0.limits.queueSize = 16
             // Only the clients' hanging up may stop the burst's work, not the request timeout.
-            $0.requestTimeout = .seconds(600)
+            $0.limits.requestTimeout = .seconds(600)
             // The burst comes from one address: the per-address cap, which would close the
             // connections past it, is not what this case shows.
-            $0.maxClientsPerAddress = 0
+            $0.listen.maxClientsPerAddress = 0
         }) { slow, proxy in
             // The head at once, then one byte a second: each download would take over an hour.
             for index in 0..<Self.burst {
@@ -42,7 +42,7 @@ struct SlowOriginBurstTests {
             let held = try await HeldRequests.send(
                 (0..<Self.burst).map { "/insecure/rs:fit:50:50/plain/\(slow.url("/slow\($0).jpg").absoluteString)" }, port: proxy.port
             )
-            let perHost = proxy.server.config.maxDownloadsPerHost
+            let perHost = proxy.server.config.sources.maxDownloadsPerHost
             #expect(await slow.waitUntil { $0.inFlightCount == perHost }, "the slow host gets its share of downloads, no more")
             let limiter = try #require(proxy.server.manager.variantWorkLimiter)
             // A request passes through a slot for its cache read: once past it, none holds one.

@@ -37,7 +37,7 @@ struct CacheWriteWarningsTests {
         defer { filesystem.unmount() }
         let store = LogLines()
         let logger = Logger(label: "webimage.test.full-disk") { _ in RecordingLogHandler(store: store) }
-        try await LiveProxy.with(configure: { $0.cacheDirectory = filesystem.path + "/cache" }, logger: logger) { (origin, proxy) async throws in
+        try await TestProxy.with(configure: { $0.caching.cacheDirectory = filesystem.path + "/cache" }, logger: logger) { (origin, proxy) async throws in
             origin.register("/a.jpg", .image(ProxyImages.jpeg))
             #expect(try await proxy.metric("webimage_cache_write_errors_total{cache=\"variants\"}") == 0)
             for size in [40, 50, 60, 70, 80, 90] {

@@ -5,9 +5,9 @@ import Testing
 struct MetricsSecretTests {
     @Test("with --secret, /metrics on the proxy's port needs the bearer token; /health does not")
     func metricsBehindTheSecret() async throws {
-        let proxy = try await LiveProxy.start(configure: {
-            $0.secret = "s3cr3t"
-            $0.developmentErrors = false
+        let proxy = try await TestProxy.start(configure: {
+            $0.listen.secret = "s3cr3t"
+            $0.responses.developmentErrors = false
         })
         defer { Task { await proxy.stop() } }
         let refused = try await proxy.get("/metrics")

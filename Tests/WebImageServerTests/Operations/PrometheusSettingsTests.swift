@@ -34,8 +34,8 @@ struct PrometheusSettingsTests {
     func settings() throws {
         var config = ServerConfig()
         try ImgproxyEnvironment.apply(["IMGPROXY_PROMETHEUS_BIND": ":9464", "IMGPROXY_PROMETHEUS_NAMESPACE": "imgproxy"], to: &config)
-        #expect(config.prometheusBind == ":9464")
-        #expect(config.prometheusNamespace == "imgproxy")
+        #expect(config.operations.prometheusBind == ":9464")
+        #expect(config.operations.prometheusNamespace == "imgproxy")
         #expect(ListenAddress(":9464") == ListenAddress("0.0.0.0:9464"))
         #expect(ListenAddress("[::1]:80")?.host == "::1")
         for bad in ["9464", "host:", "host:0", "host:70000", "a b:80"] {
@@ -46,19 +46,19 @@ struct PrometheusSettingsTests {
         }
         // A configuration made in code is checked when the server is made.
         var programmatic = ServerConfig()
-        programmatic.prometheusBind = "9464"
+        programmatic.operations.prometheusBind = "9464"
         #expect(throws: ServerConfigError.self) { try programmatic.validate() }
-        programmatic.prometheusBind = ":9464"
-        programmatic.prometheusNamespace = "9lives"
+        programmatic.operations.prometheusBind = ":9464"
+        programmatic.operations.prometheusNamespace = "9lives"
         #expect(throws: ServerConfigError.self) { try programmatic.validate() }
-        programmatic.prometheusNamespace = "imgproxy"
+        programmatic.operations.prometheusNamespace = "imgproxy"
         try programmatic.validate()
     }
 
     @Test("with a bind, /metrics is served there under the namespace, and is a proxy path on the proxy's port")
     func ownListener() async throws {
         let metricsPort = try freeLoopbackPort()
-        try await LiveProxy.with(configure: { $0.prometheusBind = "127.0.0.1:\(metricsPort)"; $0.prometheusNamespace = "imgproxy" }) { (origin, proxy) async throws in
+        try await TestProxy.with(transport: .socket, configure: { $0.operations.prometheusBind = "127.0.0.1:\(metricsPort)"; $0.operations.prometheusNamespace = "imgproxy" }) { (origin, proxy) async throws in
             origin.register("/photo.jpg", .image(ProxyImages.jpeg))
             #expect(try await proxy.get(proxyPath("", source: origin.url("/photo.jpg"), extension: "png")).status == 200)
             var request = HTTPClientRequest(url: "http://127.0.0.1:\(metricsPort)/metrics")

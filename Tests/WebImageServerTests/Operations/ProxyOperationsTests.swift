@@ -11,7 +11,7 @@ struct ProxyOperationsTests {
         // Request and download timeouts far beyond the test's own waits: the held and the
         // queued requests must end in 200, not 504, however slowly the machine (or the
         // sanitizer) runs.
-        try await LiveProxy.with(configure: { $0.workers = 1; $0.queueSize = 1; $0.requestTimeout = .seconds(600); $0.downloadTimeout = .seconds(600) }) { (origin, proxy) async throws in
+        try await TestProxy.with(configure: { $0.limits.workers = 1; $0.limits.queueSize = 1; $0.limits.requestTimeout = .seconds(600); $0.sources.downloadTimeout = .seconds(600) }) { (origin, proxy) async throws in
             // The only worker is held by the test until it has seen the queue full; a download
             // holds no worker, so the requests' sources arrive first.
             origin.register("/slow.jpg", .image(ProxyImages.jpeg))
@@ -78,33 +78,33 @@ struct ProxyOperationsTests {
             "WEBIMAGE_PREFERRED_FORMATS": "webp,png", "WEBIMAGE_AUTO_AVIF": "0", "WEBIMAGE_MEMORY_BUDGET": "1G",
         ], to: &config)
         try config.validate()
-        #expect(config.port == 9090)
-        #expect(try config.signingKeys().count == 2)
-        #expect(config.allowLoopback)
-        #expect(config.maxSourceBytes == 8 << 20)
-        #expect(config.maxSourceResolution == 12_500_000)
-        #expect(config.downloadTimeout == .milliseconds(2500))
-        #expect(config.presets == ["thumb": "rs:fill:100:100", "small": "w:50"])
-        #expect(config.preferredFormats == [.webp, .png])
-        #expect(!config.autoAVIF)
-        #expect(config.memoryBudget == 1 << 30)
-        #expect(ServerConfig().memoryBudget == MemoryBudget.defaultBytes && MemoryBudget.defaultBytes <= MemoryBudget.availableMemory)
+        #expect(config.listen.port == 9090)
+        #expect(try config.signing.signingKeys().count == 2)
+        #expect(config.sources.allowLoopback)
+        #expect(config.limits.maxSourceBytes == 8 << 20)
+        #expect(config.limits.maxSourceResolution == 12_500_000)
+        #expect(config.sources.downloadTimeout == .milliseconds(2500))
+        #expect(config.signing.presets == ["thumb": "rs:fill:100:100", "small": "w:50"])
+        #expect(config.encoding.preferredFormats == [.webp, .png])
+        #expect(!config.encoding.autoAVIF)
+        #expect(config.limits.memoryBudget == 1 << 30)
+        #expect(ServerConfig().limits.memoryBudget == MemoryBudget.defaultBytes && MemoryBudget.defaultBytes <= MemoryBudget.availableMemory)
 
         // A flag given later replaces the variable's value.
         try ServerSetting.port.apply(["7070"], to: &config)
-        #expect(config.port == 7070)
+        #expect(config.listen.port == 7070)
 
         var bad = ServerConfig()
         #expect(throws: ServerConfigError.self) { try ServerSetting.apply(environment: ["WEBIMAGE_PORT": "eighty"], to: &bad) }
         var noBudget = ServerConfig()
-        noBudget.memoryBudget = 0
+        noBudget.limits.memoryBudget = 0
         #expect(throws: ServerConfigError("memory budget must be at least 1, not 0 (--memory-budget, WEBIMAGE_MEMORY_BUDGET)")) { try noBudget.validate() }
-        bad.keys = ["abcd"]
+        bad.signing.keys = ["abcd"]
         #expect(throws: ServerConfigError.self) { try bad.validate() }
-        bad.salts = ["zz"]
+        bad.signing.salts = ["zz"]
         #expect(throws: ServerConfigError.self) { try bad.validate() }
         var badPreset = ServerConfig()
-        badPreset.presets = ["x": "rs:nonsense"]
+        badPreset.signing.presets = ["x": "rs:nonsense"]
         #expect(throws: ServerConfigError.self) { try badPreset.validate() }
     }
 }

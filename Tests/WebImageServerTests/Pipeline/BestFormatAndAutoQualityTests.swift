@@ -45,7 +45,7 @@ struct BestFormatAndAutoQualityTests {
 
     @Test("f:best is no larger than any single format, respects Accept, and varies with it")
     func bestFormat() async throws {
-        try await LiveProxy.with { (origin, proxy) async throws in
+        try await TestProxy.with { (origin, proxy) async throws in
             origin.register("/photo.jpg", .image(Self.photo))
             let path = { (format: String) in "/insecure/rs:fit:320:240/f:\(format)/plain/\(origin.url("/photo.jpg").absoluteString)" }
             var sizes: [String: Int] = [:]
@@ -68,7 +68,7 @@ struct BestFormatAndAutoQualityTests {
 
     @Test("q:auto answers X-Quality and X-Image-Score, from the cache too; a fixed quality answers neither")
     func autoQualityHeaders() async throws {
-        try await LiveProxy.with { (origin, proxy) async throws in
+        try await TestProxy.with { (origin, proxy) async throws in
             origin.register("/photo.jpg", .image(Self.photo))
             let source = origin.url("/photo.jpg").absoluteString
             let made = try await proxy.get("/insecure/rs:fit:320:240/q:auto:0.99/f:jpg/plain/\(source)")
@@ -93,13 +93,13 @@ struct BestFormatAndAutoQualityTests {
         try ServerSetting.quality.apply(["auto"], to: &config)
         try ServerSetting.autoQualityTarget.apply(["0.97"], to: &config)
         try ServerSetting.bestFormats.apply(["jpeg,webp"], to: &config)
-        #expect(config.defaultAutoQuality && config.autoQualityTarget == 0.97 && config.bestFormats == [.jpeg, .webp])
+        #expect(config.encoding.defaultAutoQuality && config.encoding.autoQualityTarget == 0.97 && config.encoding.bestFormats == [.jpeg, .webp])
         #expect(throws: ServerConfigError.self) { try ServerSetting.autoQualityTarget.apply(["1.2"], to: &config) }
         #expect(throws: ServerConfigError.self) { try ServerSetting.bestFormats.apply(["jpeg,bogus"], to: &config) }
-        config.bestFormats = [.bmp]
+        config.encoding.bestFormats = [.bmp]
         #expect(throws: ServerConfigError.self) { try config.validate() }
 
-        try await LiveProxy.with(configure: { $0.defaultAutoQuality = true; $0.autoQualityTarget = 0.97 }) { (origin, proxy) async throws in
+        try await TestProxy.with(configure: { $0.encoding.defaultAutoQuality = true; $0.encoding.autoQualityTarget = 0.97 }) { (origin, proxy) async throws in
             origin.register("/photo.jpg", .image(Self.photo))
             let source = origin.url("/photo.jpg").absoluteString
             let auto = try await proxy.get("/insecure/rs:fit:320:240/f:jpg/plain/\(source)")

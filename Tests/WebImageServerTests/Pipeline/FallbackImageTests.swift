@@ -12,7 +12,7 @@ struct FallbackImageTests {
 
     @Test("a source that cannot be downloaded gets the fallback image, processed as the URL asks; a source that is not an image does not")
     func servedInPlace() async throws {
-        try await LiveProxy.with(configure: { $0.ttl = 3600; $0.fallbackImageData = Self.fallbackData }) { (origin, proxy) async throws in
+        try await TestProxy.with(configure: { $0.caching.ttl = 3600; $0.sources.fallbackImageData = Self.fallbackData }) { (origin, proxy) async throws in
             origin.register("/gone.jpg", .status(404))
             origin.register("/broken.jpg", .status(500))
             origin.register("/garbage.jpg", .data(Data("not an image".utf8), contentType: "image/jpeg"))
@@ -41,11 +41,11 @@ struct FallbackImageTests {
         try ImgproxyEnvironment.apply([
             "IMGPROXY_FALLBACK_IMAGE_DATA": Self.fallbackData, "IMGPROXY_FALLBACK_IMAGE_HTTP_CODE": "0", "IMGPROXY_FALLBACK_IMAGE_TTL": "60",
         ], to: &config)
-        #expect(config.fallbackImageData == Self.fallbackData && config.fallbackImageHTTPCode == 0 && config.fallbackImageTTL == 60)
-        try await LiveProxy.with(configure: {
-            $0.fallbackImageData = Self.fallbackData
-            $0.fallbackImageHTTPCode = 0
-            $0.fallbackImageTTL = 60
+        #expect(config.sources.fallbackImageData == Self.fallbackData && config.sources.fallbackImageHTTPCode == 0 && config.sources.fallbackImageTTL == 60)
+        try await TestProxy.with(configure: {
+            $0.sources.fallbackImageData = Self.fallbackData
+            $0.sources.fallbackImageHTTPCode = 0
+            $0.sources.fallbackImageTTL = 60
             $0.profile = .imgproxy
         }) { (origin, proxy) async throws in
             origin.register("/denied.jpg", .status(403))
@@ -56,7 +56,7 @@ struct FallbackImageTests {
             #expect(try ProxyImages.size(of: denied.body) == PixelSize(width: 200, height: 100))
             #expect(try await proxy.get(proxyPath("", source: origin.url("/gone.jpg"))).status == 404)
         }
-        try await LiveProxy.with(configure: { $0.fallbackImageData = Self.fallbackData; $0.fallbackImageHTTPCode = 203 }) { (origin, proxy) async throws in
+        try await TestProxy.with(configure: { $0.sources.fallbackImageData = Self.fallbackData; $0.sources.fallbackImageHTTPCode = 203 }) { (origin, proxy) async throws in
             origin.register("/gone.jpg", .status(404))
             #expect(try await proxy.get(proxyPath("", source: origin.url("/gone.jpg"))).status == 203)
         }
@@ -66,7 +66,7 @@ struct FallbackImageTests {
     func fromURLAndChecked() async throws {
         let imageOrigin = try await TestOrigin.start()
         imageOrigin.register("/fallback.png", .image(ProxyImages.png))
-        try await LiveProxy.with(configure: { $0.fallbackImageURL = imageOrigin.url("/fallback.png").absoluteString }) { (origin, proxy) async throws in
+        try await TestProxy.with(configure: { $0.sources.fallbackImageURL = imageOrigin.url("/fallback.png").absoluteString }) { (origin, proxy) async throws in
             origin.register("/gone.jpg", .status(404))
             let reply = try await proxy.get(proxyPath("rs:fit:20:20", source: origin.url("/gone.jpg"), extension: "png"))
             #expect(reply.status == 200)
@@ -75,11 +75,11 @@ struct FallbackImageTests {
         try await imageOrigin.shutdown()
 
         var config = ServerConfig()
-        config.fallbackImageData = Data("plain text".utf8).base64EncodedString()
+        config.sources.fallbackImageData = Data("plain text".utf8).base64EncodedString()
         #expect { try ProxyServer(config: config) } throws: { error in
             (error as? ServerConfigError)?.message.contains("fallback image is not a usable image") == true
         }
-        config.fallbackImageData = "not base64 !!"
+        config.sources.fallbackImageData = "not base64 !!"
         #expect(throws: ServerConfigError.self) { try config.validate() }
     }
 }

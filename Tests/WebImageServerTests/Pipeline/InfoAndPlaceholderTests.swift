@@ -10,7 +10,7 @@ struct InfoAndPlaceholderTests {
     @Test("/info answers the source's details as JSON, cached, signed like any path; gps only when asked")
     func info() async throws {
         let key = try SigningKey(hexKey: "736563726574", hexSalt: "68656c6c6f")
-        try await LiveProxy.with(configure: { $0.keys = ["736563726574"]; $0.salts = ["68656c6c6f"] }) { (origin, proxy) async throws in
+        try await TestProxy.with(configure: { $0.signing.keys = ["736563726574"]; $0.signing.salts = ["68656c6c6f"] }) { (origin, proxy) async throws in
             let image = try TestImages.quadrants(width: 120, height: 80)
             origin.register("/a.png", .image(try TestImages.encode(image, as: .png)))
             let source = origin.url("/a.png").absoluteString
@@ -36,7 +36,7 @@ struct InfoAndPlaceholderTests {
 
     @Test("/info of a source that is no image is 422 and leaves nothing cached")
     func infoOfNoImage() async throws {
-        try await LiveProxy.with { (origin, proxy) async throws in
+        try await TestProxy.with { (origin, proxy) async throws in
             origin.register("/text", .image(Data("hello".utf8), contentType: "text/plain"))
             let reply = try await proxy.get("/info/insecure/plain/\(origin.url("/text").absoluteString)")
             #expect(reply.status == 422, "\(reply.status): \(reply.text)")
@@ -47,7 +47,7 @@ struct InfoAndPlaceholderTests {
 
     @Test("f:thumbhash answers the processed image's ThumbHash as text, cached like a variant")
     func thumbHash() async throws {
-        try await LiveProxy.with { (origin, proxy) async throws in
+        try await TestProxy.with { (origin, proxy) async throws in
             origin.register("/a.jpg", .image(ProxyImages.jpeg))
             let source = origin.url("/a.jpg").absoluteString
             let reply = try await proxy.get("/insecure/rs:fill:100:200/f:thumbhash/plain/\(source)")

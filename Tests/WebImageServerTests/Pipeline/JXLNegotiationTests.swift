@@ -96,7 +96,7 @@ struct JXLNegotiationTests {
 
     @Test("with --auto-jxl, Accept: image/jxl gets JPEG XL with Vary: Accept; --enforce-jxl replaces a named format")
     func served() async throws {
-        try await LiveProxy.with(configure: { $0.autoJXL = true }) { (origin, proxy) async throws in
+        try await TestProxy.with(configure: { $0.encoding.autoJXL = true }) { (origin, proxy) async throws in
             origin.register("/photo.jpg", .image(ProxyImages.jpeg))
             let path = proxyPath("rs:fit:64:64", source: origin.url("/photo.jpg"))
             let jxl = try await proxy.get(path, headers: [("Accept", "image/jxl,image/avif,image/webp,*/*")])
@@ -108,7 +108,7 @@ struct JXLNegotiationTests {
             let named = try await proxy.get(proxyPath("rs:fit:64:64/f:png", source: origin.url("/photo.jpg")), headers: [("Accept", "image/jxl")])
             #expect(named.header("content-type") == "image/png" && named.header("vary") == nil)
         }
-        try await LiveProxy.with(configure: { $0.enforceJXL = true; $0.autoWebP = false; $0.autoAVIF = false }) { (origin, proxy) async throws in
+        try await TestProxy.with(configure: { $0.encoding.enforceJXL = true; $0.encoding.autoWebP = false; $0.encoding.autoAVIF = false }) { (origin, proxy) async throws in
             origin.register("/photo.jpg", .image(ProxyImages.jpeg))
             let path = proxyPath("rs:fit:64:64/f:png", source: origin.url("/photo.jpg"))
             let enforced = try await proxy.get(path, headers: [("Accept", "image/jxl,*/*")])
@@ -121,13 +121,13 @@ struct JXLNegotiationTests {
     @Test("the server's encoder settings reach the bytes: progressive JPEG, interlaced palette PNG")
     func encoderSettingsServed() async throws {
         for tuned in [false, true] {
-            try await LiveProxy.with(configure: { config in
-                config.autoWebP = false
-                config.autoAVIF = false
-                config.jpegProgressive = tuned
-                config.pngInterlaced = tuned
-                config.pngQuantize = tuned
-                config.pngQuantizationColors = 16
+            try await TestProxy.with(configure: { config in
+                config.encoding.autoWebP = false
+                config.encoding.autoAVIF = false
+                config.encoding.jpegProgressive = tuned
+                config.encoding.pngInterlaced = tuned
+                config.encoding.pngQuantize = tuned
+                config.encoding.pngQuantizationColors = 16
             }) { (origin, proxy) async throws in
                 origin.register("/photo.jpg", .image(ProxyImages.jpeg))
                 let jpeg = try await proxy.get(proxyPath("rs:fit:64:64", source: origin.url("/photo.jpg"), extension: "jpg"))

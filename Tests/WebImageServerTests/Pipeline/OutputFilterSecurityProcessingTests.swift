@@ -8,7 +8,7 @@ import WebImageTestSupport
 // source from the origin, the test reads the reply's headers, size and pixels.
 @Suite("Proxy processing: output, filter and security options")
 struct OutputFilterSecurityProcessingTests {
-    static func decode(_ reply: LiveProxy.Reply) throws -> Image {
+    static func decode(_ reply: TestProxy.Reply) throws -> Image {
         try VipsCoder.shared.decode(reply.body, options: ImageDecodeOptions())
     }
 
@@ -30,14 +30,14 @@ struct OutputFilterSecurityProcessingTests {
         return try TestImages.encode(try Image.animated(frames: [frame, frame, frame], durations: [0.1, 0.1, 0.1]), as: .gif)
     }
 
-    func get(_ proxy: LiveProxy, _ options: String, _ url: URL, extension ext: String? = nil, headers: [(String, String)] = []) async throws -> LiveProxy.Reply {
+    func get(_ proxy: TestProxy, _ options: String, _ url: URL, extension ext: String? = nil, headers: [(String, String)] = []) async throws -> TestProxy.Reply {
         let reply = try await proxy.get(proxyPath(options, source: url, extension: ext), headers: headers)
         return reply
     }
 
     @Test("background_alpha makes the background translucent")
     func backgroundAlpha() async throws {
-        try await LiveProxy.with { (origin, proxy) async throws in
+        try await TestProxy.with { (origin, proxy) async throws in
             origin.register("/t.png", .image(try TestImages.encode(try TestImages.halfTransparent(width: 40, height: 40), as: .png)))
             let url = origin.url("/t.png")
             let opaque = try Self.decode(try await get(proxy, "bg:ff0000", url, extension: "png"))
@@ -53,7 +53,7 @@ struct OutputFilterSecurityProcessingTests {
 
     @Test("format_quality sets the quality of its format, behind an explicit quality")
     func formatQuality() async throws {
-        try await LiveProxy.with { (origin, proxy) async throws in
+        try await TestProxy.with { (origin, proxy) async throws in
             origin.register("/g.jpg", .image(ProxyImages.jpeg, contentType: "image/jpeg"))
             let url = origin.url("/g.jpg")
             let low = try await get(proxy, "f:jpg/fq:jpg:10", url).body.count
@@ -67,7 +67,7 @@ struct OutputFilterSecurityProcessingTests {
 
     @Test("skip_processing serves a listed source format as it is, unless another format is asked for")
     func skipProcessing() async throws {
-        try await LiveProxy.with { (origin, proxy) async throws in
+        try await TestProxy.with { (origin, proxy) async throws in
             let png = ProxyImages.png
             origin.register("/s.png", .image(png))
             let url = origin.url("/s.png")
@@ -87,7 +87,7 @@ struct OutputFilterSecurityProcessingTests {
 
     @Test("filename and return_attachment set Content-Disposition as imgproxy writes it, sharing one variant")
     func contentDisposition() async throws {
-        try await LiveProxy.with { (origin, proxy) async throws in
+        try await TestProxy.with { (origin, proxy) async throws in
             origin.register("/photo.png", .image(ProxyImages.png))
             let url = origin.url("/photo.png")
             let plain = try await get(proxy, "w:50", url, extension: "png")
@@ -105,10 +105,10 @@ struct OutputFilterSecurityProcessingTests {
 
     @Test("strip_color_profile and keep_copyright reach the encoder; enforce_thumbnail falls back to the main image")
     func metadataOptions() async throws {
-        try await LiveProxy.with { (origin, proxy) async throws in
+        try await TestProxy.with { (origin, proxy) async throws in
             origin.register("/e.jpg", .image(try TestImages.jpeg(make: "CamMaker", copyright: "ACME Pictures"), contentType: "image/jpeg"))
             let url = origin.url("/e.jpg")
-            func has(_ reply: LiveProxy.Reply, _ text: String) -> Bool { reply.body.range(of: Data(text.utf8)) != nil }
+            func has(_ reply: TestProxy.Reply, _ text: String) -> Bool { reply.body.range(of: Data(text.utf8)) != nil }
             let stripped = try await get(proxy, "f:jpg", url)
             #expect(!has(stripped, "ACME Pictures") && !has(stripped, "CamMaker"))
             let copyright = try await get(proxy, "f:jpg/kcr:1", url)
@@ -125,7 +125,7 @@ struct OutputFilterSecurityProcessingTests {
 
     @Test("trim cuts the border before the geometry; pixelate averages blocks")
     func trimAndPixelate() async throws {
-        try await LiveProxy.with { (origin, proxy) async throws in
+        try await TestProxy.with { (origin, proxy) async throws in
             origin.register("/f.png", .image(try Self.framedPNG(width: 400, height: 300, rect: PixelRect(x: 100, y: 50, width: 200, height: 100))))
             let url = origin.url("/f.png")
             let trimmed = try Self.decode(try await get(proxy, "t:10", url, extension: "png"))
@@ -145,12 +145,12 @@ struct OutputFilterSecurityProcessingTests {
 
     @Test("security options: refused unless allowed; when allowed, each limit applies to its URL only")
     func securityOptions() async throws {
-        try await LiveProxy.with { (origin, proxy) async throws in
+        try await TestProxy.with { (origin, proxy) async throws in
             origin.register("/q.png", .image(ProxyImages.png))
             let refused = try await get(proxy, "msr:100", origin.url("/q.png"))
             #expect(refused.status == 403 && refused.text.contains("msr:100"))
         }
-        try await LiveProxy.with(configure: { $0.allowSecurityOptions = true }) { (origin, proxy) async throws in
+        try await TestProxy.with(configure: { $0.signing.allowSecurityOptions = true }) { (origin, proxy) async throws in
             origin.register("/q.png", .image(ProxyImages.png))
             origin.register("/a.gif", .image(try Self.animatedGIF(), contentType: "image/gif"))
             let png = origin.url("/q.png"), gif = origin.url("/a.gif")
@@ -185,7 +185,7 @@ struct OutputFilterSecurityProcessingTests {
 
     @Test("watermark from --watermark-data: position, offsets, opacity, tiles, scale")
     func watermarkFromData() async throws {
-        try await LiveProxy.with(configure: { $0.watermarkData = Self.mark.base64EncodedString() }) { (origin, proxy) async throws in
+        try await TestProxy.with(configure: { $0.encoding.watermarkData = Self.mark.base64EncodedString() }) { (origin, proxy) async throws in
             origin.register("/w.png", .image(try Self.framedPNG(width: 100, height: 80, rect: PixelRect(x: 0, y: 0, width: 0, height: 0))))
             let url = origin.url("/w.png")
             let corner = try Self.decode(try await get(proxy, "wm:1:nowe:5:5", url, extension: "png"))
@@ -211,20 +211,20 @@ struct OutputFilterSecurityProcessingTests {
         try Self.mark.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         let white = try Self.framedPNG(width: 40, height: 40, rect: PixelRect(x: 0, y: 0, width: 0, height: 0))
-        try await LiveProxy.with(configure: { $0.watermarkPath = file.path; $0.watermarkOpacity = 0.5 }) { (origin, proxy) async throws in
+        try await TestProxy.with(configure: { $0.encoding.watermarkPath = file.path; $0.encoding.watermarkOpacity = 0.5 }) { (origin, proxy) async throws in
             origin.register("/w.png", .image(white))
             let marked = try Self.decode(try await get(proxy, "wm:1", origin.url("/w.png"), extension: "png"))
             #expect(close(try marked.pixel(x: 20, y: 20), [128, 128, 255], tolerance: 2))
         }
         let markOrigin = try await TestOrigin.start()
         markOrigin.register("/mark.png", .image(Self.mark))
-        try await LiveProxy.with(configure: { $0.watermarkURL = markOrigin.url("/mark.png").absoluteString }) { (origin, proxy) async throws in
+        try await TestProxy.with(configure: { $0.encoding.watermarkURL = markOrigin.url("/mark.png").absoluteString }) { (origin, proxy) async throws in
             origin.register("/w.png", .image(white))
             let marked = try Self.decode(try await get(proxy, "wm:1", origin.url("/w.png"), extension: "png"))
             #expect(close(try marked.pixel(x: 20, y: 20), [0, 0, 255], tolerance: 0))
         }
         try await markOrigin.shutdown()
-        try await LiveProxy.with { (origin, proxy) async throws in
+        try await TestProxy.with { (origin, proxy) async throws in
             origin.register("/w.png", .image(white))
             let unmarked = try Self.decode(try await get(proxy, "wm:1", origin.url("/w.png"), extension: "png"))
             #expect(close(try unmarked.pixel(x: 20, y: 20), [255, 255, 255], tolerance: 0))
@@ -239,22 +239,22 @@ struct OutputFilterSecurityProcessingTests {
             "WEBIMAGE_WATERMARK_PATH": "/tmp/mark.png", "WEBIMAGE_WATERMARK_URL": "https://example.com/m.png",
             "WEBIMAGE_WATERMARK_DATA": Self.mark.base64EncodedString(),
         ], to: &config)
-        #expect(config.allowSecurityOptions && config.watermarkOpacity == 0.25)
-        #expect(config.watermarkPath == "/tmp/mark.png" && config.watermarkURL == "https://example.com/m.png")
+        #expect(config.signing.allowSecurityOptions && config.encoding.watermarkOpacity == 0.25)
+        #expect(config.encoding.watermarkPath == "/tmp/mark.png" && config.encoding.watermarkURL == "https://example.com/m.png")
         #expect(ServerSetting.allowSecurityOptions.flag == "allow-security-options")
         #expect(ServerSetting.watermarkURL.flag == "watermark-url" && ServerSetting.watermarkURL.environmentName == "WEBIMAGE_WATERMARK_URL")
         #expect(throws: ServerConfigError.self) { try ServerSetting.watermarkOpacity.apply(["1.5"], to: &config) }
         var bad = ServerConfig()
-        bad.watermarkData = "!!!"
+        bad.encoding.watermarkData = "!!!"
         #expect(throws: ServerConfigError.self) { try bad.validate() }
         bad = ServerConfig()
-        bad.watermarkURL = "ftp://example.com/m.png"
+        bad.encoding.watermarkURL = "ftp://example.com/m.png"
         #expect(throws: ServerConfigError.self) { try bad.validate() }
         bad = ServerConfig()
-        bad.watermarkPath = "/nonexistent/mark.png"
+        bad.encoding.watermarkPath = "/nonexistent/mark.png"
         #expect(throws: ServerConfigError.self) { try ProxyServer(config: bad) }
         bad = ServerConfig()
-        bad.watermarkData = Data("not an image".utf8).base64EncodedString()
+        bad.encoding.watermarkData = Data("not an image".utf8).base64EncodedString()
         #expect(throws: ServerConfigError.self) { try ProxyServer(config: bad) }
     }
 }

@@ -23,7 +23,7 @@ struct ProxyAnimationFramesTests {
 
     @Test("S4: under imgproxy's defaults an animated GIF or WebP answers 200 with one frame, the first", arguments: [ImageFormat.gif, .webp])
     func imgproxyDefaultsGiveTheFirstFrame(_ format: ImageFormat) async throws {
-        try await LiveProxy.with(configure: ProxyColorTests.configure(.imgproxy)) { (origin, proxy) async throws in
+        try await TestProxy.with(configure: ProxyColorTests.configure(.imgproxy)) { (origin, proxy) async throws in
             origin.register("/a", .image(try Self.animation(as: format), contentType: "image/\(format.rawValue)"))
             for options in ["", "rs:fit:12:8", "f:png", "f:\(format.fileExtension)"] {
                 let reply = try await proxy.get(proxyPath(options, source: origin.url("/a")))
@@ -38,7 +38,7 @@ struct ProxyAnimationFramesTests {
 
     @Test("S4: with max_animation_frames 3 the first three frames are kept, in order")
     func firstFramesKept() async throws {
-        try await LiveProxy.with(configure: { $0.maxAnimationFrames = 3 }) { (origin, proxy) async throws in
+        try await TestProxy.with(configure: { $0.limits.maxAnimationFrames = 3 }) { (origin, proxy) async throws in
             origin.register("/a.gif", .image(try Self.animation(as: .gif), contentType: "image/gif"))
             let reply = try await proxy.get(proxyPath("", source: origin.url("/a.gif")))
             #expect(reply.status == 200)
@@ -52,7 +52,7 @@ struct ProxyAnimationFramesTests {
 
     @Test("an animation negotiated as AVIF is WebP for a client that takes WebP, else its own format; named AVIF, a still")
     func negotiatedAVIFAnimation() async throws {
-        try await LiveProxy.with(configure: { $0.autoAVIF = true; $0.autoWebP = true }) { (origin, proxy) async throws in
+        try await TestProxy.with(configure: { $0.encoding.autoAVIF = true; $0.encoding.autoWebP = true }) { (origin, proxy) async throws in
             origin.register("/a.gif", .image(try Self.animation(as: .gif), contentType: "image/gif"))
             origin.register("/s.jpg", .image(ProxyImages.jpeg, contentType: "image/jpeg"))
             let gif = proxyPath("", source: origin.url("/a.gif"))

@@ -13,20 +13,20 @@ struct ProxyColorTests {
         { config in
             let test = config
             config = profile.defaults
-            config.port = test.port
-            config.host = "127.0.0.1"
-            config.allowLoopback = true
-            config.workers = test.workers
-            config.cacheDirectory = test.cacheDirectory
-            config.downloadTimeout = test.downloadTimeout
-            config.requestTimeout = .seconds(300)
+            config.listen.port = test.listen.port
+            config.listen.host = "127.0.0.1"
+            config.sources.allowLoopback = true
+            config.limits.workers = test.limits.workers
+            config.caching.cacheDirectory = test.caching.cacheDirectory
+            config.sources.downloadTimeout = test.sources.downloadTimeout
+            config.limits.requestTimeout = .seconds(300)
         }
     }
 
     @Test("CM1, CM2: every space and container, resized by the proxy, is within ΔE76 3 of the original", arguments: [ServerProfile.webimage, .imgproxy])
     func resizedPicturesShowTheOriginal(_ profile: ServerProfile) async throws {
         try #require(ColorTestPictures.colordInstalled, "colord-data's ICC profiles are missing: run scripts/bootstrap")
-        try await LiveProxy.with(configure: Self.configure(profile)) { (origin, proxy) async throws in
+        try await TestProxy.with(configure: Self.configure(profile)) { (origin, proxy) async throws in
             for testCase in ColorTestPictures.cases {
                 let path = "/\(testCase.space)-\(testCase.container)"
                 origin.register(path, .image(try ColorTestPictures.picture(testCase), contentType: "application/octet-stream"))
@@ -41,7 +41,7 @@ struct ProxyColorTests {
 
     @Test("CM4: strip_color_profile:0 keeps the source's profile and its pixels; scp:1 converts", arguments: [ServerProfile.webimage, .imgproxy])
     func keptProfile(_ profile: ServerProfile) async throws {
-        try await LiveProxy.with(configure: Self.configure(profile)) { (origin, proxy) async throws in
+        try await TestProxy.with(configure: Self.configure(profile)) { (origin, proxy) async throws in
             let testCase = ColorTestPictures.Case(space: .displayP3, container: .png16)
             origin.register("/p3.png", .image(try ColorTestPictures.picture(testCase), contentType: "image/png"))
             var keeping = ImageDecodeOptions()
@@ -59,7 +59,7 @@ struct ProxyColorTests {
     @Test("/info reports the colour space and the profile's description")
     func infoReportsColour() async throws {
         try #require(ColorTestPictures.colordInstalled, "colord-data's ICC profiles are missing: run scripts/bootstrap")
-        try await LiveProxy.with { (origin, proxy) async throws in
+        try await TestProxy.with { (origin, proxy) async throws in
             origin.register("/a.jpg", .image(try ColorTestPictures.picture(.init(space: .adobeRGB, container: .jpeg)), contentType: "image/jpeg"))
             let reply = try await proxy.get("/info" + proxyPath("", source: origin.url("/a.jpg")))
             let json = try #require(try JSONSerialization.jsonObject(with: reply.body) as? [String: Any], "\(reply.status) \(reply.text)")
@@ -75,12 +75,12 @@ struct ProxyLinearLightTests {
     func linearColorspace() async throws {
         var config = ServerConfig()
         try ImgproxyEnvironment.apply(["IMGPROXY_USE_LINEAR_COLORSPACE": "true"], to: &config)
-        #expect(config.useLinearColorspace)
+        #expect(config.encoding.useLinearColorspace)
         var lines: [UInt8] = []
         for y in 0..<200 { lines += [UInt8](repeating: y % 2 == 0 ? 0 : 255, count: 200 * 3) }
         let png = try TestImages.encode(try Image(pixels: lines, width: 200, height: 200, channels: 3), as: .png)
         for (linear, expected) in [(false, 128), (true, 188)] {
-            try await LiveProxy.with(configure: { $0.useLinearColorspace = linear }) { (origin, proxy) async throws in
+            try await TestProxy.with(configure: { $0.encoding.useLinearColorspace = linear }) { (origin, proxy) async throws in
                 origin.register("/lines.png", .image(png, contentType: "image/png"))
                 for options in ["rs:fit:50:50", "rs:fill:40:50"] {
                     let reply = try await proxy.get(proxyPath(options, source: origin.url("/lines.png"), extension: "png"))

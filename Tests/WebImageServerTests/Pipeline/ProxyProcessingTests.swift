@@ -14,7 +14,7 @@ struct ProxyProcessingTests {
     static let png = try! TestImages.encode(quadrants, as: .png)
     static let jpeg = try! TestImages.encode(quadrants, as: .jpeg, quality: 95)
 
-    static func decode(_ reply: LiveProxy.Reply) throws -> Image {
+    static func decode(_ reply: TestProxy.Reply) throws -> Image {
         try VipsCoder.shared.decode(reply.body, options: ImageDecodeOptions())
     }
 
@@ -24,7 +24,7 @@ struct ProxyProcessingTests {
 
     @Test("S5 every planned size is the size served, from PNG and from JPEG (shrink-on-load) sources")
     func sizesEndToEnd() async throws {
-        try await LiveProxy.with { (origin, proxy) async throws in
+        try await TestProxy.with { (origin, proxy) async throws in
             origin.register("/q.png", .image(Self.png))
             origin.register("/q.jpg", .image(Self.jpeg))
             for (options, source, expected) in ProcessingPlanTests.sizes where source == Self.quadrants.pixelSize {
@@ -40,7 +40,7 @@ struct ProxyProcessingTests {
 
     @Test("S5 fill crops around the gravity; crop, rotate and extend put the pixels where they belong")
     func pixelsEndToEnd() async throws {
-        try await LiveProxy.with { (origin, proxy) async throws in
+        try await TestProxy.with { (origin, proxy) async throws in
             origin.register("/q.png", .image(Self.png))
             let url = origin.url("/q.png")
             func image(_ options: String) async throws -> Image {
@@ -97,7 +97,7 @@ struct ProxyProcessingTests {
 
     @Test("S5 format, quality, background for alpha, and strip metadata")
     func encodingEndToEnd() async throws {
-        try await LiveProxy.with { (origin, proxy) async throws in
+        try await TestProxy.with { (origin, proxy) async throws in
             origin.register("/q.png", .image(Self.png))
             let alpha = try TestImages.encode(try TestImages.halfTransparent(width: 200, height: 100), as: .png)
             origin.register("/alpha.png", .image(alpha))

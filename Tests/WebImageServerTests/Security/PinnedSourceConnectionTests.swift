@@ -48,7 +48,7 @@ struct PinnedSourceConnectionTests {
     @Test("S3 200 fetches of a host-named source through the guard reuse a handful of connections")
     func keepAliveThroughTheGuard() async throws {
         // The real resolver: `localhost` is looked up, approved (loopback allowed) and pinned.
-        let sourceGuard = SourceGuard(allowedPrefixes: [], allowLoopback: true, allowPrivate: false, allowLinkLocal: false)
+        let sourceGuard = SourceGuard(sources: .allowing(loopback: true))
         let downloader = Self.downloader(guardedBy: sourceGuard)
         try await TestOrigin.with { origin in
             let urls = (0..<200).map { index in
@@ -71,7 +71,7 @@ struct PinnedSourceConnectionTests {
     @Test("S3 a host whose next DNS answer is refused is refused before any connection, pooled one or not")
     func rebindingToRefusedAddress() async throws {
         let dns = ScriptedDNS(host: "rebind.test", answers: ["127.0.0.1", "169.254.169.254"])
-        let sourceGuard = SourceGuard(allowedPrefixes: [], allowLoopback: true, allowPrivate: false, allowLinkLocal: false) { host throws(ImageError) in
+        let sourceGuard = SourceGuard(sources: .allowing(loopback: true)) { host throws(ImageError) in
             try dns.resolve(host)
         }
         let downloader = Self.downloader(guardedBy: sourceGuard)
@@ -102,7 +102,7 @@ struct PinnedSourceConnectionTests {
         // Two origins on one port: 127.0.0.2 first (ephemeral port), then 127.0.0.1 on it.
         let (old, new) = try await Self.twoOriginsOnOnePort()
         let dns = ScriptedDNS(host: "moving.test", answers: ["127.0.0.1", "127.0.0.2"])
-        let sourceGuard = SourceGuard(allowedPrefixes: [], allowLoopback: true, allowPrivate: false, allowLinkLocal: false) { host throws(ImageError) in
+        let sourceGuard = SourceGuard(sources: .allowing(loopback: true)) { host throws(ImageError) in
             try dns.resolve(host)
         }
         let downloader = Self.downloader(guardedBy: sourceGuard)
@@ -140,7 +140,7 @@ struct PinnedSourceConnectionTests {
 
     @Test("S3 a redirect to another host is approved by the guard and pinned on a client of its own")
     func redirectThroughTheGuard() async throws {
-        let sourceGuard = SourceGuard(allowedPrefixes: [], allowLoopback: true, allowPrivate: false, allowLinkLocal: false) { host throws(ImageError) in
+        let sourceGuard = SourceGuard(sources: .allowing(loopback: true)) { host throws(ImageError) in
             switch host {
             case "first.test", "second.test": [IPAddress(parsing: "127.0.0.1")!]
             case "metadata.test": [IPAddress(parsing: "169.254.169.254")!]

@@ -30,7 +30,7 @@ struct SourceGuardTests {
 
     @Test("S3 a host with any forbidden address is refused; the checked address is the one connected to")
     func anyForbiddenAddressRefuses() async throws {
-        let guard_ = SourceGuard(allowedPrefixes: [], allowLoopback: false, allowPrivate: false, allowLinkLocal: false) { host throws(ImageError) in
+        let guard_ = SourceGuard(sources: .allowing(loopback: false)) { host throws(ImageError) in
             switch host {
             case "mixed.test": [IPAddress(parsing: "93.184.216.34")!, IPAddress(parsing: "127.0.0.1")!]
             case "public.test": [IPAddress(parsing: "2001:db8::1")!, IPAddress(parsing: "93.184.216.34")!]
@@ -53,13 +53,13 @@ struct SourceGuardTests {
         #expect(SourceGuard.problem(withPrefix: "https://images.example.com/") == nil)
         #expect(SourceGuard.problem(withPrefix: "https://example.com/images/") == nil)
         var config = ServerConfig()
-        config.allowedSources = ["https://images.example.com"]
+        config.sources.allowedSources = ["https://images.example.com"]
         #expect(throws: ServerConfigError.self) { try config.validate() }
     }
 
     @Test("S3 loopback sources are refused by default (403) and the origin is never contacted")
     func loopbackRefusedByDefault() async throws {
-        try await LiveProxy.with(configure: { $0.allowLoopback = false }) { (origin, proxy) async throws in
+        try await TestProxy.with(configure: { $0.sources.allowLoopback = false }) { (origin, proxy) async throws in
             origin.register("/a.jpg", .image(ProxyImages.jpeg))
             let reply = try await proxy.get(proxyPath("", source: origin.url("/a.jpg")))
             #expect(reply.status == 403)
@@ -77,7 +77,7 @@ struct SourceGuardTests {
 
     @Test("S3 a source outside the allowlist or not http(s) → 404")
     func allowlist() async throws {
-        try await LiveProxy.with(configure: { $0.allowedSources = ["http://127.0.0.1:1/only/"] }) { (origin, proxy) async throws in
+        try await TestProxy.with(configure: { $0.sources.allowedSources = ["http://127.0.0.1:1/only/"] }) { (origin, proxy) async throws in
             origin.register("/a.jpg", .image(ProxyImages.jpeg))
             let reply = try await proxy.get(proxyPath("", source: origin.url("/a.jpg")))
             #expect(reply.status == 404)
@@ -85,7 +85,7 @@ struct SourceGuardTests {
             #expect(try await proxy.get(proxyPath("", source: URL(string: "file:///etc/passwd")!)).status == 404)
             #expect(origin.totalRequestCount == 0)
         }
-        try await LiveProxy.with { (origin, proxy) async throws in
+        try await TestProxy.with { (origin, proxy) async throws in
             origin.register("/a.jpg", .image(ProxyImages.jpeg))
             #expect(try await proxy.get(proxyPath("", source: URL(string: "ftp://127.0.0.1/a.jpg")!)).status == 404)
         }
@@ -93,7 +93,7 @@ struct SourceGuardTests {
 
     @Test("S3 a redirect to a private, link-local, CGNAT, unspecified or IPv4-mapped address is refused before connecting")
     func redirectsToForbiddenAddresses() async throws {
-        try await LiveProxy.with { (origin, proxy) async throws in
+        try await TestProxy.with { (origin, proxy) async throws in
             let targets = ["http://10.0.0.1/a.jpg", "http://169.254.169.254/latest/meta-data/", "http://100.64.0.1/a.jpg",
                            "http://0.0.0.0:\(origin.port)/a.jpg", "http://[::ffff:10.0.0.1]/a.jpg", "http://192.168.1.1/a.jpg"]
             for (index, target) in targets.enumerated() {
@@ -111,7 +111,7 @@ struct SourceGuardTests {
             if host == "rebind.test" { return [IPAddress(parsing: "93.184.216.34")!, IPAddress(parsing: "127.0.0.1")!] }
             throw .network("no such host \(host)")
         }
-        try await LiveProxy.with(configure: { $0.allowLoopback = false }, resolve: resolve) { (origin, proxy) async throws in
+        try await TestProxy.with(configure: { $0.sources.allowLoopback = false }, resolve: resolve) { (origin, proxy) async throws in
             origin.register("/a.jpg", .image(ProxyImages.jpeg))
             let reply = try await proxy.get(proxyPath("", source: URL(string: "http://rebind.test:\(origin.port)/a.jpg")!))
             #expect(reply.status == 403)
@@ -127,11 +127,20 @@ struct SourceGuardTests {
             if host == "images.invalid" { return [IPAddress(parsing: "127.0.0.1")!] }
             throw .network("no such host \(host)")
         }
-        try await LiveProxy.with(resolve: resolve) { (origin, proxy) async throws in
+        try await TestProxy.with(resolve: resolve) { (origin, proxy) async throws in
             origin.register("/a.jpg", .image(ProxyImages.jpeg))
             let reply = try await proxy.get(proxyPath("", source: URL(string: "http://images.invalid:\(origin.port)/a.jpg")!))
             #expect(reply.status == 200)
             #expect(origin.lastRequest("/a.jpg")?.header("host") == "images.invalid:\(origin.port)")
         }
+    }
+}
+
+extension ServerConfig.Sources {
+    /// The default source settings, with loopback sources allowed or not.
+    static func allowing(loopback: Bool) -> Self {
+        var sources = Self()
+        sources.allowLoopback = loopback
+        return sources
     }
 }

@@ -32,11 +32,11 @@ struct SourceRulesTests {
 
     @Test("HP5 '..', '%2e%2e', encoded slashes and doubled slashes cannot leave an allowed prefix; the origin never sees the path outside it")
     func dotSegmentsCannotEscape() async throws {
-        try await LiveProxy.with(configure: { _ in }) { origin, _ in
+        try await TestProxy.with(configure: { _ in }) { origin, _ in
             origin.register("/public/a.jpg", .image(ProxyImages.jpeg))
             origin.register("/private/a.jpg", .image(ProxyImages.jpeg))
             let allowed = origin.url("/public/").absoluteString
-            let proxy = try await LiveProxy.start(configure: { $0.allowedSources = [allowed] })
+            let proxy = try await TestProxy.start(configure: { $0.sources.allowedSources = [allowed] })
             defer { Task { await proxy.stop() } }
             #expect(try await proxy.get(proxyPath("", source: origin.url("/public/a.jpg"))).status == 200)
             let base = origin.baseURL.absoluteString
@@ -53,15 +53,15 @@ struct SourceRulesTests {
 
     @Test("HP5 a redirect out of the allowed sources is refused before it is followed; one within them is followed")
     func redirectsStayInside() async throws {
-        try await LiveProxy.with { origin, _ in
+        try await TestProxy.with { origin, _ in
             origin.register("/public/a.jpg", .image(ProxyImages.jpeg))
             origin.register("/private/a.jpg", .image(ProxyImages.jpeg))
             origin.register("/public/out.jpg", .redirect(to: "/private/a.jpg"))
             origin.register("/public/dots.jpg", .redirect(to: origin.url("/public/../private/a.jpg").absoluteString))
             origin.register("/public/in.jpg", .redirect(to: "/public/a.jpg"))
-            let proxy = try await LiveProxy.start(configure: {
-                $0.allowedSources = [origin.url("/public/").absoluteString]
-                $0.developmentErrors = true
+            let proxy = try await TestProxy.start(configure: {
+                $0.sources.allowedSources = [origin.url("/public/").absoluteString]
+                $0.responses.developmentErrors = true
             })
             defer { Task { await proxy.stop() } }
             for path in ["/public/out.jpg", "/public/dots.jpg"] {
@@ -78,14 +78,14 @@ struct SourceRulesTests {
 
     @Test("HP5 the URL rewrites see the normalised URL, and the allowed sources the rewritten one, normalised again")
     func rewritesSeeTheNormalisedURL() async throws {
-        try await LiveProxy.with { origin, _ in
+        try await TestProxy.with { origin, _ in
             origin.register("/public/a.jpg", .image(ProxyImages.jpeg))
             origin.register("/private/a.jpg", .image(ProxyImages.jpeg))
             let public_ = origin.url("/public/").absoluteString
-            let proxy = try await LiveProxy.start(configure: {
-                $0.allowedSources = [public_]
-                $0.urlReplacements = [SourceURLRewrite.Replacement(pattern: "http://images.test/", replacement: public_)]
-                $0.baseURL = public_
+            let proxy = try await TestProxy.start(configure: {
+                $0.sources.allowedSources = [public_]
+                $0.sources.urlReplacements = [SourceURLRewrite.Replacement(pattern: "http://images.test/", replacement: public_)]
+                $0.sources.baseURL = public_
             })
             defer { Task { await proxy.stop() } }
             // Written in capitals, the host still matches the rewrite's pattern.

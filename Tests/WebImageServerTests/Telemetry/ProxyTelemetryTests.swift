@@ -209,7 +209,7 @@ struct ProxyTelemetryTests {
 
     @Test("A gRPC protocol stops start-up with an error naming the variable")
     func refusedProtocol() throws {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: try BuiltExecutables.path(of: "webimage"))
         process.arguments = ["serve", "--port", "0"]
         process.environment = ProcessInfo.processInfo.environment.merging([

@@ -10,7 +10,7 @@ extension ServerSetting {
 
     /// `--cache-dir`: cache root; the proxy uses the namespaces `proxy-originals` and `proxy-variants`.
     public static let cacheDir = text(
-        "cacheDir", .caching, \.cacheDirectory, placeholder: "DIR",
+        "cacheDir", .caching, \.caching.cacheDirectory, placeholder: "DIR",
         default: "`$XDG_CACHE_HOME/webimage`, else `~/.cache/webimage`",
         help: "cache root; the proxy uses the namespaces `proxy-originals` and `proxy-variants`",
         check: { setting, directory throws(ServerConfigError) in
@@ -20,14 +20,14 @@ extension ServerSetting {
 
     /// `--cache-max-disk`: disk cache limit, half for originals and half for variants; 0: none.
     public static let cacheMaxDisk = bytes(
-        "cacheMaxDisk", .caching, \.cacheMaxDiskSize, bounds: .atLeast(0),
+        "cacheMaxDisk", .caching, \.caching.cacheMaxDiskSize, bounds: .atLeast(0),
         default: "`2G`",
         help: "disk cache limit, half for originals and half for variants; 0: none"
     )
 
     /// `--cache-max-memory`: encoded variants kept in memory.
     public static let cacheMaxMemory = bytes(
-        "cacheMaxMemory", .caching, \.cacheMaxMemory, bounds: .atLeast(0),
+        "cacheMaxMemory", .caching, \.caching.cacheMaxMemory, bounds: .atLeast(0),
         default: "`256M`",
         help: "encoded variants kept in memory"
     )
@@ -38,12 +38,12 @@ extension ServerSetting {
         default: "`2592000` (30 days)",
         help: "disk entries unused this long are removed"
     ) { setting, values, config throws(ServerConfigError) in
-        config.cacheMaxAge = try Double(SettingText.seconds(values.last ?? "", setting, zeroIsOff: false).components.seconds)
+        config.caching.cacheMaxAge = try Double(SettingText.seconds(values.last ?? "", setting, zeroIsOff: false).components.seconds)
     }
 
     /// `--ttl`: `Cache-Control: max-age` of images, shortened to what a URL's `expires` leaves; 0: `no-cache`.
     public static let ttl = integer(
-        "ttl", .caching, \.ttl, bounds: .atLeast(0), placeholder: "S",
+        "ttl", .caching, \.caching.ttl, bounds: .atLeast(0), placeholder: "S",
         imgproxy: [same("IMGPROXY_TTL")],
         default: "`31536000` (1 year)",
         help: "`Cache-Control: max-age` of images, shortened to what a URL's `expires` leaves; 0: `no-cache`"

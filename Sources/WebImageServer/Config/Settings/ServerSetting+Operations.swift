@@ -15,18 +15,18 @@ extension ServerSetting {
         default: "none: `/metrics` on the proxy's port",
         help: "a listener of its own for `/metrics` (`:9464` listens on every address); the proxy's port then has no `/metrics`",
         check: { setting, config throws(ServerConfigError) in
-            if let bind = config.prometheusBind, config.prometheusListenAddress == nil {
+            if let bind = config.operations.prometheusBind, config.operations.prometheusListenAddress == nil {
                 throw setting.error("the metrics listener '\(bind)' is not host:port or :port, e.g. :9464")
             }
         }
     ) { setting, values, config throws(ServerConfigError) in
         let bind = (values.last ?? "").trimmingCharacters(in: .whitespaces)
         guard !bind.isEmpty else {
-            config.prometheusBind = nil
+            config.operations.prometheusBind = nil
             return
         }
         guard ListenAddress(bind) != nil else { throw setting.invalid(values.last ?? "", "host:port or :port, e.g. :9464 or 127.0.0.1:9464") }
-        config.prometheusBind = bind
+        config.operations.prometheusBind = bind
     }
 
     /// `--prometheus-namespace`: the prefix of every metric's name.
@@ -36,25 +36,25 @@ extension ServerSetting {
         default: "`webimage`",
         help: "the prefix of every metric's name",
         check: { setting, config throws(ServerConfigError) in
-            if let namespace = config.prometheusNamespace, !PrometheusNames.isPrefix(namespace) {
+            if let namespace = config.operations.prometheusNamespace, !PrometheusNames.isPrefix(namespace) {
                 throw setting.error("the metrics namespace '\(namespace)' is not letters, digits and _, starting with a letter")
             }
         }
     ) { setting, values, config throws(ServerConfigError) in
         let namespace = (values.last ?? "").trimmingCharacters(in: .whitespaces)
         guard !namespace.isEmpty else {
-            config.prometheusNamespace = nil
+            config.operations.prometheusNamespace = nil
             return
         }
         guard PrometheusNames.isPrefix(namespace) else {
             throw setting.invalid(values.last ?? "", "a Prometheus name: letters, digits and _, not starting with a digit")
         }
-        config.prometheusNamespace = namespace
+        config.operations.prometheusNamespace = namespace
     }
 
     /// `--log-level`: `trace`, `debug` (adds a line per answer), `info` (a line per request), `notice`, `warning`, `error`, `critical`.
     public static let logLevel = text(
-        "logLevel", .operations, \.logLevel, placeholder: "LEVEL",
+        "logLevel", .operations, \.operations.logLevel, placeholder: "LEVEL",
         imgproxy: [own("IMGPROXY_LOG_LEVEL")],
         default: "`info`",
         help: "`trace`, `debug` (adds a line per answer), `info` (a line per request), `notice`, `warning`, `error`, `critical`"
@@ -62,7 +62,7 @@ extension ServerSetting {
 
     /// `--log-format`: log lines as swift-log's text (`pretty`), logfmt (`structured`), one JSON object each (`json`), or JSON as Google Cloud Logging reads it (`gcp`).
     public static let logFormat = text(
-        "logFormat", .operations, \.logFormat, placeholder: "F",
+        "logFormat", .operations, \.operations.logFormat, placeholder: "F",
         imgproxy: [own("IMGPROXY_LOG_FORMAT")],
         default: "`pretty`",
         help: "log lines as swift-log's text (`pretty`), logfmt (`structured`), one JSON object each (`json`), or JSON as Google Cloud Logging reads it (`gcp`)"

@@ -11,7 +11,7 @@ extension ServerSetting {
 
     /// `--use-etag`: `ETag` on images and 304 for a matching `If-None-Match`.
     public static let useETag = bool(
-        "useETag", .responses, \.useETag,
+        "useETag", .responses, \.responses.useETag,
         flag: "use-etag",
         imgproxy: [same("IMGPROXY_USE_ETAG")],
         help: "`ETag` on images and 304 for a matching `If-None-Match`"
@@ -19,7 +19,7 @@ extension ServerSetting {
 
     /// `--etag-buster`: put in every `ETag` (`"TEXT/<base64url of the tag>"`, as imgproxy writes it): changing it makes clients and CDNs fetch again.
     public static let etagBuster = optionalText(
-        "etagBuster", .responses, \.etagBuster, placeholder: "TEXT",
+        "etagBuster", .responses, \.responses.etagBuster, placeholder: "TEXT",
         imgproxy: [same("IMGPROXY_ETAG_BUSTER")],
         help: "put in every `ETag` (`\"TEXT/<base64url of the tag>\"`, as imgproxy writes it): changing it makes clients and CDNs fetch again",
         check: { setting, buster throws(ServerConfigError) in
@@ -31,7 +31,7 @@ extension ServerSetting {
 
     /// `--use-last-modified`: `Last-Modified` and 304 for an `If-Modified-Since` not before it (an `If-None-Match` decides alone when present).
     public static let useLastModified = bool(
-        "useLastModified", .responses, \.useLastModified,
+        "useLastModified", .responses, \.responses.useLastModified,
         imgproxy: [same("IMGPROXY_USE_LAST_MODIFIED")],
         help: "`Last-Modified` and 304 for an `If-Modified-Since` not before it (an `If-None-Match` decides alone when present)"
     )
@@ -46,18 +46,18 @@ extension ServerSetting {
         // RFC 3339, as imgproxy reads IMGPROXY_LAST_MODIFIED_BUSTER.
         let value = values.last ?? ""
         guard !value.isEmpty else {
-            config.lastModifiedBuster = nil
+            config.responses.lastModifiedBuster = nil
             return
         }
         guard let date = try? Date(value.trimmingCharacters(in: .whitespaces), strategy: .iso8601) else {
             throw setting.invalid(value, "an RFC 3339 time, e.g. 2026-01-31T12:00:00Z")
         }
-        config.lastModifiedBuster = date
+        config.responses.lastModifiedBuster = date
     }
 
     /// `--validators`: where `ETag` and `Last-Modified` come from: the served bytes, or the source's passed through, with conditional requests for images not held sent on to the source and its 304 answered as 304 (imgproxy.md).
     public static let validators = choice(
-        "validators", .responses, \.validators, placeholder: "WHICH",
+        "validators", .responses, \.responses.validators, placeholder: "WHICH",
         default: "`variant`",
         imgproxyDefault: .source,
         help: "where `ETag` and `Last-Modified` come from: the served bytes, or the source's passed through, with conditional requests for images not held sent on to the source and its 304 answered as 304 ([imgproxy.md](imgproxy.md#caching-headers-and-conditional-requests))"
@@ -65,35 +65,35 @@ extension ServerSetting {
 
     /// `--cache-control-passthrough`: the source's `Cache-Control` (else a `max-age` until its `Expires`) instead of the TTL's, unless the URL's `expires` sets the age.
     public static let cacheControlPassthrough = bool(
-        "cacheControlPassthrough", .responses, \.cacheControlPassthrough,
+        "cacheControlPassthrough", .responses, \.responses.cacheControlPassthrough,
         imgproxy: [same("IMGPROXY_CACHE_CONTROL_PASSTHROUGH")],
         help: "the source's `Cache-Control` (else a `max-age` until its `Expires`) instead of the TTL's, unless the URL's `expires` sets the age"
     )
 
     /// `--enable-client-hints`: `Sec-CH-DPR`/`DPR` and `Sec-CH-Width`/`Width` set the `dpr` and width a URL starts from (its own options win), and images name them in `Vary`; a DPR is rounded up to the next half and a width to its four highest bits, so that clients make a bounded number of variants.
     public static let enableClientHints = bool(
-        "enableClientHints", .responses, \.enableClientHints,
+        "enableClientHints", .responses, \.responses.enableClientHints,
         imgproxy: [same("IMGPROXY_ENABLE_CLIENT_HINTS")],
         help: "`Sec-CH-DPR`/`DPR` and `Sec-CH-Width`/`Width` set the `dpr` and width a URL starts from (its own options win), and images name them in `Vary`; a DPR is rounded up to the next half and a width to its four highest bits, so that clients make a bounded number of variants"
     )
 
     /// `--set-canonical-header`: images of http(s) sources carry `Link: <source>; rel="canonical"`.
     public static let setCanonicalHeader = bool(
-        "setCanonicalHeader", .responses, \.setCanonicalHeader,
+        "setCanonicalHeader", .responses, \.responses.setCanonicalHeader,
         imgproxy: [same("IMGPROXY_SET_CANONICAL_HEADER")],
         help: "images of http(s) sources carry `Link: <source>; rel=\"canonical\"`"
     )
 
     /// `--enable-debug-headers`: images carry `X-Origin-Width`, `X-Origin-Height` (one frame of the source, as stored), `X-Origin-Content-Length` and `X-Result-Width`, `X-Result-Height`.
     public static let enableDebugHeaders = bool(
-        "enableDebugHeaders", .responses, \.enableDebugHeaders,
+        "enableDebugHeaders", .responses, \.responses.enableDebugHeaders,
         imgproxy: [same("IMGPROXY_ENABLE_DEBUG_HEADERS")],
         help: "images carry `X-Origin-Width`, `X-Origin-Height` (one frame of the source, as stored), `X-Origin-Content-Length` and `X-Result-Width`, `X-Result-Height`"
     )
 
     /// `--development-errors`: errors answered with their full diagnostic (the source's addresses and answers, the files under the local root, S3's refusals) instead of a short text per kind; never on a server the public reaches.
     public static let developmentErrors = bool(
-        "developmentErrors", .responses, \.developmentErrors,
+        "developmentErrors", .responses, \.responses.developmentErrors,
         imgproxy: [same("IMGPROXY_DEVELOPMENT_ERRORS_MODE", note: "(the diagnostic as plain text)")],
         help: "errors answered with their full diagnostic (the source's addresses and answers, the files under the local root, S3's refusals) instead of a short text per kind; never on a server the public reaches"
     )

@@ -11,7 +11,7 @@ extension ServerSetting {
 
     /// `--key`: signing keys, paired in order with the salts.
     public static let key = list(
-        "key", .signing, \.keys, placeholder: "HEX",
+        "key", .signing, \.signing.keys, placeholder: "HEX",
         imgproxy: [same("IMGPROXY_KEY")],
         default: "none: URLs unsigned",
         help: "signing keys, paired in order with the salts"
@@ -19,28 +19,28 @@ extension ServerSetting {
 
     /// `--salt`: one salt per key (may be empty).
     public static let salt = list(
-        "salt", .signing, \.salts, placeholder: "HEX",
+        "salt", .signing, \.signing.salts, placeholder: "HEX",
         imgproxy: [same("IMGPROXY_SALT")],
         help: "one salt per key (may be empty)"
     )
 
     /// `--signature-size`: bytes of the HMAC kept in a signature, 1–32.
     public static let signatureSize = integer(
-        "signatureSize", .signing, \.signatureSize, bounds: .within(1...32),
+        "signatureSize", .signing, \.signing.signatureSize, bounds: .within(1...32),
         imgproxy: [same("IMGPROXY_SIGNATURE_SIZE")],
         help: "bytes of the HMAC kept in a signature, 1–32"
     )
 
     /// `--trusted-signature`: signature segments accepted without a check (URLs signed elsewhere).
     public static let trustedSignature = list(
-        "trustedSignature", .signing, \.trustedSignatures, placeholder: "SIG",
+        "trustedSignature", .signing, \.signing.trustedSignatures, placeholder: "SIG",
         imgproxy: [same("IMGPROXY_TRUSTED_SIGNATURES")],
         help: "signature segments accepted without a check (URLs signed elsewhere)"
     )
 
     /// `--source-url-encryption-key`: AES key (16, 24 or 32 bytes) of `enc/` sources.
     public static let sourceURLEncryptionKey = optionalText(
-        "sourceURLEncryptionKey", .signing, \.sourceURLEncryptionKey, placeholder: "HEX",
+        "sourceURLEncryptionKey", .signing, \.signing.sourceURLEncryptionKey, placeholder: "HEX",
         flag: "source-url-encryption-key",
         imgproxy: [same("IMGPROXY_SOURCE_URL_ENCRYPTION_KEY", isImgproxys: false)],
         default: "none: `enc/` refused",
@@ -61,19 +61,19 @@ extension ServerSetting {
             }
             presets[String(item[..<equals])] = String(item[item.index(after: equals)...])
         }
-        config.presets = presets
+        config.signing.presets = presets
     }
 
     /// `--only-presets`: the options segment is `:`-separated preset names only.
     public static let onlyPresets = bool(
-        "onlyPresets", .signing, \.onlyPresets,
+        "onlyPresets", .signing, \.signing.onlyPresets,
         imgproxy: [same("IMGPROXY_ONLY_PRESETS")],
         help: "the options segment is `:`-separated preset names only"
     )
 
     /// `--allowed-processing-option`: the only option names URLs may use, as written (`w` does not allow `width`); presets may use any.
     public static let allowedProcessingOption = list(
-        "allowedProcessingOption", .signing, \.allowedProcessingOptions, placeholder: "NAME",
+        "allowedProcessingOption", .signing, \.signing.allowedProcessingOptions, placeholder: "NAME",
         imgproxy: [same("IMGPROXY_ALLOWED_PROCESSING_OPTIONS")],
         default: "all",
         help: "the only option names URLs may use, as written (`w` does not allow `width`); presets may use any",
@@ -86,7 +86,7 @@ extension ServerSetting {
 
     /// `--allow-security-options`: let URLs set their own limits (`max_src_resolution` and the other security options).
     public static let allowSecurityOptions = bool(
-        "allowSecurityOptions", .signing, \.allowSecurityOptions,
+        "allowSecurityOptions", .signing, \.signing.allowSecurityOptions,
         imgproxy: [same("IMGPROXY_ALLOW_SECURITY_OPTIONS")],
         help: "let URLs set their own limits (`max_src_resolution` and the other security options)"
     )
@@ -98,7 +98,7 @@ extension ServerSetting {
         default: "`:`",
         help: "separator of an option's name and arguments, in URLs and presets",
         check: { setting, config throws(ServerConfigError) in
-            let separator = config.argumentsSeparator
+            let separator = config.signing.argumentsSeparator
             guard separator.isASCII, !separator.properties.isWhitespace, !"/%.@=".unicodeScalars.contains(separator) else {
                 throw setting.error("the arguments separator '\(separator)' must be one ASCII character other than / % . @ = or a blank, e.g. : or ,")
             }
@@ -108,12 +108,12 @@ extension ServerSetting {
         guard value.unicodeScalars.count == 1, let separator = value.unicodeScalars.first else {
             throw setting.invalid(value, "one character, e.g. : or ,")
         }
-        config.argumentsSeparator = separator
+        config.signing.argumentsSeparator = separator
     }
 
     /// `--base64-url-includes-filename`: a base64 source in several segments ends with a file name segment, which is not part of it.
     public static let base64URLIncludesFilename = bool(
-        "base64URLIncludesFilename", .signing, \.base64URLIncludesFilename,
+        "base64URLIncludesFilename", .signing, \.signing.base64URLIncludesFilename,
         flag: "base64-url-includes-filename",
         imgproxy: [same("IMGPROXY_BASE64_URL_INCLUDES_FILENAME")],
         help: "a base64 source in several segments ends with a file name segment, which is not part of it"

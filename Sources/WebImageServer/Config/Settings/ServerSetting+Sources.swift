@@ -13,7 +13,7 @@ extension ServerSetting {
 
     /// `--allowed-source`: source URL prefixes allowed, e.g. `https://images.example.com/`, checked on the normalised URL and on every redirect.
     public static let allowedSource = list(
-        "allowedSource", .sources, \.allowedSources, placeholder: "PREFIX",
+        "allowedSource", .sources, \.sources.allowedSources, placeholder: "PREFIX",
         imgproxy: [own("IMGPROXY_ALLOWED_SOURCES")],
         default: "any public http(s) source",
         help: "source URL prefixes allowed, e.g. `https://images.example.com/`, checked on the normalised URL and on every redirect",
@@ -26,14 +26,14 @@ extension ServerSetting {
 
     /// `--allow-loopback`: allow sources on 127/8 and ::1.
     public static let allowLoopback = bool(
-        "allowLoopback", .sources, \.allowLoopback,
+        "allowLoopback", .sources, \.sources.allowLoopback,
         imgproxy: [same("IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES")],
         help: "allow sources on 127/8 and ::1"
     )
 
     /// `--allow-private`: allow sources on private networks (10/8, 172.16/12, 192.168/16, fc00::/7) and CGNAT (100.64/10).
     public static let allowPrivate = bool(
-        "allowPrivate", .sources, \.allowPrivate,
+        "allowPrivate", .sources, \.sources.allowPrivate,
         imgproxy: [same("IMGPROXY_ALLOW_PRIVATE_SOURCE_ADDRESSES")],
         imgproxyDefault: true,
         help: "allow sources on private networks (10/8, 172.16/12, 192.168/16, fc00::/7) and CGNAT (100.64/10)"
@@ -41,7 +41,7 @@ extension ServerSetting {
 
     /// `--allow-link-local`: allow sources on 169.254/16 and fe80::/10 (cloud metadata lives there).
     public static let allowLinkLocal = bool(
-        "allowLinkLocal", .sources, \.allowLinkLocal,
+        "allowLinkLocal", .sources, \.sources.allowLinkLocal,
         imgproxy: [same("IMGPROXY_ALLOW_LINK_LOCAL_SOURCE_ADDRESSES")],
         help: "allow sources on 169.254/16 and fe80::/10 (cloud metadata lives there)"
     )
@@ -52,8 +52,8 @@ extension ServerSetting {
         default: "`HTTP_PROXY` / `HTTPS_PROXY`",
         help: "HTTP proxy sources are fetched through (`http://user:pass@host:port`); empty: none"
     ) { setting, values, config throws(ServerConfigError) in
-        config.httpProxy = values.last ?? ""
-        config.httpsProxy = values.last ?? ""
+        config.sources.httpProxy = values.last ?? ""
+        config.sources.httpsProxy = values.last ?? ""
     }
 
     /// `--no-proxy`: source hosts fetched direct, as curl reads `NO_PROXY`.
@@ -62,37 +62,37 @@ extension ServerSetting {
         default: "`NO_PROXY`",
         help: "source hosts fetched direct, as curl reads `NO_PROXY`"
     ) { setting, values, config throws(ServerConfigError) in
-        config.noProxy = values.last ?? ""
+        config.sources.noProxy = values.last ?? ""
     }
 
     /// `--trust-proxy-address`: exempt the proxy's own address from the address checks (sources behind it are still checked).
     public static let trustProxyAddress = bool(
-        "trustProxyAddress", .sources, \.trustProxyAddress,
+        "trustProxyAddress", .sources, \.sources.trustProxyAddress,
         help: "exempt the proxy's own address from the address checks (sources behind it are still checked)"
     )
 
     /// `--ca-file`: PEM certificate authorities trusted for sources, besides the system's.
     public static let caFile = optionalText(
-        "caFile", .sources, \.caFile, placeholder: "FILE",
+        "caFile", .sources, \.sources.caFile, placeholder: "FILE",
         help: "PEM certificate authorities trusted for sources, besides the system's"
     )
 
     /// `--client-cert`: PEM client certificate for sources that require one.
     public static let clientCert = optionalText(
-        "clientCert", .sources, \.clientCertificateFile, placeholder: "FILE",
+        "clientCert", .sources, \.sources.clientCertificateFile, placeholder: "FILE",
         help: "PEM client certificate for sources that require one"
     )
 
     /// `--client-key`: PEM private key of `--client-cert`.
     public static let clientKey = optionalText(
-        "clientKey", .sources, \.clientKeyFile, placeholder: "FILE",
+        "clientKey", .sources, \.sources.clientKeyFile, placeholder: "FILE",
         default: "in the `--client-cert` file",
         help: "PEM private key of `--client-cert`"
     )
 
     /// `--user-agent`: `User-Agent` sent to sources.
     public static let userAgent = optionalText(
-        "userAgent", .sources, \.userAgent, placeholder: "UA",
+        "userAgent", .sources, \.sources.userAgent, placeholder: "UA",
         imgproxy: [own("IMGPROXY_USER_AGENT")],
         default: "WebImage's",
         help: "`User-Agent` sent to sources"
@@ -100,14 +100,14 @@ extension ServerSetting {
 
     /// `--max-redirects`: redirects followed per source download.
     public static let maxRedirects = integer(
-        "maxRedirects", .sources, \.maxRedirects, bounds: .atLeast(0),
+        "maxRedirects", .sources, \.sources.maxRedirects, bounds: .atLeast(0),
         imgproxy: [same("IMGPROXY_MAX_REDIRECTS")],
         help: "redirects followed per source download"
     )
 
     /// `--download-timeout`: longest a source download may take, redirects included (also its idle timeout).
     public static let downloadTimeout = seconds(
-        "downloadTimeout", .sources, \.downloadTimeout,
+        "downloadTimeout", .sources, \.sources.downloadTimeout,
         imgproxy: [same("IMGPROXY_DOWNLOAD_TIMEOUT")],
         imgproxyDefault: 5,
         help: "longest a source download may take, redirects included (also its idle timeout)"
@@ -115,7 +115,7 @@ extension ServerSetting {
 
     /// `--source-keep-alive-timeout`: how long a connection to a source stays open, idle, for the next download; `0` closes each after its download.
     public static let sourceKeepAliveTimeout = seconds(
-        "sourceKeepAliveTimeout", .sources, \.sourceKeepAliveTimeout, zeroIsOff: true,
+        "sourceKeepAliveTimeout", .sources, \.sources.sourceKeepAliveTimeout, zeroIsOff: true,
         imgproxy: [same("IMGPROXY_CLIENT_KEEP_ALIVE_TIMEOUT")],
         imgproxyDefault: 90,
         help: "how long a connection to a source stays open, idle, for the next download; `0` closes each after its download"
@@ -123,19 +123,19 @@ extension ServerSetting {
 
     /// `--max-downloads`: source downloads running at once; more wait, holding no worker (a worker is taken once the source's bytes are in).
     public static let maxDownloads = integer(
-        "maxDownloads", .sources, \.maxDownloads, bounds: .atLeast(1),
+        "maxDownloads", .sources, \.sources.maxDownloads, bounds: .atLeast(1),
         help: "source downloads running at once; more wait, holding no worker (a worker is taken once the source's bytes are in)"
     )
 
     /// `--max-downloads-per-host`: source downloads from one host running at once: a slow host holds at most this many, and downloads from other hosts go past its waiting ones.
     public static let maxDownloadsPerHost = integer(
-        "maxDownloadsPerHost", .sources, \.maxDownloadsPerHost, bounds: .atLeast(1),
+        "maxDownloadsPerHost", .sources, \.sources.maxDownloadsPerHost, bounds: .atLeast(1),
         help: "source downloads from one host running at once: a slow host holds at most this many, and downloads from other hosts go past its waiting ones"
     )
 
     /// `--local-filesystem-root`: directory `local:///path` sources are read from.
     public static let localFilesystemRoot = optionalText(
-        "localFilesystemRoot", .sources, \.localFilesystemRoot, placeholder: "DIR",
+        "localFilesystemRoot", .sources, \.sources.localFilesystemRoot, placeholder: "DIR",
         imgproxy: [same("IMGPROXY_LOCAL_FILESYSTEM_ROOT")],
         default: "none: `local://` refused",
         help: "directory `local:///path` sources are read from"
@@ -143,7 +143,7 @@ extension ServerSetting {
 
     /// `--base-url`: put in front of source URLs that do not start with it.
     public static let baseURL = optionalText(
-        "baseURL", .sources, \.baseURL, placeholder: "URL",
+        "baseURL", .sources, \.sources.baseURL, placeholder: "URL",
         flag: "base-url",
         imgproxy: [same("IMGPROXY_BASE_URL")],
         help: "put in front of source URLs that do not start with it"
@@ -157,19 +157,19 @@ extension ServerSetting {
         help: "source URL rewrites, `pattern=replacement;…`: a source starting with the pattern (`*` is any run without `/`) has that start replaced (`$1` is what the first `*` matched); the allowed sources and address checks see the result"
     ) { setting, values, config throws(ServerConfigError) in
         let value = values.last ?? ""
-        config.urlReplacements = value.isEmpty ? [] : try SourceURLRewrite.replacements(from: value)
+        config.sources.urlReplacements = value.isEmpty ? [] : try SourceURLRewrite.replacements(from: value)
     }
 
     /// `--use-s3`: load `s3://<bucket>/<key>[?<version ID>]` sources, signed with `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` and `AWS_SESSION_TOKEN` (none: unsigned).
     public static let useS3 = bool(
-        "useS3", .sources, \.useS3,
+        "useS3", .sources, \.sources.useS3,
         imgproxy: [same("IMGPROXY_USE_S3")],
         help: "load `s3://<bucket>/<key>[?<version ID>]` sources, signed with `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` and `AWS_SESSION_TOKEN` (none: unsigned)"
     )
 
     /// `--s3-endpoint`: an S3-compatible server (no scheme: `http://`).
     public static let s3Endpoint = optionalText(
-        "s3Endpoint", .sources, \.s3Endpoint, placeholder: "URL",
+        "s3Endpoint", .sources, \.sources.s3Endpoint, placeholder: "URL",
         imgproxy: [same("IMGPROXY_S3_ENDPOINT")],
         default: "AWS",
         help: "an S3-compatible server (no scheme: `http://`)"
@@ -177,7 +177,7 @@ extension ServerSetting {
 
     /// `--s3-region`: region requests are signed for.
     public static let s3Region = optionalText(
-        "s3Region", .sources, \.s3Region, placeholder: "REGION",
+        "s3Region", .sources, \.sources.s3Region, placeholder: "REGION",
         imgproxy: [same("IMGPROXY_S3_REGION")],
         default: "`AWS_REGION`, else `AWS_DEFAULT_REGION`, else `us-east-1`",
         help: "region requests are signed for"
@@ -185,14 +185,14 @@ extension ServerSetting {
 
     /// `--s3-endpoint-use-path-style`: with `--s3-endpoint`: the bucket in the path (`<endpoint>/<bucket>/<key>`); off: a subdomain of the endpoint's host.
     public static let s3EndpointUsePathStyle = bool(
-        "s3EndpointUsePathStyle", .sources, \.s3EndpointUsePathStyle,
+        "s3EndpointUsePathStyle", .sources, \.sources.s3EndpointUsePathStyle,
         imgproxy: [same("IMGPROXY_S3_ENDPOINT_USE_PATH_STYLE")],
         help: "with `--s3-endpoint`: the bucket in the path (`<endpoint>/<bucket>/<key>`); off: a subdomain of the endpoint's host"
     )
 
     /// `--s3-allowed-bucket`: the only buckets `s3://` sources may name.
     public static let s3AllowedBucket = list(
-        "s3AllowedBucket", .sources, \.s3AllowedBuckets, placeholder: "NAME",
+        "s3AllowedBucket", .sources, \.sources.s3AllowedBuckets, placeholder: "NAME",
         imgproxy: [same("IMGPROXY_S3_ALLOWED_BUCKETS")],
         default: "any",
         help: "the only buckets `s3://` sources may name"
@@ -200,14 +200,14 @@ extension ServerSetting {
 
     /// `--s3-denied-bucket`: buckets `s3://` sources may not name.
     public static let s3DeniedBucket = list(
-        "s3DeniedBucket", .sources, \.s3DeniedBuckets, placeholder: "NAME",
+        "s3DeniedBucket", .sources, \.sources.s3DeniedBuckets, placeholder: "NAME",
         imgproxy: [same("IMGPROXY_S3_DENIED_BUCKETS")],
         help: "buckets `s3://` sources may not name"
     )
 
     /// `--fallback-image-data`: an image served, processed as the URL asks, in place of a source that cannot be downloaded (unreachable, an error status, too large, timed out); a source whose bytes are not an image still gets its 422 (base64; first of the three).
     public static let fallbackImageData = optionalText(
-        "fallbackImageData", .sources, \.fallbackImageData, placeholder: "BASE64",
+        "fallbackImageData", .sources, \.sources.fallbackImageData, placeholder: "BASE64",
         imgproxy: [same("IMGPROXY_FALLBACK_IMAGE_DATA")],
         help: "an image served, processed as the URL asks, in place of a source that cannot be downloaded (unreachable, an error status, too large, timed out); a source whose bytes are not an image still gets its 422 (base64; first of the three)",
         check: { setting, data throws(ServerConfigError) in
@@ -217,14 +217,14 @@ extension ServerSetting {
 
     /// `--fallback-image-path`: the fallback image read from a file.
     public static let fallbackImagePath = optionalText(
-        "fallbackImagePath", .sources, \.fallbackImagePath, placeholder: "FILE",
+        "fallbackImagePath", .sources, \.sources.fallbackImagePath, placeholder: "FILE",
         imgproxy: [same("IMGPROXY_FALLBACK_IMAGE_PATH")],
         help: "the fallback image read from a file"
     )
 
     /// `--fallback-image-url`: the fallback image downloaded at start-up.
     public static let fallbackImageURL = optionalText(
-        "fallbackImageURL", .sources, \.fallbackImageURL, placeholder: "URL",
+        "fallbackImageURL", .sources, \.sources.fallbackImageURL, placeholder: "URL",
         flag: "fallback-image-url",
         imgproxy: [same("IMGPROXY_FALLBACK_IMAGE_URL")],
         help: "the fallback image downloaded at start-up",
@@ -243,13 +243,13 @@ extension ServerSetting {
         default: "`200`",
         help: "status of a fallback image; 0: the status of the error it stands in for",
         check: { setting, config throws(ServerConfigError) in
-            let code = config.fallbackImageHTTPCode
+            let code = config.sources.fallbackImageHTTPCode
             if code != 0, !(100...599).contains(code) {
                 throw setting.error("fallback image status \(code) is not 0 or an HTTP status 100…599")
             }
         }
     ) { setting, values, config throws(ServerConfigError) in
-        config.fallbackImageHTTPCode = try SettingText.integer(values.last ?? "", setting)
+        config.sources.fallbackImageHTTPCode = try SettingText.integer(values.last ?? "", setting)
     }
 
     /// `--fallback-image-ttl`: `max-age` of a fallback image, when shorter.
@@ -261,6 +261,6 @@ extension ServerSetting {
         help: "`max-age` of a fallback image, when shorter"
     ) { setting, values, config throws(ServerConfigError) in
         let seconds = try SettingText.integer(values.last ?? "", setting)
-        config.fallbackImageTTL = seconds > 0 ? seconds : nil
+        config.sources.fallbackImageTTL = seconds > 0 ? seconds : nil
     }
 }

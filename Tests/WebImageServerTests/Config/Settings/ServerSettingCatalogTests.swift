@@ -36,12 +36,12 @@ struct ServerSettingCatalogTests {
     @Test("imgproxy's profile starts from each setting's imgproxy default")
     func imgproxyDefaults() {
         let config = ServerProfile.imgproxy.defaults
-        #expect(config.host == "0.0.0.0" && config.allowPrivate && !config.autoWebP && !config.autoAVIF)
-        #expect(config.preferredFormats == [.jpeg, .png, .gif] && config.maxAnimationFrames == 1)
-        #expect(config.jpegShrinkOnLoad == .toTarget && config.maxResultDimension == ServerProfile.unboundedResultDimension)
-        #expect(config.keepCopyright && config.formatQuality == [.webp: 79, .avif: 63, .jxl: 77] && config.avifSpeed == 8)
-        #expect(config.downloadTimeout == .seconds(5) && config.requestTimeout == .seconds(10) && config.validators == .source)
-        #expect(config.maxClientsPerAddress == 0 && config.sourceKeepAliveTimeout == .seconds(90))
+        #expect(config.listen.host == "0.0.0.0" && config.sources.allowPrivate && !config.encoding.autoWebP && !config.encoding.autoAVIF)
+        #expect(config.encoding.preferredFormats == [.jpeg, .png, .gif] && config.limits.maxAnimationFrames == 1)
+        #expect(config.encoding.jpegShrinkOnLoad == .toTarget && config.limits.maxResultDimension == ServerProfile.unboundedResultDimension)
+        #expect(config.encoding.keepCopyright && config.encoding.formatQuality == [.webp: 79, .avif: 63, .jxl: 77] && config.encoding.avifSpeed == 8)
+        #expect(config.sources.downloadTimeout == .seconds(5) && config.limits.requestTimeout == .seconds(10) && config.responses.validators == .source)
+        #expect(config.listen.maxClientsPerAddress == 0 && config.sources.sourceKeepAliveTimeout == .seconds(90))
         let webimage = ServerProfile.webimage.defaults
         for setting in ServerSetting.allCases where setting.imgproxyDefault != nil {
             var read = webimage
@@ -50,8 +50,8 @@ struct ServerSettingCatalogTests {
     }
 
     @Test("a value out of range has one message, read or checked", arguments: [
-        (ServerSetting.autoQualityTarget, "1.2", \ServerConfig.autoQualityTarget, 1.2),
-        (ServerSetting.watermarkOpacity, "1.5", \ServerConfig.watermarkOpacity, 1.5),
+        (ServerSetting.autoQualityTarget, "1.2", \ServerConfig.encoding.autoQualityTarget, 1.2),
+        (ServerSetting.watermarkOpacity, "1.5", \ServerConfig.encoding.watermarkOpacity, 1.5),
     ])
     func oneRangeMessage(setting: ServerSetting, text: String, field: WritableKeyPath<ServerConfig, Double> & Sendable, value: Double) {
         var read = ServerConfig()
@@ -68,11 +68,11 @@ struct ServerSettingCatalogTests {
     @Test("each setting's own check names it")
     func ownChecks() {
         let changes: [(ServerSetting, (inout ServerConfig) -> Void)] = [
-            (.sourceKeepAliveTimeout, { $0.sourceKeepAliveTimeout = .seconds(-1) }),
-            (.downloadTimeout, { $0.downloadTimeout = .zero }),
-            (.bestFormats, { $0.bestFormats = [] }),
-            (.etagBuster, { $0.etagBuster = "a b" }),
-            (.cacheDir, { $0.cacheDirectory = "" }),
+            (.sourceKeepAliveTimeout, { $0.sources.sourceKeepAliveTimeout = .seconds(-1) }),
+            (.downloadTimeout, { $0.sources.downloadTimeout = .zero }),
+            (.bestFormats, { $0.encoding.bestFormats = [] }),
+            (.etagBuster, { $0.responses.etagBuster = "a b" }),
+            (.cacheDir, { $0.caching.cacheDirectory = "" }),
         ]
         for (setting, change) in changes {
             var config = ServerConfig()
@@ -90,8 +90,8 @@ struct ServerSettingCatalogTests {
         ])
         var config = ServerConfig()
         try arguments.apply(to: &config)
-        #expect(config.port == 0 && config.host == "0.0.0.0" && !config.autoWebP && config.useETag)
-        #expect(config.keys == ["a1", "b2"] && config.noProxy == "example.com")
+        #expect(config.listen.port == 0 && config.listen.host == "0.0.0.0" && !config.encoding.autoWebP && config.responses.useETag)
+        #expect(config.signing.keys == ["a1", "b2"] && config.sources.noProxy == "example.com")
         #expect(throws: ServerConfigError.self) { try ServerSettingArguments(["--no-such-setting", "1"]) }
         #expect(throws: ServerConfigError.self) { try ServerSettingArguments(["--port"]) }
         #expect(throws: ServerConfigError.self) { try ServerSettingArguments(["8080"]) }

@@ -1,31 +1,54 @@
 import AsyncHTTPClient
 import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
 import Logging
 import NIOCore
+import NIOHTTP1
 import ServiceLifecycle
 import Testing
 @testable import WebImage
 @testable import WebImageServer
 import WebImageTestSupport
 
-/// A proxy server running on 127.0.0.1 with an ephemeral port and a throw-away cache, plus
-/// an HTTP client to talk to it. Loopback sources are allowed unless a test says otherwise,
+/// A proxy server with a throw-away cache, and a client to talk to it. By default it runs
+/// in process (HummingbirdTesting's router tests: no socket, no port); tests where the
+/// connections are the point start it on 127.0.0.1 with an ephemeral port
+/// (``Transport/socket``). Loopback sources are allowed unless a test says otherwise,
 /// since the test origin lives on 127.0.0.1.
-final class LiveProxy: Sendable {
-    let server: ProxyServer
-    let port: Int
-    let cacheDirectory: String
-    private let group: ServiceGroup
-    private let task: Task<Void, any Error>
-    let client: HTTPClient
+final class TestProxy: Sendable {
+    /// How the test reaches the server.
+    enum Transport: Sendable {
+        /// Requests go straight to the application's router.
+        case inProcess
+        /// The server listens on 127.0.0.1; requests go through AsyncHTTPClient.
+        case socket
+    }
 
-    private init(server: ProxyServer, port: Int, cacheDirectory: String, group: ServiceGroup, task: Task<Void, any Error>) {
+    let server: ProxyServer
+    let cacheDirectory: String
+    private let socketPort: Int?
+    private let router: (any TestClientProtocol)?
+    private let stopSignal: AsyncStream<Void>.Continuation
+    private let task: Task<Void, any Error>
+
+    /// The port the server listens on; only a server started with ``Transport/socket`` has one.
+    var port: Int {
+        guard let socketPort else { preconditionFailure("this proxy runs in process: start it with transport: .socket") }
+        return socketPort
+    }
+
+    private init(
+        server: ProxyServer, cacheDirectory: String, socketPort: Int?, router: (any TestClientProtocol)?,
+        stopSignal: AsyncStream<Void>.Continuation, task: Task<Void, any Error>
+    ) {
         self.server = server
-        self.port = port
         self.cacheDirectory = cacheDirectory
-        self.group = group
+        self.socketPort = socketPort
+        self.router = router
+        self.stopSignal = stopSignal
         self.task = task
-        self.client = HTTPClient.shared
     }
 
     struct Reply: Sendable {
@@ -40,20 +63,21 @@ final class LiveProxy: Sendable {
     /// Starts a server; `configure` changes the test defaults (loopback allowed, 2 workers,
     /// errors answered with their diagnostics).
     static func start(
+        transport: Transport = .inProcess,
         configure: (inout ServerConfig) -> Void = { _ in },
         resolve: (@Sendable (String) async throws(ImageError) -> [IPAddress])? = nil,
         logger: Logger? = nil
-    ) async throws -> LiveProxy {
+    ) async throws -> TestProxy {
         var config = ServerConfig()
-        config.port = 0
-        config.allowLoopback = true
-        config.workers = 2
-        config.cacheDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-proxy-\(UUID().uuidString)").path
+        config.listen.port = 0
+        config.sources.allowLoopback = true
+        config.limits.workers = 2
+        config.caching.cacheDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-proxy-\(UUID().uuidString)").path
         // Long enough for a loaded machine (the suite under the thread sanitizer on 2 cores):
         // a test of the timeout sets its own.
-        config.downloadTimeout = .seconds(60)
+        config.sources.downloadTimeout = .seconds(60)
         // The tests read the diagnostics; those of what clients see turn this off.
-        config.developmentErrors = true
+        config.responses.developmentErrors = true
         configure(&config)
         let logger = logger ?? {
             var quiet = Logger(label: "webimage.test")
@@ -66,24 +90,60 @@ final class LiveProxy: Sendable {
         } else {
             server = try ProxyServer(config: config, logger: logger)
         }
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let applications = server.makeApplications { port in continuation.yield(port) }
-        let group = ServiceGroup(configuration: .init(services: applications, logger: logger))
-        let task = Task { try await server.run(group) }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() else { throw ImageError.network("the proxy did not start") }
-        return LiveProxy(server: server, port: port, cacheDirectory: config.cacheDirectory, group: group, task: task)
+        let (stop, stopSignal) = AsyncStream.makeStream(of: Void.self)
+        switch transport {
+        case .socket:
+            let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+            let applications = server.makeApplications { port in continuation.yield(port) }
+            let task = Task {
+                defer { continuation.finish() }
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    let services = ServiceGroup(configuration: .init(services: applications, logger: logger))
+                    group.addTask { try await services.run() }
+                    for await _ in stop {}
+                    await services.triggerGracefulShutdown()
+                    try await group.waitForAll()
+                }
+            }
+            var iterator = ports.makeAsyncIterator()
+            guard let port = await iterator.next() else {
+                try await task.value
+                throw ImageError.network("the proxy did not start")
+            }
+            return TestProxy(
+                server: server, cacheDirectory: config.caching.cacheDirectory, socketPort: port, router: nil, stopSignal: stopSignal, task: task
+            )
+        case .inProcess:
+            let (clients, continuation) = AsyncStream.makeStream(of: (any TestClientProtocol).self)
+            let application = server.application()
+            let task = Task {
+                defer { continuation.finish() }
+                try await application.test(.router) { client in
+                    continuation.yield(client)
+                    for await _ in stop {}
+                }
+            }
+            var iterator = clients.makeAsyncIterator()
+            guard let client = await iterator.next() else {
+                try await task.value
+                throw ImageError.network("the proxy did not start")
+            }
+            return TestProxy(
+                server: server, cacheDirectory: config.caching.cacheDirectory, socketPort: nil, router: client, stopSignal: stopSignal, task: task
+            )
+        }
     }
 
     /// Runs `body` with a fresh origin and proxy, stopping both afterwards.
     static func with(
+        transport: Transport = .inProcess,
         configure: (inout ServerConfig) -> Void = { _ in },
         resolve: (@Sendable (String) async throws(ImageError) -> [IPAddress])? = nil,
         logger: Logger? = nil,
-        _ body: (TestOrigin, LiveProxy) async throws -> Void
+        _ body: (TestOrigin, TestProxy) async throws -> Void
     ) async throws {
         let origin = try await TestOrigin.start()
-        let proxy = try await start(configure: configure, resolve: resolve, logger: logger)
+        let proxy = try await start(transport: transport, configure: configure, resolve: resolve, logger: logger)
         do {
             try await body(origin, proxy)
         } catch {
@@ -95,17 +155,37 @@ final class LiveProxy: Sendable {
         try await origin.shutdown()
     }
 
+    /// Stops the server (gracefully: requests in flight finish) and removes its cache.
     func stop() async {
-        await group.triggerGracefulShutdown()
+        stopSignal.finish()
         _ = try? await task.value
         try? FileManager.default.removeItem(atPath: cacheDirectory)
     }
 
-    /// GETs `path` (as given, already encoded) from the proxy; the client gives up after `timeout`.
+    /// GETs `path` (as given, already encoded) from the proxy; over a socket, the client
+    /// gives up after `timeout`.
     func get(_ path: String, headers: [(String, String)] = [], timeout: Duration = .seconds(300)) async throws -> Reply {
+        try await request(.get, path, headers: headers, timeout: timeout)
+    }
+
+    /// Sends a request to the proxy.
+    func request(
+        _ method: HTTPRequest.Method, _ path: String, headers: [(String, String)] = [], body: ByteBuffer? = nil, timeout: Duration = .seconds(300)
+    ) async throws -> Reply {
+        if let router {
+            var fields = HTTPFields()
+            for (name, value) in headers { fields.append(HTTPField(name: HTTPField.Name(name)!, value: value)) }
+            let response = try await router.executeRequest(uri: path, method: method, headers: fields, body: body)
+            return Reply(
+                status: response.status.code, headers: response.headers.map { ($0.name.rawName, $0.value) },
+                body: Data(response.body.readableBytesView)
+            )
+        }
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
+        request.method = NIOHTTP1.HTTPMethod(rawValue: method.rawValue)
         for (name, value) in headers { request.headers.add(name: name, value: value) }
-        let response = try await client.execute(request, timeout: TimeAmount(timeout))
+        if let body { request.body = .bytes(body) }
+        let response = try await HTTPClient.shared.execute(request, timeout: TimeAmount(timeout))
         var body = try await response.body.collect(upTo: 64 << 20)
         let data = Data(body.readBytes(length: body.readableBytes) ?? [])
         return Reply(status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) }, body: data)
@@ -145,22 +225,22 @@ struct LiveClient: Sendable {
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 
-    func get(_ path: String, headers: [(String, String)] = []) async throws -> LiveProxy.Reply {
+    func get(_ path: String, headers: [(String, String)] = []) async throws -> TestProxy.Reply {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         // A bound for a hung proxy only: under the thread sanitizer on 2 cores, answers take minutes.
         let response = try await client.execute(request, timeout: .seconds(300))
         var body = try await response.body.collect(upTo: 64 << 20)
         let data = Data(body.readBytes(length: body.readableBytes) ?? [])
-        return LiveProxy.Reply(status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) }, body: data)
+        return TestProxy.Reply(status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) }, body: data)
     }
 
     /// A `HEAD` request: the status and headers, no body.
-    func head(_ path: String) async throws -> LiveProxy.Reply {
+    func head(_ path: String) async throws -> TestProxy.Reply {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
         request.method = .HEAD
         let response = try await client.execute(request, timeout: .seconds(300))
-        return LiveProxy.Reply(status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) }, body: Data())
+        return TestProxy.Reply(status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) }, body: Data())
     }
 }
 

@@ -1,0 +1,37 @@
+import Foundation
+import WebImage
+
+extension ServerConfig {
+    /// The disk and memory caches and the `Cache-Control` of images.
+    public struct Caching: Sendable {
+        /// `Cache-Control: max-age` of a served image, in seconds. Default one year.
+        public var ttl = 31_536_000
+        /// The directory holding the cache (namespaces `proxy-originals` and `proxy-variants`).
+        public var cacheDirectory = CacheConfig.defaultRootDirectory
+        /// Disk cache limit in bytes, split evenly between originals and variants; 0: no limit. Default 2 GiB.
+        public var cacheMaxDiskSize = 2 << 30
+        /// Bytes of encoded variants kept in memory. Default 256 MiB.
+        public var cacheMaxMemory = 256 << 20
+        /// Age after which disk entries are removed, in seconds (by last access). Default 30 days.
+        public var cacheMaxAge: TimeInterval = 30 * 24 * 3600
+
+        /// The defaults.
+        public init() {}
+    }
+}
+
+extension ServerConfig.Caching {
+    /// The settings of one half of the cache: `namespace` under ``cacheDirectory``, half of
+    /// ``cacheMaxDiskSize``, entries removed after ``cacheMaxAge``. Originals and variants
+    /// each get one, with no decoded images in memory: encoded variants are what is served
+    /// from memory.
+    public func cacheConfig(namespace: String) -> CacheConfig {
+        var cache = CacheConfig()
+        cache.rootDirectory = cacheDirectory
+        cache.namespace = namespace
+        cache.maxDiskSize = cacheMaxDiskSize / 2
+        cache.maxDiskAge = cacheMaxAge
+        cache.shouldCacheImagesInMemory = false
+        return cache
+    }
+}

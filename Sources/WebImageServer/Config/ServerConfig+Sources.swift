@@ -1,0 +1,96 @@
+import Foundation
+import WebImage
+
+extension ServerConfig {
+    /// Which sources are fetched, and how: allowed addresses, downloads, proxies, TLS, `local://`, `s3://` and the fallback image.
+    public struct Sources: Sendable {
+        /// Source URL prefixes allowed; empty allows any http(s) source. A prefix naming only a
+        /// host must end with `/`.
+        public var allowedSources: [String] = []
+        /// Allow sources on loopback addresses (127/8, ::1). Default off.
+        public var allowLoopback = false
+        /// Allow sources on private addresses (10/8, 172.16/12, 192.168/16, fc00::/7, 100.64/10). Default off.
+        public var allowPrivate = false
+        /// Allow sources on link-local addresses (169.254/16, fe80::/10). Default off.
+        public var allowLinkLocal = false
+        /// The longest a source download may take, redirects included. Default 10 s.
+        public var downloadTimeout: Duration = .seconds(10)
+        /// How long a connection to a source stays open, idle, for the next download from it;
+        /// zero closes each after its download (imgproxy's `IMGPROXY_CLIENT_KEEP_ALIVE_TIMEOUT`).
+        /// Default 60 s; 90 s under ``ServerProfile/imgproxy``.
+        public var sourceKeepAliveTimeout: Duration = .seconds(60)
+        /// Source downloads running at once; more wait, holding no worker. Default 32.
+        public var maxDownloads = 32
+        /// Source downloads from one host running at once, within ``maxDownloads``. Default 8.
+        public var maxDownloadsPerHost = 8
+        /// The directory `local:///path` sources are read from; `nil`: `local://` sources are refused.
+        public var localFilesystemRoot: String?
+        /// The `User-Agent` sent to sources; `nil`: WebImage's own.
+        public var userAgent: String?
+        /// Redirects followed per source download. Default 10.
+        public var maxRedirects = 10
+        /// The HTTP proxy `http://` sources are fetched through, as a URL (`http://user:pass@proxy:3128`);
+        /// `nil` or empty: direct. ``readStandardProxyVariables(_:)`` takes it from `HTTP_PROXY`.
+        public var httpProxy: String?
+        /// The HTTP proxy `https://` sources are fetched through (a `CONNECT` tunnel, TLS end to
+        /// end); `nil` or empty: direct. ``readStandardProxyVariables(_:)`` takes it from `HTTPS_PROXY`.
+        public var httpsProxy: String?
+        /// Source hosts fetched direct whatever the proxies, as curl reads `NO_PROXY` (WebImage's `NoProxyList`).
+        public var noProxy: String?
+        /// Whether the proxies' own addresses are exempt from the source guard. Default off: a
+        /// proxy on a loopback or private address is refused like such a source unless those
+        /// addresses are allowed. Turn it on for a proxy you run on such an address: sources
+        /// there stay refused, while allowing private addresses would let any source URL reach them.
+        public var trustProxyAddress = false
+        /// A PEM file of certificate authorities trusted for sources' certificates, besides the system's.
+        public var caFile: String?
+        /// A PEM client certificate presented to sources that require one (mutual TLS).
+        public var clientCertificateFile: String?
+        /// The PEM private key of ``clientCertificateFile`` (unencrypted); `nil`: it is in that file.
+        public var clientKeyFile: String?
+        /// Put in front of source URLs that do not start with it (imgproxy's `IMGPROXY_BASE_URL`),
+        /// so that URLs may name sources relative to it.
+        public var baseURL: String?
+        /// Rewrites of source URLs' starts, applied in order before the base URL (imgproxy's
+        /// `IMGPROXY_URL_REPLACEMENTS`).
+        public var urlReplacements: [SourceURLRewrite.Replacement] = []
+        /// The fallback image, as base64, served in place of a source that cannot be downloaded
+        /// (unreachable, an error status, too large, timed out), processed as the URL asks.
+        public var fallbackImageData: String?
+        /// The fallback image read from a file.
+        public var fallbackImagePath: String?
+        /// The fallback image downloaded at start-up.
+        public var fallbackImageURL: String?
+        /// The status a fallback image is answered with; 0: the status of the error it stands
+        /// in for. Default 200, as imgproxy's `IMGPROXY_FALLBACK_IMAGE_HTTP_CODE`.
+        public var fallbackImageHTTPCode = 200
+        /// `Cache-Control: max-age` of a fallback image, in seconds, when shorter than the TTL;
+        /// `nil`: the TTL.
+        public var fallbackImageTTL: Int?
+        /// Load `s3://<bucket>/<key>[?<version ID>]` sources from S3 (imgproxy's
+        /// `IMGPROXY_USE_S3`). Default off: such sources answer 404.
+        public var useS3 = false
+        /// The S3-compatible server `s3://` sources come from, e.g. `http://127.0.0.1:9000`;
+        /// without a scheme, `http://`. `nil`: AWS itself.
+        public var s3Endpoint: String?
+        /// The region S3 requests are signed for; `nil`: `AWS_REGION`, else `AWS_DEFAULT_REGION`
+        /// of ``s3Environment``, else `us-east-1` (imgproxy's `us-west-1` under its profile).
+        public var s3Region: String?
+        /// With ``s3Endpoint``: buckets in the path (`<endpoint>/<bucket>/<key>`, default) or as
+        /// a subdomain of the endpoint's host (false).
+        public var s3EndpointUsePathStyle = true
+        /// The standard AWS variables S3 requests are configured from (`AWS_ACCESS_KEY_ID`,
+        /// `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_REGION`, `AWS_DEFAULT_REGION`):
+        /// `webimage serve` passes its process's `AWS_*` variables. Empty: unsigned requests.
+        public var s3Environment: [String: String] = [:]
+        /// The only buckets `s3://` sources may name (imgproxy's `IMGPROXY_S3_ALLOWED_BUCKETS`);
+        /// empty: any. A source in another bucket answers 404.
+        public var s3AllowedBuckets: [String] = []
+        /// Buckets `s3://` sources may not name (imgproxy's `IMGPROXY_S3_DENIED_BUCKETS`); a
+        /// source in one answers 404.
+        public var s3DeniedBuckets: [String] = []
+
+        /// The defaults.
+        public init() {}
+    }
+}
