@@ -26,27 +26,30 @@ final class TestProxy: Sendable {
         case socket
     }
 
+    /// Where requests go: the port of a listening server, or the router's test client.
+    private enum Endpoint: Sendable {
+        case port(Int)
+        case router(any TestClientProtocol)
+    }
+
     let server: ProxyServer
     let cacheDirectory: String
-    private let socketPort: Int?
-    private let router: (any TestClientProtocol)?
+    private let endpoint: Endpoint
     private let stopSignal: AsyncStream<Void>.Continuation
     private let task: Task<Void, any Error>
 
     /// The port the server listens on; only a server started with ``Transport/socket`` has one.
     var port: Int {
-        guard let socketPort else { preconditionFailure("this proxy runs in process: start it with transport: .socket") }
-        return socketPort
+        guard case .port(let port) = endpoint else { preconditionFailure("this proxy runs in process: start it with transport: .socket") }
+        return port
     }
 
     private init(
-        server: ProxyServer, cacheDirectory: String, socketPort: Int?, router: (any TestClientProtocol)?,
-        stopSignal: AsyncStream<Void>.Continuation, task: Task<Void, any Error>
+        server: ProxyServer, cacheDirectory: String, endpoint: Endpoint, stopSignal: AsyncStream<Void>.Continuation, task: Task<Void, any Error>
     ) {
         self.server = server
         self.cacheDirectory = cacheDirectory
-        self.socketPort = socketPort
-        self.router = router
+        self.endpoint = endpoint
         self.stopSignal = stopSignal
         self.task = task
     }
@@ -91,47 +94,37 @@ final class TestProxy: Sendable {
             server = try ProxyServer(config: config, logger: logger)
         }
         let (stop, stopSignal) = AsyncStream.makeStream(of: Void.self)
+        // How the test reaches the server, handed out once it serves; the task runs it until `stop` ends.
+        let (endpoints, endpoint) = AsyncStream.makeStream(of: Endpoint.self)
+        let task: Task<Void, any Error>
         switch transport {
         case .socket:
-            let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-            let applications = server.makeApplications { port in continuation.yield(port) }
-            let task = Task {
-                defer { continuation.finish() }
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    let services = ServiceGroup(configuration: .init(services: applications, logger: logger))
-                    group.addTask { try await services.run() }
-                    for await _ in stop {}
-                    await services.triggerGracefulShutdown()
-                    try await group.waitForAll()
-                }
+            let services = ServiceGroup(configuration: .init(
+                services: server.makeApplications { port in endpoint.yield(.port(port)) }, logger: logger
+            ))
+            task = Task {
+                defer { endpoint.finish() }
+                async let running: Void = services.run()
+                for await _ in stop {}
+                await services.triggerGracefulShutdown()
+                try await running
             }
-            var iterator = ports.makeAsyncIterator()
-            guard let port = await iterator.next() else {
-                try await task.value
-                throw ImageError.network("the proxy did not start")
-            }
-            return TestProxy(
-                server: server, cacheDirectory: config.caching.cacheDirectory, socketPort: port, router: nil, stopSignal: stopSignal, task: task
-            )
         case .inProcess:
-            let (clients, continuation) = AsyncStream.makeStream(of: (any TestClientProtocol).self)
             let application = server.application()
-            let task = Task {
-                defer { continuation.finish() }
+            task = Task {
+                defer { endpoint.finish() }
                 try await application.test(.router) { client in
-                    continuation.yield(client)
+                    endpoint.yield(.router(client))
                     for await _ in stop {}
                 }
             }
-            var iterator = clients.makeAsyncIterator()
-            guard let client = await iterator.next() else {
-                try await task.value
-                throw ImageError.network("the proxy did not start")
-            }
-            return TestProxy(
-                server: server, cacheDirectory: config.caching.cacheDirectory, socketPort: nil, router: client, stopSignal: stopSignal, task: task
-            )
         }
+        var iterator = endpoints.makeAsyncIterator()
+        guard let reached = await iterator.next() else {
+            try await task.value
+            throw ImageError.network("the proxy did not start")
+        }
+        return TestProxy(server: server, cacheDirectory: config.caching.cacheDirectory, endpoint: reached, stopSignal: stopSignal, task: task)
     }
 
     /// Runs `body` with a fresh origin and proxy, stopping both afterwards.
@@ -172,7 +165,7 @@ final class TestProxy: Sendable {
     func request(
         _ method: HTTPRequest.Method, _ path: String, headers: [(String, String)] = [], body: ByteBuffer? = nil, timeout: Duration = .seconds(300)
     ) async throws -> Reply {
-        if let router {
+        if case .router(let router) = endpoint {
             var fields = HTTPFields()
             for (name, value) in headers { fields.append(HTTPField(name: HTTPField.Name(name)!, value: value)) }
             let response = try await router.executeRequest(uri: path, method: method, headers: fields, body: body)
