@@ -40,6 +40,10 @@ extension ServerConfig {
         /// the public reaches. Either way the diagnostic is logged under the request's ID.
         /// Default off.
         public var developmentErrors = false
+        /// Send `Content-Disposition: attachment`, so that browsers save images rather than
+        /// show them, unless a URL's `return_attachment:0` asks for `inline` (imgproxy's
+        /// `IMGPROXY_RETURN_ATTACHMENT`). Default off.
+        public var returnAttachment = false
 
         /// The defaults.
         public init() {}

@@ -39,11 +39,13 @@ extension ServerConfig {
     /// processing options every URL starts from and the rewrite of source URLs.
     /// - Throws: ``ServerConfigError`` when a key, a salt or the source key cannot be used.
     public func urlParser() throws(ServerConfigError) -> ProxyURLParser {
-        ProxyURLParser(
+        var defaults = encoding.processingDefaults
+        if responses.returnAttachment { defaults.returnAttachment = true }
+        return ProxyURLParser(
             keys: try signing.signingKeys(), signatureSize: signing.signatureSize, presets: signing.presets,
             maxDimension: limits.maxResultDimension, allowSecurityOptions: signing.allowSecurityOptions,
             trustedSignatures: Set(signing.trustedSignatures), sourceCipher: try signing.sourceCipher(), onlyPresets: signing.onlyPresets,
-            defaultOptions: encoding.processingDefaults, allowedOptions: Set(signing.allowedProcessingOptions),
+            defaultOptions: defaults, allowedOptions: Set(signing.allowedProcessingOptions),
             argumentsSeparator: signing.argumentsSeparator, sourceRewrite: sources.sourceRewrite,
             base64URLIncludesFilename: signing.base64URLIncludesFilename
         )

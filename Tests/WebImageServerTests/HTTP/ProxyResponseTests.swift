@@ -51,6 +51,28 @@ struct ProxyResponseTests {
         #expect(config.responses.setCanonicalHeader)
     }
 
+    @Test("--return-attachment: images are attachments unless the URL's return_attachment:0 asks for inline; the variant is shared")
+    func returnAttachment() async throws {
+        var config = ServerConfig()
+        try ImgproxyEnvironment.apply(["IMGPROXY_RETURN_ATTACHMENT": "true"], to: &config)
+        #expect(config.responses.returnAttachment)
+        try await TestProxy.with(configure: { $0.responses.returnAttachment = true }) { (origin, proxy) async throws in
+            origin.register("/photo.jpg", .image(ProxyImages.jpeg))
+            let source = origin.url("/photo.jpg")
+            let attached = try await proxy.get(proxyPath("rs:fit:50:50", source: source, extension: "png"))
+            #expect(attached.header("content-disposition") == "attachment; filename=\"photo.png\"")
+            let inline = try await proxy.get(proxyPath("rs:fit:50:50/att:0", source: source, extension: "png"))
+            #expect(inline.header("content-disposition") == "inline; filename=\"photo.png\"")
+            #expect(inline.body == attached.body)
+            #expect(try await proxy.metric("webimage_processed_total") == 1, "the header's default does not split the cache")
+        }
+        try await TestProxy.with { (origin, proxy) async throws in
+            origin.register("/photo.jpg", .image(ProxyImages.jpeg))
+            let reply = try await proxy.get(proxyPath("rs:fit:50:50", source: origin.url("/photo.jpg"), extension: "png"))
+            #expect(reply.header("content-disposition") == "inline; filename=\"photo.png\"")
+        }
+    }
+
     @Test("--enable-debug-headers: the source's size and length and the result's size, as imgproxy's debug headers; off by default")
     func debugHeaders() async throws {
         try await TestProxy.with(configure: { $0.responses.enableDebugHeaders = true }) { (origin, proxy) async throws in

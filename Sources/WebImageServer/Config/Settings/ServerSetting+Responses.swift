@@ -6,7 +6,7 @@ extension ServerSetting {
     /// The settings of ``SettingSection/responses``, in the order the help lists them.
     static let responseSettings: [ServerSetting] = [
         useETag, etagBuster, useLastModified, lastModifiedBuster, validators, cacheControlPassthrough, enableClientHints,
-        setCanonicalHeader, enableDebugHeaders, developmentErrors,
+        setCanonicalHeader, enableDebugHeaders, returnAttachment, developmentErrors,
     ]
 
     /// `--use-etag`: `ETag` on images and 304 for a matching `If-None-Match`.
@@ -89,6 +89,13 @@ extension ServerSetting {
         "enableDebugHeaders", .responses, \.responses.enableDebugHeaders,
         imgproxy: [same("IMGPROXY_ENABLE_DEBUG_HEADERS")],
         help: "images carry `X-Origin-Width`, `X-Origin-Height` (one frame of the source, as stored), `X-Origin-Content-Length` and `X-Result-Width`, `X-Result-Height`"
+    )
+
+    /// `--return-attachment`: images carry `Content-Disposition: attachment` (browsers save them rather than show them) unless the URL's `return_attachment:0` asks for `inline`.
+    public static let returnAttachment = bool(
+        "returnAttachment", .responses, \.responses.returnAttachment,
+        imgproxy: [same("IMGPROXY_RETURN_ATTACHMENT", isImgproxys: false)],
+        help: "images carry `Content-Disposition: attachment` (browsers save them rather than show them) unless the URL's `return_attachment:0` asks for `inline`"
     )
 
     /// `--development-errors`: errors answered with their full diagnostic (the source's addresses and answers, the files under the local root, S3's refusals) instead of a short text per kind; never on a server the public reaches.
