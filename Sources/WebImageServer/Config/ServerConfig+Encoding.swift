@@ -94,20 +94,6 @@ extension ServerConfig {
 }
 
 extension ServerConfig.Encoding {
-    /// The processing options every URL starts from: the server-wide ``keepCopyright``,
-    /// ``stripColorProfile``, ``autoRotate``, ``enforceThumbnail`` and
-    /// ``skipProcessingFormats``, set only where they differ from a URL's own default, so
-    /// that the cache keys of URLs that do not depend on them stay the same.
-    public var processingDefaults: ProcessingOptions {
-        var options = ProcessingOptions()
-        if keepCopyright { options.keepCopyright = true }
-        if !stripColorProfile { options.stripColorProfile = false }
-        if !autoRotate { options.autoRotate = false }
-        if enforceThumbnail { options.enforceThumbnail = true }
-        options.skipProcessing.formUnion(skipProcessingFormats)
-        return options
-    }
-
     /// The encoder settings every variant starts from (imgproxy's `IMGPROXY_JPEG_PROGRESSIVE`,
     /// `IMGPROXY_PNG_*`, `IMGPROXY_WEBP_*`, `IMGPROXY_AVIF_SPEED` and `IMGPROXY_JXL_EFFORT`).
     /// Their format and the settings a URL can change are set per request.

@@ -35,17 +35,31 @@ extension ServerConfig {
         _ = try sources.downloaderConfig(maxBodySize: limits.maxSourceBytes)
     }
 
+    /// The processing options every URL starts from: the server-wide
+    /// ``Encoding/keepCopyright``, ``Encoding/stripColorProfile``, ``Encoding/autoRotate``,
+    /// ``Encoding/enforceThumbnail``, ``Encoding/skipProcessingFormats`` and
+    /// ``Responses/returnAttachment``, set only where they differ from a URL's own default,
+    /// so that the cache keys of URLs that do not depend on them stay the same.
+    public var processingDefaults: ProcessingOptions {
+        var options = ProcessingOptions()
+        if encoding.keepCopyright { options.keepCopyright = true }
+        if !encoding.stripColorProfile { options.stripColorProfile = false }
+        if !encoding.autoRotate { options.autoRotate = false }
+        if encoding.enforceThumbnail { options.enforceThumbnail = true }
+        options.skipProcessing.formUnion(encoding.skipProcessingFormats)
+        if responses.returnAttachment { options.returnAttachment = true }
+        return options
+    }
+
     /// The parser of proxy paths: the signing settings, the largest result side, the
     /// processing options every URL starts from and the rewrite of source URLs.
     /// - Throws: ``ServerConfigError`` when a key, a salt or the source key cannot be used.
     public func urlParser() throws(ServerConfigError) -> ProxyURLParser {
-        var defaults = encoding.processingDefaults
-        if responses.returnAttachment { defaults.returnAttachment = true }
-        return ProxyURLParser(
+        ProxyURLParser(
             keys: try signing.signingKeys(), signatureSize: signing.signatureSize, presets: signing.presets,
             maxDimension: limits.maxResultDimension, allowSecurityOptions: signing.allowSecurityOptions,
             trustedSignatures: Set(signing.trustedSignatures), sourceCipher: try signing.sourceCipher(), onlyPresets: signing.onlyPresets,
-            defaultOptions: defaults, allowedOptions: Set(signing.allowedProcessingOptions),
+            defaultOptions: processingDefaults, allowedOptions: Set(signing.allowedProcessingOptions),
             argumentsSeparator: signing.argumentsSeparator, sourceRewrite: sources.sourceRewrite,
             base64URLIncludesFilename: signing.base64URLIncludesFilename
         )

@@ -177,14 +177,14 @@ struct ImgproxyProfileTests {
         ], to: &config)
         try config.validate()
         #expect(config.limits.maxAnimationFrameResolution == 2_500_000 && config.listen.healthCheckPath == "/healthz")
-        let defaults = config.encoding.processingDefaults
+        let defaults = config.processingDefaults
         #expect(defaults.keepCopyright == true && defaults.stripColorProfile == false && !defaults.autoRotate)
         #expect(defaults.enforceThumbnail == true && defaults.skipProcessing == [.gif, .svg])
         let parser = ProxyURLParser(keys: [], defaultOptions: defaults)
         let request = try parser.parse(path: "/insecure/kcr:0/plain/http://example.com/a.jpg")
         #expect(request.options.keepCopyright == false && request.options.stripColorProfile == false)
         // WebImage's defaults leave every option unset, so cache keys do not change with them.
-        #expect(ServerConfig().encoding.processingDefaults == ProcessingOptions())
+        #expect(ServerConfig().processingDefaults == ProcessingOptions())
     }
 
     @Test("IMGPROXY_HEALTH_CHECK_PATH answers like /health")

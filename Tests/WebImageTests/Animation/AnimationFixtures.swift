@@ -24,8 +24,8 @@ enum AnimationFixtures {
                 for x in 0..<size {
                     let base = (y * size + x) * channels
                     let inSquare = (left..<left + square).contains(x) && (top..<top + square).contains(y)
-                    pixels[base] = inSquare ? 20 : UInt8(min(7, x * 8 / size) * 255 / 7)
-                    pixels[base + 1] = inSquare ? UInt8((index * 37) & 0xFF) : UInt8(min(7, y * 8 / size) * 255 / 7)
+                    pixels[base] = inSquare ? 20 : UInt8(x * 8 / size * 255 / 7)
+                    pixels[base + 1] = inSquare ? UInt8((index * 37) & 0xFF) : UInt8(y * 8 / size * 255 / 7)
                     pixels[base + 2] = inSquare ? 200 : 90
                     if alpha { pixels[base + 3] = inSquare || x >= size / 2 ? 255 : 0 }
                 }
