@@ -52,7 +52,7 @@ public final class ProxyServer: Sendable {
         telemetry: ProxyTelemetry? = nil,
         resolve: @escaping @Sendable (String) async throws(ImageError) -> [IPAddress]
     ) throws(ServerConfigError) {
-        try config.validate()
+        let parts = try config.makeParts()
         self.config = config
         self.logger = logger
         let namespace = config.operations.prometheusNamespace
@@ -60,9 +60,9 @@ public final class ProxyServer: Sendable {
             ?? ServerMetrics(namespace: namespace)
         tracesRequests = telemetry?.tracesRequests ?? false
         clientConnections = config.listen.clientConnections()
-        let localFiles = try config.sources.localFiles(maxFileSize: config.limits.maxSourceBytes)
+        let localFiles = parts.localFiles
         let sourceGuard = SourceGuard(sources: config.sources, localFiles: localFiles, resolve: resolve)
-        var downloaderConfig = try config.sources.downloaderConfig(maxBodySize: config.limits.maxSourceBytes)
+        var downloaderConfig = parts.downloaderConfig
         // A source's redirects stay under the allowed sources.
         downloaderConfig.redirectGuard = { target, original throws(ImageError) in try sourceGuard.checkRedirect(to: target, from: original) }
         // Every hop, redirects included, connects to the address the guard checked; the guard
@@ -101,7 +101,7 @@ public final class ProxyServer: Sendable {
             maxEncodesPerOutput: config.limits.maxEncodes
         )
         pipeline = ProxyPipeline(
-            parser: try config.urlParser(), sourceGuard: sourceGuard, negotiation: FormatNegotiation(encoding: config.encoding),
+            parser: parts.parser, sourceGuard: sourceGuard, negotiation: FormatNegotiation(encoding: config.encoding),
             manager: manager, metrics: metrics, settings: config.encoding,
             fallback: fallbackImage.map { _ in
                 ProxyPipeline.Fallback(url: Self.fallbackURL, statusCode: config.sources.fallbackImageHTTPCode, ttl: config.sources.fallbackImageTTL)

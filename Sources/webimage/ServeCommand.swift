@@ -6,10 +6,17 @@ import WebImageServer
 
 /// `webimage serve`: the imgproxy-compatible image proxy.
 struct ServeCommand: AsyncParsableCommand {
+    /// The settings are listed only when help is asked for: building the list costs more
+    /// than the rest of a start, and every command's configuration is read on each run.
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Serve resized images from remote sources (imgproxy URL format).",
-        discussion: """
+        discussion: HelpRequest.isAsked ? discussion : ""
+    )
+
+    /// What `webimage serve --help` says below the usage line.
+    static var discussion: String {
+        """
             Every option can also be set with a WEBIMAGE_* environment variable (e.g. WEBIMAGE_PORT, \
             WEBIMAGE_KEYS, WEBIMAGE_ALLOWED_SOURCES as comma-separated lists), and imgproxy's IMGPROXY_* \
             variables are read with imgproxy's meaning (IMGPROXY_KEY, IMGPROXY_BIND, IMGPROXY_PRESETS…); \
@@ -24,7 +31,7 @@ struct ServeCommand: AsyncParsableCommand {
 
             \(SettingsPage.help)
             """
-    )
+    }
 
     @Argument(parsing: .allUnrecognized, help: ArgumentHelp("The settings listed above, e.g. --port 8080 --no-auto-webp.", valueName: "setting"))
     var settings: [String] = []
@@ -52,7 +59,6 @@ struct ServeCommand: AsyncParsableCommand {
             try ServerSetting.apply(environment: environment, to: &config)
             try arguments.apply(to: &config)
             config.sources.s3Environment = environment.filter { $0.key.hasPrefix("AWS_") }
-            try config.validate()
         } catch {
             throw ValidationError(error.message)
         }
@@ -66,12 +72,6 @@ struct ServeCommand: AsyncParsableCommand {
             )
         }
         logger.logLevel = parsed
-        logger.info("\(profile.startupLine(imgproxyDefaults: profileChoice))")
-        if let warning = ImgproxyEnvironment.warning(ignored: unknownImgproxySettings) {
-            logger.warning("\(warning)")
-        }
-
-        logger.debug("allocator: \(AllocatorSettings.summary)")
 
         let telemetry: ProxyTelemetry
         do {
@@ -80,8 +80,19 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError(error.message)
         }
+        let server: ProxyServer
+        do {
+            // The server checks the settings and builds its parts from them, each once.
+            server = try ProxyServer(config: config, logger: logger, telemetry: telemetry)
+        } catch {
+            throw ValidationError(error.message)
+        }
+        logger.info("\(profile.startupLine(imgproxyDefaults: profileChoice))")
+        if let warning = ImgproxyEnvironment.warning(ignored: unknownImgproxySettings) {
+            logger.warning("\(warning)")
+        }
+        logger.debug("allocator: \(AllocatorSettings.summary)")
 
-        let server = try ProxyServer(config: config, logger: logger, telemetry: telemetry)
         let host = config.listen.host
         let examplePath = config.examplePath()
         try await server.run(services: telemetry.services) { port in

@@ -197,4 +197,17 @@ struct CLICommandsTests {
             #expect(text.stdoutLines.last == "refreshed 0 entries: 0 new data, 0 no data, 0 failed; 1 skipped (no source URL)")
         }
     }
+
+    @Test("serve: settings the server cannot be built from are one line naming the first of them, before anything is logged, exit status 64")
+    func serveRefusesUnusableSettings() async throws {
+        try await withCLI { _, sandbox in
+            let key = try await sandbox.run(["serve", "--port", "0", "--key", "zz", "--salt", "73616c74", "--local-filesystem-root", "/nonexistent/webimage-serve"])
+            #expect(key.status == 64)
+            #expect(key.stderrLines.count == 1 && key.stderr.contains("--key"), "\(key.stderr)")
+            #expect(key.stdout.isEmpty)
+            let root = try await sandbox.run(["serve", "--port", "0", "--local-filesystem-root", "/nonexistent/webimage-serve"])
+            #expect(root.status == 64)
+            #expect(root.stderrLines.count == 1 && root.stderr.contains("/nonexistent/webimage-serve"), "\(root.stderr)")
+        }
+    }
 }

@@ -52,7 +52,7 @@ extension ServerConfig.Signing {
             do {
                 pairs.append(try SigningKey(hexKey: key, hexSalt: salt))
             } catch {
-                throw ServerConfigError("key/salt pair \(index + 1): \(error.message)")
+                throw ServerConfigError("key/salt pair \(index + 1): \(error.message) (\(ServerSetting.key.names); \(ServerSetting.salt.names))")
             }
         }
         return pairs
@@ -62,6 +62,10 @@ extension ServerConfig.Signing {
     /// - Throws: ``ServerConfigError`` when the key is not 16, 24 or 32 bytes of hex.
     public func sourceCipher() throws(ServerConfigError) -> SourceURLCipher? {
         guard let sourceURLEncryptionKey, !sourceURLEncryptionKey.isEmpty else { return nil }
-        return try SourceURLCipher(hexKey: sourceURLEncryptionKey)
+        do {
+            return try SourceURLCipher(hexKey: sourceURLEncryptionKey)
+        } catch {
+            throw ServerSetting.sourceURLEncryptionKey.error(error.message)
+        }
     }
 }

@@ -2,37 +2,12 @@ import Foundation
 import WebImage
 
 extension ServerConfig {
-    /// Checks every setting; the message names the setting, where it is given, and what to change.
-    ///
-    /// Each setting checks its own value first (``ServerSetting/bounds`` and its own check);
-    /// then come the checks of settings read together, and the components the settings make.
+    /// Checks every setting, and that the server's parts can be made from them: the URL
+    /// parser (signing keys, salts, the source key, presets), the local root and the
+    /// downloader's settings. The message names the setting, where it is given, and what
+    /// to change. ``ProxyServer`` runs the same checks as it builds those parts.
     public func validate() throws(ServerConfigError) {
-        for setting in ServerSetting.allCases {
-            try setting.check(self)
-        }
-        _ = try signing.signingKeys()
-        let parser = ProxyURLParser(
-            keys: [], signatureSize: signing.signatureSize, presets: signing.presets, maxDimension: limits.maxResultDimension,
-            allowSecurityOptions: signing.allowSecurityOptions, argumentsSeparator: signing.argumentsSeparator
-        )
-        do {
-            try parser.validatePresets()
-        } catch {
-            throw ServerSetting.preset.error("preset: \(error.message)")
-        }
-        if signing.onlyPresets, signing.presets.isEmpty {
-            throw ServerSetting.preset.error("only-presets mode needs at least one preset")
-        }
-        _ = try sources.localFiles(maxFileSize: limits.maxSourceBytes)
-        _ = try signing.sourceCipher()
-        if sources.useS3, let s3Endpoint = sources.s3Endpoint, !s3Endpoint.isEmpty {
-            let lowered = s3Endpoint.lowercased()
-            let text = lowered.hasPrefix("http://") || lowered.hasPrefix("https://") ? s3Endpoint : "http://" + s3Endpoint
-            guard let url = URL(string: text), url.host?.isEmpty == false else {
-                throw ServerSetting.s3Endpoint.error("the S3 endpoint '\(s3Endpoint)' is not a URL with a host, e.g. http://127.0.0.1:9000")
-            }
-        }
-        _ = try sources.downloaderConfig(maxBodySize: limits.maxSourceBytes)
+        _ = try makeParts()
     }
 
     /// The processing options every URL starts from: the server-wide

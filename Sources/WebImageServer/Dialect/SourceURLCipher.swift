@@ -27,7 +27,7 @@ public struct SourceURLCipher: Sendable {
         }
         guard index == digits.count, [16, 24, 32].contains(bytes.count) else {
             throw ServerConfigError(
-                "the source URL encryption key must be 32, 48 or 64 hex digits (a 16-, 24- or 32-byte AES key), e.g. the output of `xxd -g 0 -l 32 -p /dev/random | tr -d '\\n'` (--source-url-encryption-key, IMGPROXY_SOURCE_URL_ENCRYPTION_KEY)"
+                "the source URL encryption key must be 32, 48 or 64 hex digits (a 16-, 24- or 32-byte AES key), e.g. the output of `xxd -g 0 -l 32 -p /dev/random | tr -d '\\n'`"
             )
         }
         key = SymmetricKey(data: bytes)

@@ -78,7 +78,7 @@ struct SourceGuard: Sendable {
                 throw ProxyError(error)
             }
         } else if scheme == "local" {
-            throw ProxyError(status: 404, message: "local:// sources are off: start the server with --local-filesystem-root (IMGPROXY_LOCAL_FILESYSTEM_ROOT) to serve files from a directory", kind: .invalidSourceURL)
+            throw ProxyError(status: 404, message: "local:// sources are off: start the server with \(ServerSetting.localFilesystemRoot.names) to serve files from a directory", kind: .invalidSourceURL)
         } else if scheme == "s3" {
             guard allowsS3 else {
                 throw ProxyError(status: 404, message: "s3:// sources are off: start the server with --use-s3 (IMGPROXY_USE_S3=true) to load them", kind: .invalidSourceURL)
