@@ -10,14 +10,24 @@ package enum TestImages {
     /// An image whose four quadrants are red, green, blue and white: any flip or
     /// rotation shows in a probe of the quadrant centres.
     package static func quadrants(width: Int, height: Int, alpha: Bool = false) throws -> Image {
+        try drawn.image(for: "quadrants \(width)x\(height) \(alpha)") { try drawQuadrants(width: width, height: height, alpha: alpha) }
+    }
+
+    private static func drawQuadrants(width: Int, height: Int, alpha: Bool) throws -> Image {
         let channels = alpha ? 4 : 3
         var pixels = [UInt8](repeating: 0, count: width * height * channels)
-        for y in 0..<height {
-            for x in 0..<width {
-                let colour = y < height / 2 ? (x < width / 2 ? topLeft : topRight) : (x < width / 2 ? bottomLeft : bottomRight)
-                let base = (y * width + x) * channels
-                for c in 0..<3 { pixels[base + c] = UInt8(colour[c]) }
-                if alpha { pixels[base + 3] = 255 }
+        // Through a buffer pointer: an array's subscript in a debug build costs seconds over
+        // the suite's images.
+        pixels.withUnsafeMutableBufferPointer { pixels in
+            for y in 0..<height {
+                for x in 0..<width {
+                    let colour = y < height / 2 ? (x < width / 2 ? topLeft : topRight) : (x < width / 2 ? bottomLeft : bottomRight)
+                    let base = (y * width + x) * channels
+                    pixels[base] = UInt8(colour[0])
+                    pixels[base + 1] = UInt8(colour[1])
+                    pixels[base + 2] = UInt8(colour[2])
+                    if alpha { pixels[base + 3] = 255 }
+                }
             }
         }
         return try Image(pixels: pixels, width: width, height: height, channels: channels)
@@ -25,13 +35,21 @@ package enum TestImages {
 
     /// A smooth, detailed RGB gradient: compresses like a photo, not like flat colour.
     package static func gradient(width: Int, height: Int, seed: Int = 0) throws -> Image {
+        try drawn.image(for: "gradient \(width)x\(height) \(seed)") { try drawGradient(width: width, height: height, seed: seed) }
+    }
+
+    private static func drawGradient(width: Int, height: Int, seed: Int) throws -> Image {
         var pixels = [UInt8](repeating: 0, count: width * height * 3)
-        for y in 0..<height {
-            for x in 0..<width {
-                let base = (y * width + x) * 3
-                pixels[base] = UInt8((x * 255 / max(1, width - 1) + seed) & 0xFF)
-                pixels[base + 1] = UInt8((y * 255 / max(1, height - 1)) & 0xFF)
-                pixels[base + 2] = UInt8(((x ^ y) * 7 + seed * 13) & 0xFF)
+        let (xSpan, ySpan) = (max(1, width - 1), max(1, height - 1))
+        pixels.withUnsafeMutableBufferPointer { pixels in
+            for y in 0..<height {
+                let green = UInt8((y * 255 / ySpan) & 0xFF)
+                for x in 0..<width {
+                    let base = (y * width + x) * 3
+                    pixels[base] = UInt8((x * 255 / xSpan + seed) & 0xFF)
+                    pixels[base + 1] = green
+                    pixels[base + 2] = UInt8(((x ^ y) * 7 + seed * 13) & 0xFF)
+                }
             }
         }
         return try Image(pixels: pixels, width: width, height: height, channels: 3)
@@ -60,20 +78,24 @@ package enum TestImages {
         let (dw, dh, channels) = (upright.pixelSize.width, upright.pixelSize.height, upright.channels)
         let (sw, sh) = orientation >= 5 ? (dh, dw) : (dw, dh)
         var stored = [UInt8](repeating: 0, count: sw * sh * channels)
-        for sy in 0..<sh {
-            for sx in 0..<sw {
-                // Where the stored pixel (sx, sy) appears once the orientation is applied.
-                let (dx, dy): (Int, Int) = switch orientation {
-                case 2: (sw - 1 - sx, sy)
-                case 3: (sw - 1 - sx, sh - 1 - sy)
-                case 4: (sx, sh - 1 - sy)
-                case 5: (sy, sx)
-                case 6: (sh - 1 - sy, sx)
-                case 7: (sh - 1 - sy, sw - 1 - sx)
-                case 8: (sy, sw - 1 - sx)
-                default: (sx, sy)
+        pixels.withUnsafeBufferPointer { pixels in
+            stored.withUnsafeMutableBufferPointer { stored in
+                for sy in 0..<sh {
+                    for sx in 0..<sw {
+                        // Where the stored pixel (sx, sy) appears once the orientation is applied.
+                        let (dx, dy): (Int, Int) = switch orientation {
+                        case 2: (sw - 1 - sx, sy)
+                        case 3: (sw - 1 - sx, sh - 1 - sy)
+                        case 4: (sx, sh - 1 - sy)
+                        case 5: (sy, sx)
+                        case 6: (sh - 1 - sy, sx)
+                        case 7: (sh - 1 - sy, sw - 1 - sx)
+                        case 8: (sy, sw - 1 - sx)
+                        default: (sx, sy)
+                        }
+                        for c in 0..<channels { stored[(sy * sw + sx) * channels + c] = pixels[(dy * dw + dx) * channels + c] }
+                    }
                 }
-                for c in 0..<channels { stored[(sy * sw + sx) * channels + c] = pixels[(dy * dw + dx) * channels + c] }
             }
         }
         let image = try Image(pixels: stored, width: sw, height: sh, channels: channels)

@@ -50,6 +50,8 @@ struct ClientLimitsTests {
                     let status = try await proxy.client.get("/health").status
                     #expect(status == 200)
                     served.withLock { $0 += 1 }
+                    // Paced, so that the probe does not spin both processes for the 15 s.
+                    try await Task.sleep(for: .milliseconds(50))
                 } while !slowDone.isOpen
             }
             try await group.waitForAll()

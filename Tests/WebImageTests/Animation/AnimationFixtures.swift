@@ -14,20 +14,30 @@ enum AnimationFixtures {
     static func movingSquare(frames count: Int, size: Int = 64, alpha: Bool = false, loopCount: Int = 0) throws -> Image {
         let channels = alpha ? 4 : 3
         let square = max(4, size / 8)
+        // The background is drawn once; each frame is a copy with its square painted in.
+        var background = [UInt8](repeating: 0, count: size * size * channels)
+        for y in 0..<size {
+            for x in 0..<size {
+                let base = (y * size + x) * channels
+                background[base] = UInt8(x * 8 / size * 255 / 7)
+                background[base + 1] = UInt8(y * 8 / size * 255 / 7)
+                background[base + 2] = 90
+                if alpha { background[base + 3] = x >= size / 2 ? 255 : 0 }
+            }
+        }
         var frames: [Image] = []
         frames.reserveCapacity(count)
         for index in 0..<count {
-            var pixels = [UInt8](repeating: 0, count: size * size * channels)
+            var pixels = background
             let left = (index * 3) % (size - square)
             let top = (index * 7 / 5) % (size - square)
-            for y in 0..<size {
-                for x in 0..<size {
+            for y in top..<top + square {
+                for x in left..<left + square {
                     let base = (y * size + x) * channels
-                    let inSquare = (left..<left + square).contains(x) && (top..<top + square).contains(y)
-                    pixels[base] = inSquare ? 20 : UInt8(x * 8 / size * 255 / 7)
-                    pixels[base + 1] = inSquare ? UInt8((index * 37) & 0xFF) : UInt8(y * 8 / size * 255 / 7)
-                    pixels[base + 2] = inSquare ? 200 : 90
-                    if alpha { pixels[base + 3] = inSquare || x >= size / 2 ? 255 : 0 }
+                    pixels[base] = 20
+                    pixels[base + 1] = UInt8((index * 37) & 0xFF)
+                    pixels[base + 2] = 200
+                    if alpha { pixels[base + 3] = 255 }
                 }
             }
             frames.append(try Image(pixels: pixels, width: size, height: size, channels: channels))

@@ -24,7 +24,9 @@ struct DiskCacheCrashTests {
                 try process.run()
                 // The writer prints a line once it has started writing.
                 _ = ready.fileHandleForReading.readData(ofLength: 1)
-                try await Task.sleep(for: .microseconds(Int.random(in: 0...20_000, using: &generator)))
+                // Slept on this thread, not with Task.sleep: a resumption that waits for a
+                // free thread of a busy pool would leave the writer running for seconds.
+                usleep(UInt32.random(in: 0...20_000, using: &generator))
                 kill(process.processIdentifier, SIGKILL)
                 process.waitUntilExit()
                 if process.terminationReason == .uncaughtSignal { killedWhileWriting += 1 }

@@ -6,10 +6,14 @@ import WebImageTestSupport
 /// SSIM (`ImageSimilarity`) and the quality search built on it (`QualitySearch`).
 @Suite("Auto quality")
 struct QualitySearchTests {
-    /// The repository's sample photo (Samples/sample.jpg, 640 × 427), decoded.
-    static let photo: Image = try! VipsCoder.shared.decode(TestImages.samplePhoto, options: ImageDecodeOptions())
-    /// A flat graphic: four solid quadrants.
-    static let graphic: Image = try! TestImages.quadrants(width: 640, height: 426)
+    /// The repository's sample photo (Samples/sample.jpg, 640 × 427), decoded at half its
+    /// size: 320 × 213 has the photo's detail, and each of the searches' encodes and
+    /// comparisons costs a quarter.
+    static let photo: Image = try! VipsCoder.shared.decode(
+        TestImages.samplePhoto, options: ImageDecodeOptions(thumbnailPixelSize: PixelSize(width: 320, height: 320))
+    )
+    /// A flat graphic: four solid quadrants, one row shorter than the photo.
+    static let graphic: Image = try! TestImages.quadrants(width: 320, height: 212)
 
     static func score(_ image: Image, _ format: ImageFormat, quality: Int) throws -> Double {
         let data = try VipsCoder.shared.encode(image, options: ImageEncodeOptions(format: format, quality: quality))
@@ -70,7 +74,7 @@ struct QualitySearchTests {
             Self.graphic, options: ImageEncodeOptions(format: .webp, lossless: true), auto: AutoQuality(), coder: coder
         )
         #expect(lossless.encodes == 1 && lossless.quality == nil)
-        let frames = try Image.animated(frames: [Self.graphic, try TestImages.gradient(width: 640, height: 426)], durations: [0.1, 0.1])
+        let frames = try Image.animated(frames: [Self.graphic, try TestImages.gradient(width: 320, height: 212)], durations: [0.1, 0.1])
         let animated = try QualitySearch.encode(frames, options: ImageEncodeOptions(format: .webp, quality: 70), auto: AutoQuality(), coder: coder)
         #expect(animated.encodes == 1 && animated.quality == 70 && animated.score == nil)
         #expect(coder.encodeCount == 3)

@@ -76,8 +76,8 @@ struct ImageDetailsTests {
 
     /// A JPEG written by libvips with these header fields (EXIF is made from `exif-*` fields).
     static func jpegWithFields(_ fields: [(String, String)]) throws -> Data {
-        // An image of its own: header fields are set on it.
-        let image = try TestImages.quadrants(width: 120, height: 80)
+        // An image of its own, not the one TestImages shares: header fields are set on it.
+        let image = try Image(pixels: [UInt8](try Self.image.pixels()), width: 120, height: 80, channels: 3)
         for (name, value) in fields where name.hasPrefix("exif-") { wi_set_string(image.handle.pointer, name, value) }
         if let orientation = fields.first(where: { $0.0 == "orientation" }).flatMap({ Int32($0.1) }) {
             _ = wi_set_int(image.handle.pointer, "orientation", orientation)

@@ -39,10 +39,10 @@ enum SwiftSourceText {
         var index = 0
 
         func blank(_ character: Character) { output.append(character == "\n" ? "\n" : " ") }
+        // Two characters compared in place: this runs once per character of every source.
         func starts(_ text: String, at position: Int) -> Bool {
-            let pattern = Array(text)
-            guard position + pattern.count <= characters.count else { return false }
-            return Array(characters[position..<position + pattern.count]) == pattern
+            guard position + 1 < characters.count, characters[position] == text.first else { return false }
+            return characters[position + 1] == text.last
         }
 
         while index < characters.count {
@@ -112,7 +112,7 @@ enum SwiftSourceText {
                 }
                 if hashes == 0 { index += 2; continue }
             }
-            if index + closing.count <= characters.count, Array(characters[index..<index + closing.count]) == closing {
+            if index + closing.count <= characters.count, characters[index..<index + closing.count].elementsEqual(closing) {
                 index += closing.count
                 break
             }
