@@ -203,7 +203,7 @@ public final class ProxyServer: Sendable {
         ProxyRoutes(
             responder: responder, playground: listen.playground ? PlaygroundPage(config: config) : nil, healthCheckPath: listen.healthCheckPath,
             pathPrefix: listen.pathPrefix ?? "", servesMetrics: config.operations.prometheusBind == nil,
-            secret: listen.secret, requestTimeout: config.limits.requestTimeout
+            secret: listen.secret, requestTimeout: config.limits.requestTimeout, headsWithoutWork: config.profile == .imgproxy
         ).add(to: router)
         // Hummingbird sets a request ID on a copy of this logger per request: defer its rendering.
         let handler = logger.handler

@@ -40,28 +40,8 @@ struct ServeCommand: AsyncParsableCommand {
         // Before any work starts: a request's task then continues on its connection's thread.
         WebImageServer.runConcurrencyOnEventLoops()
         let environment = ProcessInfo.processInfo.environment
-        let profileChoice: Bool?
-        var config: ServerConfig
-        let profile: ServerProfile
-        let unknownImgproxySettings: [String]
-        do {
-            let arguments = try ServerSettingArguments(settings)
-            var choice = try arguments.boolean(.imgproxyDefaults)
-            if choice == nil {
-                choice = try ServerSetting.boolean(named: ServerSetting.imgproxyDefaults.environmentName, in: environment)
-            }
-            profileChoice = choice
-            profile = ServerProfile.chosen(environment: environment, imgproxyDefaults: profileChoice)
-            config = profile.defaults
-            // Weakest first: HTTP_PROXY and friends, IMGPROXY_*, then WEBIMAGE_*, then flags.
-            config.sources.readStandardProxyVariables(environment)
-            unknownImgproxySettings = try ImgproxyEnvironment.apply(environment, to: &config)
-            try ServerSetting.apply(environment: environment, to: &config)
-            try arguments.apply(to: &config)
-            config.sources.s3Environment = environment.filter { $0.key.hasPrefix("AWS_") }
-        } catch {
-            throw ValidationError(error.message)
-        }
+        let settings = try ServeSettings(arguments: settings, environment: environment)
+        let config = settings.config
         guard let format = LogFormat(name: config.operations.logFormat) else {
             throw ValidationError(ServerSetting.logFormat.error("'\(config.operations.logFormat)' is not a log format (pretty, structured, json, gcp)").message)
         }
@@ -76,7 +56,11 @@ struct ServeCommand: AsyncParsableCommand {
         let telemetry: ProxyTelemetry
         do {
             // Before the server: its downloader and request spans use the tracer bootstrapped then.
-            telemetry = try ProxyTelemetry.bootstrap(try TelemetryConfiguration(environment: environment), logger: logger)
+            // imgproxy v3's variables, as the standard ones swift-otel reads from the process.
+            let standard = TelemetryConfiguration.standardVariables(fromImgproxyV3: environment)
+            for (name, value) in standard { setenv(name, value, 1) }
+            let configuration = try TelemetryConfiguration(environment: environment.merging(standard) { $1 })
+            telemetry = try ProxyTelemetry.bootstrap(configuration, logger: logger)
         } catch {
             throw ValidationError(error.message)
         }
@@ -87,8 +71,8 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError(error.message)
         }
-        logger.info("\(profile.startupLine(imgproxyDefaults: profileChoice))")
-        if let warning = ImgproxyEnvironment.warning(ignored: unknownImgproxySettings) {
+        logger.info("\(settings.profile.startupLine(imgproxyDefaults: settings.profileChoice))")
+        if let warning = ImgproxyEnvironment.warning(ignored: settings.unknownImgproxySettings) {
             logger.warning("\(warning)")
         }
         logger.debug("allocator: \(AllocatorSettings.summary)")

@@ -16,6 +16,7 @@ struct WebImageCommand: AsyncParsableCommand {
             InfoCommand.self,
             CacheCommand.self,
             RefreshCommand.self,
+            HealthCommand.self,
             ServeCommand.self,
             SettingsPageCommand.self,
         ]

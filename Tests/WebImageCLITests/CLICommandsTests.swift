@@ -210,4 +210,28 @@ struct CLICommandsTests {
             #expect(root.stderrLines.count == 1 && root.stderr.contains("/nonexistent/webimage-serve"), "\(root.stderr)")
         }
     }
+
+    @Test("health: exit 0 when the proxy's /health answers 200, 1 with the reason otherwise; a server URL gets /health")
+    func health() async throws {
+        try await withCLI { origin, sandbox in
+            origin.register("/health", .text("ok\n"))
+            origin.register("/broken/health", .status(503))
+            let server = origin.url("/").absoluteString
+            let healthy = try await sandbox.run(["health", server])
+            #expect(healthy.status == 0, "\(healthy.stderr)")
+            #expect(healthy.stdoutLines == ["\(server.dropLast())/health answered 200: ok"])
+            let broken = try await sandbox.run(["health", origin.url("/broken/health").absoluteString])
+            #expect(broken.status == 1)
+            #expect(broken.stderrLines.count == 1 && broken.stderr.contains("answered 503"), "\(broken.stderr)")
+            // Without a URL: the address serve would listen on, here PORT's.
+            let port = origin.url("/").port ?? 0
+            let fromEnvironment = try await sandbox.run(["health"], environmentChanges: ["PORT": String(port)])
+            #expect(fromEnvironment.status == 0, "\(fromEnvironment.stderr)")
+            let closed = try freeLoopbackPort()
+            let nothing = try await sandbox.run(["health", "--timeout", "10", "http://127.0.0.1:\(closed)"])
+            #expect(nothing.status == 1 && nothing.stderrLines.count == 1 && nothing.stderr.contains("no answer"), "\(nothing.stderr)")
+            let bad = try await sandbox.run(["health", "127.0.0.1:80"])
+            #expect(bad.status == 64)
+        }
+    }
 }

@@ -9,6 +9,20 @@ extension ImgproxyEnvironment {
         public let stopsStartup: Bool
     }
 
+    /// Variables of imgproxy's earlier versions, which its current code no longer reads,
+    /// that WebImage does not apply either, and why.
+    public static let formerUnapplied: [String: Unapplied] = [
+        "IMGPROXY_MAX_SVG_CHECK_BYTES": Unapplied(
+            reason: "imgproxy v3's bound on the bytes read to tell an SVG; WebImage tells formats by their first bytes", stopsStartup: false
+        ),
+        "IMGPROXY_DOWNLOAD_BUFFER_SIZE": Unapplied(
+            reason: "imgproxy v3's download buffer pool; WebImage sizes a download's buffer from its Content-Length", stopsStartup: false
+        ),
+        "IMGPROXY_BUFFER_POOL_CALIBRATION_THRESHOLD": Unapplied(
+            reason: "imgproxy v3's download buffer pool; WebImage sizes a download's buffer from its Content-Length", stopsStartup: false
+        ),
+    ]
+
     /// Every variable imgproxy's code reads that ``apply(_:to:)`` does not apply, by name,
     /// with the reason. Together with ``appliedNames`` it covers all of imgproxy's variables.
     public static let unapplied: [String: Unapplied] = {

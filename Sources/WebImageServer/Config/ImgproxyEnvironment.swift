@@ -52,7 +52,7 @@ public enum ImgproxyEnvironment {
     /// each with the reason, or `nil` when there are none.
     public static func warning(ignored: [String]) -> String? {
         guard !ignored.isEmpty else { return nil }
-        let items = ignored.map { name in "\(name) (\(unapplied[name]?.reason ?? "imgproxy has no such variable"))" }
+        let items = ignored.map { name in "\(name) (\((unapplied[name] ?? formerUnapplied[name])?.reason ?? "imgproxy has no such variable"))" }
         return "ignoring \(ignored.count) imgproxy setting\(ignored.count == 1 ? "" : "s"): \(items.joined(separator: "; "))"
     }
 
@@ -111,6 +111,13 @@ public enum ImgproxyEnvironment {
         "IMGPROXY_OPEN_TELEMETRY_ENABLE":
             "turns on traces; needs `OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf` (or `http/json`), since imgproxy's default is gRPC",
         "IMGPROXY_OPEN_TELEMETRY_ENABLE_METRICS": "with `IMGPROXY_OPEN_TELEMETRY_ENABLE`, metrics by OTLP too",
+        // imgproxy v3's names of the standard variables (TelemetryConfiguration.standardVariables).
+        "IMGPROXY_OPEN_TELEMETRY_ENDPOINT": "imgproxy v3's: `host:port` of the collector, which turns exporting on (`OTEL_EXPORTER_OTLP_ENDPOINT`)",
+        "IMGPROXY_OPEN_TELEMETRY_PROTOCOL": "imgproxy v3's: `grpc` (its default), `http` or `https` (`OTEL_EXPORTER_OTLP_PROTOCOL`)",
+        "IMGPROXY_OPEN_TELEMETRY_GRPC_INSECURE": "imgproxy v3's: gRPC without TLS (`http://` in `OTEL_EXPORTER_OTLP_ENDPOINT`)",
+        "IMGPROXY_OPEN_TELEMETRY_SERVICE_NAME": "imgproxy v3's `OTEL_SERVICE_NAME`",
+        "IMGPROXY_OPEN_TELEMETRY_PROPAGATORS": "imgproxy v3's `OTEL_PROPAGATORS`",
+        "IMGPROXY_OPEN_TELEMETRY_CONNECTION_TIMEOUT": "imgproxy v3's export timeout in seconds (`OTEL_EXPORTER_OTLP_TIMEOUT`)",
     ]
 
     /// The readers of the variables a setting names with ``ServerSetting/ImgproxyName/Reading/own``.

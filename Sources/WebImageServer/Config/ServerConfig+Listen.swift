@@ -78,3 +78,24 @@ extension ServerConfig.Listen {
         ClientConnections(perAddressLimit: maxClientsPerAddress > 0 ? maxClientsPerAddress : nil)
     }
 }
+
+extension ServerConfig.Listen {
+    /// The variable platforms such as Cloud Run, Heroku and Render set to the port they
+    /// send traffic to, read as imgproxy reads it.
+    public static let platformPortVariable = "PORT"
+
+    /// Takes the port from ``platformPortVariable`` when it is set, listening on every
+    /// interface, as imgproxy does: the platform's traffic comes from outside the container.
+    /// Settings made after this (`IMGPROXY_BIND`, `WEBIMAGE_PORT`, `--port`, `--bind`) win.
+    /// - Throws: ``ServerConfigError`` when the variable is not a port.
+    public mutating func readPlatformPort(_ environment: [String: String]) throws(ServerConfigError) {
+        guard let text = environment[Self.platformPortVariable]?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return }
+        guard let value = Int(text), (0...65535).contains(value) else {
+            throw ServerConfigError(
+                "\(Self.platformPortVariable): '\(text)' is not a port (0-65535); unset it, or give the port with \(ServerSetting.port.names)"
+            )
+        }
+        port = value
+        host = "0.0.0.0"
+    }
+}

@@ -56,9 +56,10 @@ struct ProxyResponder: Sendable {
         cacheControl = Self.cacheControl(maxAge: config.caching.ttl)
     }
 
-    /// `GET /health`.
+    /// `GET /health`: `ok`, or under imgproxy's profile imgproxy's own words, which its
+    /// users' health checks may look for.
     func health() -> Response {
-        ProxyResponses.text("ok\n", status: .ok)
+        ProxyResponses.text(recorder.profile == .imgproxy ? "imgproxy is running" : "ok\n", status: .ok)
     }
 
     /// `GET /metrics`: every metric in the Prometheus text format.

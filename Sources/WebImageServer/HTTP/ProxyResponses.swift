@@ -2,7 +2,7 @@ import Hummingbird
 import NIOCore
 
 /// The headers every response of the proxy carries, and its responses that are not images:
-/// plain text (errors, `/health`) and the playground's files.
+/// plain text (errors, `/health`), the landing page and the playground's files.
 enum ProxyResponses {
     /// One header field (`HTTPField`, which Hummingbird does not re-export).
     typealias Field = HTTPFields.Element
@@ -32,6 +32,34 @@ enum ProxyResponses {
     /// A playground file: the security headers with the page's own `Content-Security-Policy`
     /// (see ``PlaygroundPage/contentSecurityPolicy``), revalidated on every load since it
     /// follows the server's configuration.
+    /// `HEAD` on a proxy path under imgproxy's profile: 200, as imgproxy answers it, without
+    /// the image being made.
+    static var headWithoutWork: Response {
+        var headers = securityHeaders
+        headers[.contentType] = "text/plain; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        return Response(status: .ok, headers: headers)
+    }
+
+    /// `GET /` without the playground: a short page saying that the proxy is running and
+    /// what it answers.
+    static var landing: Response {
+        var headers = securityHeaders
+        headers[.contentType] = "text/html; charset=utf-8"
+        headers[.cacheControl] = "no-cache"
+        let buffer = ByteBuffer(string: landingPage)
+        headers[.contentLength] = String(buffer.readableBytes)
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: buffer))
+    }
+
+    /// The body of ``landing``.
+    static let landingPage = """
+        <!doctype html>
+        <html><head><meta charset="utf-8"><title>WebImage</title></head>
+        <body><p>WebImage is running. Ask for /&lt;signature&gt;/&lt;options&gt;/&lt;source&gt;.</p></body></html>
+
+        """
+
     static func playground(_ asset: PlaygroundPage.Asset) -> Response {
         var headers = securityHeaders
         headers[.contentSecurityPolicy] = PlaygroundPage.contentSecurityPolicy

@@ -1,7 +1,8 @@
 import Hummingbird
 
-/// The proxy's routes: `/health`, `/metrics`, the playground (`/`, its script and style)
-/// when it is on, and every other path a proxy path, `/info/…` included.
+/// The proxy's routes: `/health`, `/metrics`, `/` (a landing page, or the playground with
+/// its script and style when it is on), and every other path a proxy path, `/info/…`
+/// included.
 ///
 /// The image routes ask for the secret when there is one (``BearerSecretMiddleware``) and
 /// give each request its deadline (``RequestTimeoutMiddleware``); `/metrics` asks for the
@@ -20,8 +21,11 @@ struct ProxyRoutes: Sendable {
     var secret: String?
     /// The longest an image request may take from arrival to response.
     var requestTimeout: Duration = .seconds(30)
+    /// Whether `HEAD` on a proxy path is answered 200 at once, without the image being made,
+    /// as imgproxy answers it; otherwise it gets the headers a `GET` would.
+    var headsWithoutWork = false
 
-    /// The answer to `/` and `/favicon.ico` without the playground.
+    /// The answer to `/favicon.ico`, and to a path outside the prefix.
     static let notFound = ProxyError(status: 404, message: "not found: ask for /<signature>/<options>/<source>")
 
     /// Adds the routes to `router`, as `GET` routes: a router made with
@@ -39,6 +43,11 @@ struct ProxyRoutes: Sendable {
         let imageRoutes = { (group: RouterGroup<ProxyRequestContext>) in
             secured(group).add(middleware: RequestTimeoutMiddleware(timeout: requestTimeout))
         }
+        let headsWithoutWork = headsWithoutWork
+        func imageRoute(_ path: RouterPath, on group: RouterGroup<ProxyRequestContext>) {
+            group.get(path, use: image)
+            if headsWithoutWork { group.head(path) { _, _ in ProxyResponses.headWithoutWork } }
+        }
         // Every route is under the prefix; with none, the group is the router's root.
         let routes = router.group(RouterPath(stringLiteral: pathPrefix))
         let images = imageRoutes(routes.group())
@@ -47,7 +56,7 @@ struct ProxyRoutes: Sendable {
             // A proxy path may start with any segment, and the router does not fall back from
             // a fixed segment that matched to the catch-all when the rest does not match: the
             // paths under a fixed one are proxy paths too.
-            if path != "/" { images.get(RouterPath(stringLiteral: path + "/**"), use: image) }
+            if path != "/" { imageRoute(RouterPath(stringLiteral: path + "/**"), on: images) }
         }
         route("/health") { _, _ in responder.health() }
         if let healthCheckPath, healthCheckPath != "/health" { route(healthCheckPath) { _, _ in responder.health() } }
@@ -57,13 +66,14 @@ struct ProxyRoutes: Sendable {
             route(PlaygroundPage.scriptPath) { _, _ in ProxyResponses.playground(PlaygroundPage.script) }
             route(PlaygroundPage.stylePath) { _, _ in ProxyResponses.playground(PlaygroundPage.style) }
         } else {
-            route("/") { _, _ in throw Self.notFound }
+            // Load balancers ask for `/` to see that the server is up, as imgproxy answers it.
+            route("/") { _, _ in ProxyResponses.landing }
         }
         route("/favicon.ico") { _, _ in throw Self.notFound }
-        images.get("**", use: image)
+        imageRoute("**", on: images)
         // A path outside the prefix is answered by the image route too, which refuses it with
         // the proxy's own 404 (counted and logged as every answer is).
-        if !pathPrefix.isEmpty { imageRoutes(router.group()).get("**", use: image) }
+        if !pathPrefix.isEmpty { imageRoute("**", on: imageRoutes(router.group())) }
     }
 
     /// The options of the router the routes are added to: `HEAD` answered by every `GET`

@@ -120,14 +120,14 @@ struct PlaygroundTests {
         }
     }
 
-    @Test("without --playground, / stays a plain-text 404 and the script path is no file")
+    @Test("without --playground, / is the landing page, with no script, and the script path is no file")
     func absentWhenOff() async throws {
         try await TestProxy.with { (_, proxy) async throws in
             let root = try await proxy.get("/")
-            #expect(root.status == 404)
-            #expect(root.header("content-type") == "text/plain; charset=utf-8")
+            #expect(root.status == 200)
             #expect(root.header("content-security-policy") == ProxyResponses.contentSecurityPolicy)
-            #expect(root.text == "not found: ask for /<signature>/<options>/<source>\n")
+            #expect(root.text == ProxyResponses.landingPage)
+            #expect(!root.text.contains("<script"))
             let script = try await proxy.get(PlaygroundPage.scriptPath)
             #expect(script.status >= 400)
             #expect(script.header("content-type") == "text/plain; charset=utf-8")

@@ -142,14 +142,15 @@ extension ServerSetting {
     /// Text that may be absent: empty is `nil`.
     static func optionalText(
         _ name: String, _ section: SettingSection, _ field: Field<String?>, placeholder: String, flag: String? = nil,
-        imgproxy: [ImgproxyName] = [], default defaultText: String = "none", help: String, check: Check<String>? = nil
+        imgproxy: [ImgproxyName] = [], default defaultText: String = "none", help: String,
+        normalized normalize: (@Sendable (String) -> String)? = nil, check: Check<String>? = nil
     ) -> ServerSetting {
         ServerSetting(
             name, section, kind: .text, placeholder: placeholder, flag: flag, imgproxy: imgproxy, default: defaultText, help: help,
             check: checking(field, check)
         ) {
             _, values, config throws(ServerConfigError) in
-            let value = values.last ?? ""
+            let value = normalize.map { $0(values.last ?? "") } ?? values.last ?? ""
             config[keyPath: field] = value.isEmpty ? nil : value
         }
     }

@@ -24,7 +24,7 @@ extension ServerSetting {
     public static let port = integer(
         "port", .listen, \.listen.port, bounds: .within(0...65535),
         imgproxy: [own("IMGPROXY_BIND")],
-        help: "port; 0 picks a free one (the first line printed says which)"
+        help: "port; 0 picks a free one (the first line printed says which); without this setting or a bind, the `PORT` variable platforms set is the port, on every interface"
     )
 
     /// `--read-request-timeout`: longest a client may take to send a request, head and body, from connecting or the request's first byte; a slower client is disconnected.
@@ -84,10 +84,11 @@ extension ServerSetting {
     public static let pathPrefix = optionalText(
         "pathPrefix", .listen, \.listen.pathPrefix, placeholder: "PATH",
         imgproxy: [same("IMGPROXY_PATH_PREFIX")],
-        help: "prefix of every path (`/images/<signature>/…`, `/images/health`); a path without it is 404",
+        help: "prefix of every path (`/images/<signature>/…`, `/images/health`); a path without it is 404; `images` and `/images/` are read as `/images`",
+        normalized: SettingText.urlPath,
         check: { setting, prefix throws(ServerConfigError) in
             if !prefix.isEmpty, !prefix.hasPrefix("/") || prefix.hasSuffix("/") || prefix.contains(where: { $0.isWhitespace || $0 == "*" || $0 == "?" }) {
-                throw setting.error("the path prefix '\(prefix)' is not a path such as /images, without a '/' at the end")
+                throw setting.error("the path prefix '\(prefix)' is not a path such as /images")
             }
         }
     )
@@ -96,7 +97,8 @@ extension ServerSetting {
     public static let healthCheckPath = optionalText(
         "healthCheckPath", .listen, \.listen.healthCheckPath, placeholder: "PATH",
         imgproxy: [same("IMGPROXY_HEALTH_CHECK_PATH")],
-        help: "another path answered like `/health`",
+        help: "another path answered like `/health`; `healthz` and `/healthz/` are read as `/healthz`, `/` as none",
+        normalized: SettingText.urlPath,
         check: { setting, path throws(ServerConfigError) in
             if path == "/" || !path.hasPrefix("/") || path.contains(where: { $0.isWhitespace || $0 == "*" || $0 == "?" }) {
                 throw setting.error("the health check path '\(path)' is not a plain path such as /healthz")

@@ -8,6 +8,17 @@ enum SettingText {
     static let booleanForms = "a boolean (true/false, t/f, 1/0, yes/no)"
 
     /// A comma-separated list: items trimmed, empty items dropped.
+    /// A URL path as imgproxy reads its path settings: a query and a fragment cut off, one
+    /// `/` at the end dropped and one at the start added, so that `images`, `/images/` and
+    /// `/images` are one prefix; `/` and the empty text are none.
+    static func urlPath(_ value: String) -> String {
+        var path = Substring(value.trimmingCharacters(in: .whitespaces))
+        if let query = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = path[..<query] }
+        if path.hasSuffix("/") { path = path.dropLast() }
+        if !path.isEmpty, !path.hasPrefix("/") { return "/" + path }
+        return String(path)
+    }
+
     static func list(_ value: String) -> [String] {
         value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
