@@ -11,7 +11,7 @@ import WebImage
 /// a source address that is not allowed, or a source (S3) refusing the server's
 /// credentials; 404 a source outside the allowlist or a
 /// non-http(s) scheme, a URL past its `expires` time (as imgproxy answers), a source
-/// answering 404/410; 422 a source too large (bytes or pixels), with too many frames, or
+/// answering 404 (a 410 is passed on); 422 a source too large (bytes or pixels), with too many frames, or
 /// not an image, or an output that cannot fit the memory budget; 429 every worker busy and the queue full; 502 a source unreachable or
 /// answering an error; 504 a source or request that timed out; 500 a server configuration
 /// error (a signing key that is not hex) or anything else.
@@ -81,8 +81,11 @@ public struct ProxyError: Error, Sendable, Hashable, CustomStringConvertible {
             self.init(status: 400, message: error.description)
         case .forbiddenSource(let reason):
             self.init(status: 403, message: "source refused: \(reason)", imgproxyStatus: 404, kind: .invalidSourceURL)
-        case .invalidStatusCode(let code) where code == 404 || code == 410:
-            self.init(status: 404, message: "source not found: the source answered HTTP \(code)", kind: .sourceUnreachable)
+        case .invalidStatusCode(404):
+            self.init(status: 404, message: "source not found: the source answered HTTP 404", kind: .sourceUnreachable)
+        case .invalidStatusCode(410):
+            // Passed on, as imgproxy passes a source's 4xx on: gone for good, not just missing.
+            self.init(status: 410, message: "source gone: the source answered HTTP 410", kind: .sourceUnreachable)
         case .invalidStatusCode(let code):
             // imgproxy passes a source's 4xx on, and answers 502 for anything else.
             self.init(status: 502, message: "source error: the source answered HTTP \(code)", imgproxyStatus: (400..<500).contains(code) ? code : nil, kind: .sourceUnreachable)

@@ -36,7 +36,7 @@ struct ProxyStatusTests {
         #expect(ProxyError(.bodyTooLarge(limit: 1)).status == 422)
         #expect(ProxyError(.badImageData("x")).status == 422)
         #expect(ProxyError(.invalidStatusCode(404)).status == 404)
-        #expect(ProxyError(.invalidStatusCode(410)).status == 404)
+        #expect(ProxyError(.invalidStatusCode(410)).status == 410)
         #expect(ProxyError(.invalidStatusCode(500)).status == 502)
         #expect(ProxyError(.network("refused")).status == 502)
         #expect(ProxyError(.timedOut("slow")).status == 504)

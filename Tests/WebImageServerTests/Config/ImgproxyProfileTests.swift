@@ -83,7 +83,7 @@ struct ImgproxyProfileTests {
         StatusRow(name: "source unreachable", error: ProxyError(.network("connection refused")), webimage: 502, imgproxy: 404),
         StatusRow(name: "source response unreadable", error: ProxyError(.invalidResponse("bad chunk")), webimage: 502, imgproxy: 404),
         StatusRow(name: "source 404", error: ProxyError(.invalidStatusCode(404)), webimage: 404, imgproxy: 404),
-        StatusRow(name: "source 410", error: ProxyError(.invalidStatusCode(410)), webimage: 404, imgproxy: 404),
+        StatusRow(name: "source 410", error: ProxyError(.invalidStatusCode(410)), webimage: 410, imgproxy: 410),
         StatusRow(name: "source 403", error: ProxyError(.invalidStatusCode(403)), webimage: 502, imgproxy: 403),
         StatusRow(name: "source 429", error: ProxyError(.invalidStatusCode(429)), webimage: 502, imgproxy: 429),
         StatusRow(name: "source 500", error: ProxyError(.invalidStatusCode(500)), webimage: 502, imgproxy: 502),
