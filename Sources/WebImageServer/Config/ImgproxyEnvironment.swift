@@ -111,7 +111,11 @@ public enum ImgproxyEnvironment {
         "IMGPROXY_OPEN_TELEMETRY_ENABLE":
             "turns on traces; needs `OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf` (or `http/json`), since imgproxy's default is gRPC",
         "IMGPROXY_OPEN_TELEMETRY_ENABLE_METRICS": "with `IMGPROXY_OPEN_TELEMETRY_ENABLE`, metrics by OTLP too",
-        // imgproxy v3's names of the standard variables (TelemetryConfiguration.standardVariables).
+    ].merging(formerReadElsewhere) { own, _ in own }
+
+    /// The variables of imgproxy's earlier versions among ``readElsewhere``: imgproxy v3's
+    /// names of the standard OpenTelemetry variables (``TelemetryConfiguration/standardVariables(fromImgproxyV3:)``).
+    public static let formerReadElsewhere: [String: String] = [
         "IMGPROXY_OPEN_TELEMETRY_ENDPOINT": "imgproxy v3's: `host:port` of the collector, which turns exporting on (`OTEL_EXPORTER_OTLP_ENDPOINT`)",
         "IMGPROXY_OPEN_TELEMETRY_PROTOCOL": "imgproxy v3's: `grpc` (its default), `http` or `https` (`OTEL_EXPORTER_OTLP_PROTOCOL`)",
         "IMGPROXY_OPEN_TELEMETRY_GRPC_INSECURE": "imgproxy v3's: gRPC without TLS (`http://` in `OTEL_EXPORTER_OTLP_ENDPOINT`)",

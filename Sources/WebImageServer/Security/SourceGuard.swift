@@ -81,7 +81,7 @@ struct SourceGuard: Sendable {
             throw ProxyError(status: 404, message: "local:// sources are off: start the server with \(ServerSetting.localFilesystemRoot.names) to serve files from a directory", kind: .invalidSourceURL)
         } else if scheme == "s3" {
             guard allowsS3 else {
-                throw ProxyError(status: 404, message: "s3:// sources are off: start the server with --use-s3 (IMGPROXY_USE_S3=true) to load them", kind: .invalidSourceURL)
+                throw ProxyError(status: 404, message: "s3:// sources are off: start the server with \(ServerSetting.useS3.names) on to load them", kind: .invalidSourceURL)
             }
             let location: S3ObjectLocation
             do throws(ImageError) {

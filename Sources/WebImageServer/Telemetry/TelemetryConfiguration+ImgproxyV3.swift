@@ -1,9 +1,6 @@
 extension TelemetryConfiguration {
     /// imgproxy v3's OpenTelemetry variables, which v4 replaced with the standard ones.
-    public static let imgproxyV3Variables = [
-        "IMGPROXY_OPEN_TELEMETRY_ENDPOINT", "IMGPROXY_OPEN_TELEMETRY_PROTOCOL", "IMGPROXY_OPEN_TELEMETRY_GRPC_INSECURE",
-        "IMGPROXY_OPEN_TELEMETRY_SERVICE_NAME", "IMGPROXY_OPEN_TELEMETRY_PROPAGATORS", "IMGPROXY_OPEN_TELEMETRY_CONNECTION_TIMEOUT",
-    ]
+    public static var imgproxyV3Variables: [String] { ImgproxyEnvironment.formerReadElsewhere.keys.sorted() }
 
     /// The standard variables imgproxy v3's OpenTelemetry variables of `environment` stand
     /// for, as v3 sets them: an endpoint (`host:port`) turns exporting on and becomes

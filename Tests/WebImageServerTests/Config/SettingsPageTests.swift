@@ -82,9 +82,10 @@ struct SettingsPageTests {
         for name in named {
             #expect(applied.contains(name), "docs/settings.md names \(name), which the server does not apply")
         }
-        // imgproxy's OpenTelemetry switches are read with the OTEL_* variables, not into a
+        // imgproxy's OpenTelemetry variables are read with the OTEL_* variables, not into a
         // setting: docs/operations.md names them where it lists those.
-        let telemetry: Set = ["IMGPROXY_OPEN_TELEMETRY_ENABLE", "IMGPROXY_OPEN_TELEMETRY_ENABLE_METRICS"]
+        let telemetry = Set(ImgproxyEnvironment.readElsewhere.keys)
+        #expect(telemetry.count == 8)
         let operations = try String(contentsOf: Self.root.appending(path: "docs/operations.md"), encoding: .utf8)
         for name in telemetry {
             #expect(applied.contains(name) && operations.contains("`\(name)`"), "\(name) is applied and docs/operations.md names it")

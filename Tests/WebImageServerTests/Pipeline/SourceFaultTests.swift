@@ -27,6 +27,9 @@ struct SourceFaultTests {
         let message: String
         let requests: Int
         let concurrency: Int
+        /// The proxy's download timeout: 1 s, so that a trickle times out soon; longer where
+        /// the fault must reach another limit first, even under the thread sanitizer.
+        var downloadTimeout = 1
         var testDescription: String { name }
     }
 
@@ -42,13 +45,15 @@ struct SourceFaultTests {
         Fault(name: "answers 503 to everything (a 5xx storm)", response: { _ in .status(503) },
               status: 502, message: "HTTP 503", requests: 60, concurrency: 12),
         Fault(name: "sends a body that never ends", response: { _ in .endless() },
-              status: 422, message: "max source bytes", requests: 8, concurrency: 4),
+              status: 422, message: "max source bytes", requests: 8, concurrency: 4, downloadTimeout: 60),
     ]
 
     @Test("the answer, the process alive, open files and memory back to their baseline", arguments: faults)
     func fault(_ fault: Fault) async throws {
         let origin = try await TestOrigin.start()
-        let proxy = try ServeProcess(["--download-timeout", "1", "--max-source-bytes", "2MB", "--workers", "4", "--development-errors"])
+        let proxy = try ServeProcess([
+            "--download-timeout", String(fault.downloadTimeout), "--max-source-bytes", "2MB", "--workers", "4", "--development-errors",
+        ])
         do {
             try await Self.check(fault, origin: origin, proxy: proxy)
         } catch {

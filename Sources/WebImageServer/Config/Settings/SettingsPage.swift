@@ -64,7 +64,7 @@ public enum SettingsPage {
         for (name, settings) in flags {
             rows[name] = "| `\(name)` | ✓ | \(settings.joined(separator: ", "))\(notes[name].map { " " + $0 } ?? "") |"
         }
-        for (name, text) in ImgproxyEnvironment.readElsewhere {
+        for (name, text) in ImgproxyEnvironment.readElsewhere where ImgproxyEnvironment.formerReadElsewhere[name] == nil {
             rows[name] = "| `\(name)` | ✓ | \(text) |"
         }
         let header = ["| variable | applied | WebImage setting, or why not |", "| --- | --- | --- |"]
