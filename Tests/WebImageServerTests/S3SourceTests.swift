@@ -10,9 +10,9 @@ struct S3SourceTests {
     /// A private bucket of the test's own holding `objects`; its name and version IDs.
     private func bucket(
         _ server: MotoS3Server, objects: [(key: String, data: Data)]
-    ) throws -> (name: String, versions: [String: [String]]) {
+    ) async throws -> (name: String, versions: [String: [String]]) {
         let name = "proxy-\(UUID().uuidString.prefix(8).lowercased())"
-        return (name, try server.makeBucket(name, objects: objects))
+        return (name, try await server.makeBucket(name, objects: objects))
     }
 
     /// S3 on, from `server`, signed with its IAM user's key (given as the AWS variables).
@@ -28,7 +28,7 @@ struct S3SourceTests {
     @Test("a private object is served, resized; a missing one answers 404")
     func privateObject() async throws {
         let server = try await MotoS3Server.shared()
-        let bucket = try bucket(server, objects: [("images/q.png", ProxyImages.png), ("odd key%20#1.png", ProxyImages.png)])
+        let bucket = try await bucket(server, objects: [("images/q.png", ProxyImages.png), ("odd key%20#1.png", ProxyImages.png)])
         let proxy = try await TestProxy.start(configure: useS3(server))
         defer { Task { await proxy.stop() } }
         let reply = try await proxy.get(proxyPath("rs:fit:50:50", source: URL(string: "s3://\(bucket.name)/images/q.png")!, extension: "png"))
@@ -50,7 +50,7 @@ struct S3SourceTests {
     @Test("wrong credentials answer 403 with S3's code")
     func wrongCredentials() async throws {
         let server = try await MotoS3Server.shared()
-        let bucket = try bucket(server, objects: [("q.png", ProxyImages.png)])
+        let bucket = try await bucket(server, objects: [("q.png", ProxyImages.png)])
         let wrong = AWSCredentials(accessKeyID: server.credentials.accessKeyID, secretAccessKey: "wrong")
         let proxy = try await TestProxy.start(configure: useS3(server, credentials: wrong))
         defer { Task { await proxy.stop() } }
@@ -62,7 +62,7 @@ struct S3SourceTests {
     @Test("virtual-host style: the guard resolves and approves <bucket>.localhost, the request goes there")
     func virtualHost() async throws {
         let server = try await MotoS3Server.shared()
-        let bucket = try bucket(server, objects: [("q.png", ProxyImages.png)])
+        let bucket = try await bucket(server, objects: [("q.png", ProxyImages.png)])
         let asked = Recorder<String>()
         let resolve: @Sendable (String) async throws(ImageError) -> [IPAddress] = { host throws(ImageError) in
             asked.append(host)
@@ -84,7 +84,7 @@ struct S3SourceTests {
     func versionInURL() async throws {
         let server = try await MotoS3Server.shared()
         let old = try TestImages.encode(try TestImages.quadrants(width: 30, height: 10), as: .png)
-        let bucket = try bucket(server, objects: [("v.png", old), ("v.png", ProxyImages.png)])
+        let bucket = try await bucket(server, objects: [("v.png", old), ("v.png", ProxyImages.png)])
         let versions = try #require(bucket.versions["v.png"])
         let proxy = try await TestProxy.start(configure: useS3(server))
         defer { Task { await proxy.stop() } }
@@ -98,8 +98,8 @@ struct S3SourceTests {
     @Test("the allowed sources list takes s3://<bucket>/ entries and holds s3:// sources to them")
     func allowedSources() async throws {
         let server = try await MotoS3Server.shared()
-        let allowed = try bucket(server, objects: [("q.png", ProxyImages.png)])
-        let other = try bucket(server, objects: [("q.png", ProxyImages.png)])
+        let allowed = try await bucket(server, objects: [("q.png", ProxyImages.png)])
+        let other = try await bucket(server, objects: [("q.png", ProxyImages.png)])
         #expect(SourceGuard.problem(withPrefix: "s3://\(allowed.name)/") == nil)
         #expect(SourceGuard.problem(withPrefix: "s3://\(allowed.name)")?.contains("after the bucket") == true)
         let proxy = try await TestProxy.start(configure: { config in
@@ -117,8 +117,8 @@ struct S3SourceTests {
     @Test("IMGPROXY_S3_ALLOWED_BUCKETS and IMGPROXY_S3_DENIED_BUCKETS hold s3:// sources to their buckets")
     func bucketLists() async throws {
         let server = try await MotoS3Server.shared()
-        let allowed = try bucket(server, objects: [("q.png", ProxyImages.png)])
-        let denied = try bucket(server, objects: [("q.png", ProxyImages.png)])
+        let allowed = try await bucket(server, objects: [("q.png", ProxyImages.png)])
+        let denied = try await bucket(server, objects: [("q.png", ProxyImages.png)])
         var config = ServerConfig()
         try ImgproxyEnvironment.apply([
             "IMGPROXY_S3_ALLOWED_BUCKETS": "\(allowed.name), \(denied.name)", "IMGPROXY_S3_DENIED_BUCKETS": denied.name,
@@ -139,7 +139,7 @@ struct S3SourceTests {
     @Test("the source guard refuses an S3 endpoint on a loopback address unless loopback sources are allowed")
     func guardApprovesEndpointAddress() async throws {
         let server = try await MotoS3Server.shared()
-        let bucket = try bucket(server, objects: [("q.png", ProxyImages.png)])
+        let bucket = try await bucket(server, objects: [("q.png", ProxyImages.png)])
         let proxy = try await TestProxy.start(configure: { config in
             useS3(server)(&config)
             config.sources.allowLoopback = false
@@ -188,7 +188,7 @@ struct S3SourceTests {
     @Test("webimage serve started with IMGPROXY_* and AWS_* variables only serves an s3:// source")
     func serveWithVariables() async throws {
         let server = try await MotoS3Server.shared()
-        let bucket = try bucket(server, objects: [("q.png", ProxyImages.png)])
+        let bucket = try await bucket(server, objects: [("q.png", ProxyImages.png)])
         let serve = try ServeProcess(environment: [
             "IMGPROXY_USE_S3": "true", "IMGPROXY_S3_ENDPOINT": server.endpoint,
             "IMGPROXY_ALLOWED_SOURCES": "s3://\(bucket.name)/",

@@ -1,4 +1,8 @@
+import AsyncHTTPClient
+import Crypto
 import Foundation
+import NIOCore
+import NIOHTTP1
 import WebImage
 
 #if canImport(Glibc)
@@ -93,24 +97,45 @@ package final class MotoS3Server: Sendable {
     }
 
     /// Makes the private bucket `bucket` with versioning on, and puts `objects` in it in
-    /// order (a key given twice gets two versions).
+    /// order (a key given twice gets two versions), each request signed with the IAM
+    /// user's key as any S3 client signs it.
     /// - Returns: the version IDs of each key, oldest first.
     @discardableResult
-    package func makeBucket(_ bucket: String, objects: [(key: String, data: Data)]) throws -> [String: [String]] {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-moto-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        var arguments = ["put", endpoint, credentials.accessKeyID, credentials.secretAccessKey, bucket]
-        for (index, object) in objects.enumerated() {
-            let file = directory.appendingPathComponent("\(index)")
-            try object.data.write(to: file)
-            arguments += [object.key, file.path]
-        }
-        let output = try Self.python(arguments)
-        guard let versions = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: [String]] else {
-            throw ImageError.invalidResponse("moto bucket set-up printed \(output)")
+    package func makeBucket(_ bucket: String, objects: [(key: String, data: Data)]) async throws -> [String: [String]] {
+        _ = try await send("PUT", "/\(bucket)")
+        let versioning = #"<VersioningConfiguration xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Status>Enabled</Status></VersioningConfiguration>"#
+        _ = try await send("PUT", "/\(bucket)", query: [("versioning", "")], body: Data(versioning.utf8))
+        var versions: [String: [String]] = [:]
+        for object in objects {
+            let headers = try await send("PUT", "/\(bucket)/\(object.key)", body: object.data, contentType: "image/png")
+            guard let version = headers["x-amz-version-id"].first else {
+                throw ImageError.invalidResponse("moto stored \(object.key) without a version ID")
+            }
+            versions[object.key, default: []].append(version)
         }
         return versions
+    }
+
+    /// Sends one S3 request signed with the IAM user's key; the response's headers.
+    /// - Throws: ``ImageError/invalidResponse(_:)`` with S3's answer when it is not a 2xx.
+    private func send(
+        _ method: String, _ path: String, query: [(name: String, value: String)] = [], body: Data = Data(), contentType: String? = nil
+    ) async throws -> HTTPHeaders {
+        let payloadHash = SHA256.hash(data: body).map { String(format: "%02x", $0) }.joined()
+        let signable = SigV4Request(method: method, path: path, query: query, headers: [("host", "127.0.0.1:\(port)")], payloadHash: payloadHash)
+        let signer = SigV4Signer(credentials: credentials, region: "us-east-1", service: "s3")
+        let queryText = query.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
+        var request = HTTPClientRequest(url: endpoint + signable.encodedPath + (queryText.isEmpty ? "" : "?" + queryText))
+        request.method = HTTPMethod(rawValue: method)
+        for (name, value) in signer.signedHeaders(for: signable, date: Date()) { request.headers.add(name: name, value: value) }
+        if let contentType { request.headers.add(name: "Content-Type", value: contentType) }
+        request.body = .bytes(ByteBuffer(bytes: body))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
+        let answer = try await response.body.collect(upTo: 1 << 20)
+        guard (200..<300).contains(response.status.code) else {
+            throw ImageError.invalidResponse("moto answered \(method) \(path) with \(response.status.code): \(String(buffer: answer).prefix(500))")
+        }
+        return response.headers
     }
 
     /// Runs ``setUpScript`` with moto's Python and `arguments`; its standard output.
@@ -134,12 +159,9 @@ package final class MotoS3Server: Sendable {
 
     /// `init <endpoint>`: waits for the server, makes the IAM user `webimage` allowed
     /// `s3:*`, turns authentication on, prints its key as JSON.
-    /// `put <endpoint> <key ID> <secret> <bucket> [<key> <file>]…`: makes the private
-    /// bucket with versioning, puts the objects, prints each key's version IDs as JSON.
     private static let setUpScript = """
         import json, sys, time, urllib.request
         import boto3
-        from botocore.config import Config
 
         command, endpoint = sys.argv[1], sys.argv[2]
         if command == "init":
@@ -160,18 +182,5 @@ package final class MotoS3Server: Sendable {
             urllib.request.urlopen(urllib.request.Request(endpoint + "/moto-api/reset-auth", data=b"0", method="POST",
                                                           headers={"Content-Type": "text/plain"})).read()
             print(json.dumps({"accessKeyID": key["AccessKeyId"], "secretAccessKey": key["SecretAccessKey"]}))
-        elif command == "put":
-            key_id, secret, bucket = sys.argv[3], sys.argv[4], sys.argv[5]
-            s3 = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id=key_id,
-                              aws_secret_access_key=secret, config=Config(s3={"addressing_style": "path"}))
-            s3.create_bucket(Bucket=bucket)
-            s3.put_bucket_versioning(Bucket=bucket, VersioningConfiguration={"Status": "Enabled"})
-            versions = {}
-            pairs = sys.argv[6:]
-            for key, path in zip(pairs[0::2], pairs[1::2]):
-                with open(path, "rb") as body:
-                    answer = s3.put_object(Bucket=bucket, Key=key, Body=body.read(), ContentType="image/png")
-                versions.setdefault(key, []).append(answer["VersionId"])
-            print(json.dumps(versions))
         """
 }

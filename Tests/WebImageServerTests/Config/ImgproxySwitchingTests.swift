@@ -13,7 +13,7 @@ struct ImgproxySwitchingTests {
     func switching() async throws {
         let s3 = try await MotoS3Server.shared()
         let bucketName = "switch-\(UUID().uuidString.prefix(8).lowercased())"
-        _ = try s3.makeBucket(bucketName, objects: [("photos/q.png", ProxyImages.png)])
+        _ = try await s3.makeBucket(bucketName, objects: [("photos/q.png", ProxyImages.png)])
         let origin = try await TestOrigin.start()
         let sourceETag = "\"photo-v1\""
         let sourceLastModified = "Sun, 22 Nov 2026 00:00:00 GMT"

@@ -9,9 +9,9 @@ struct S3ImageLoaderTests {
     /// A private bucket of the test's own holding `objects`; its name and version IDs.
     private func bucket(
         _ server: MotoS3Server, objects: [(key: String, data: Data)]
-    ) throws -> (name: String, versions: [String: [String]]) {
+    ) async throws -> (name: String, versions: [String: [String]]) {
         let name = "webimage-\(UUID().uuidString.prefix(8).lowercased())"
-        return (name, try server.makeBucket(name, objects: objects))
+        return (name, try await server.makeBucket(name, objects: objects))
     }
 
     private func png(_ width: Int, _ height: Int) throws -> Data {
@@ -30,7 +30,7 @@ struct S3ImageLoaderTests {
     func privateObjectPathStyle() async throws {
         let server = try await MotoS3Server.shared()
         let image = try png(12, 8)
-        let bucket = try bucket(server, objects: [("photos/a b+c.png", image)])
+        let bucket = try await bucket(server, objects: [("photos/a b+c.png", image)])
         let downloader = downloader()
         defer { Task { await downloader.shutdown() } }
         let loader = S3ImageLoader(
@@ -52,7 +52,7 @@ struct S3ImageLoaderTests {
     func virtualHostStyle() async throws {
         let server = try await MotoS3Server.shared()
         let image = try png(6, 6)
-        let bucket = try bucket(server, objects: [("v.png", image)])
+        let bucket = try await bucket(server, objects: [("v.png", image)])
         // `*.localhost` does not resolve here (no nss-myhostname): the downloader's hop
         // address connects to 127.0.0.1 while the request names the bucket's host.
         let hosts = Recorder<String>()
@@ -77,7 +77,7 @@ struct S3ImageLoaderTests {
         let server = try await MotoS3Server.shared()
         let first = try png(4, 4)
         let second = try png(9, 3)
-        let bucket = try bucket(server, objects: [("k.png", first), ("k.png", second)])
+        let bucket = try await bucket(server, objects: [("k.png", first), ("k.png", second)])
         let versions = try #require(bucket.versions["k.png"])
         #expect(versions.count == 2)
         let downloader = downloader()
@@ -94,7 +94,7 @@ struct S3ImageLoaderTests {
     @Test("a missing object or bucket is notFound, naming it and S3's code")
     func missing() async throws {
         let server = try await MotoS3Server.shared()
-        let bucket = try bucket(server, objects: [("here.png", try png(2, 2))])
+        let bucket = try await bucket(server, objects: [("here.png", try png(2, 2))])
         let downloader = downloader()
         defer { Task { await downloader.shutdown() } }
         let loader = S3ImageLoader(
@@ -117,7 +117,7 @@ struct S3ImageLoaderTests {
     @Test("wrong credentials are accessDenied, with S3's code and what to check")
     func wrongCredentials() async throws {
         let server = try await MotoS3Server.shared()
-        let bucket = try bucket(server, objects: [("p.png", try png(2, 2))])
+        let bucket = try await bucket(server, objects: [("p.png", try png(2, 2))])
         let downloader = downloader()
         defer { Task { await downloader.shutdown() } }
         let url = URL(string: "s3://\(bucket.name)/p.png")!
@@ -159,7 +159,7 @@ struct S3ImageLoaderTests {
     func transferLimits() async throws {
         let server = try await MotoS3Server.shared()
         let image = try png(64, 64)
-        let bucket = try bucket(server, objects: [("big.png", image)])
+        let bucket = try await bucket(server, objects: [("big.png", image)])
         let url = URL(string: "s3://\(bucket.name)/big.png")!
 
         let limited = downloader { $0.maxBodySize = image.count - 1 }
