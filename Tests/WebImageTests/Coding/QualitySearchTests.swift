@@ -15,8 +15,18 @@ struct QualitySearchTests {
     /// A flat graphic: four solid quadrants, one row shorter than the photo.
     static let graphic: Image = try! TestImages.quadrants(width: 320, height: 212)
 
+    /// The encoder settings of `format` the searches run with: AVIF at effort 1, as
+    /// imgproxy's profile writes it, instead of the slower default.
+    static func options(_ format: ImageFormat) -> ImageEncodeOptions {
+        var options = ImageEncodeOptions(format: format)
+        if format == .avif { options.avifEffort = 1 }
+        return options
+    }
+
     static func score(_ image: Image, _ format: ImageFormat, quality: Int) throws -> Double {
-        let data = try VipsCoder.shared.encode(image, options: ImageEncodeOptions(format: format, quality: quality))
+        var options = Self.options(format)
+        options.quality = quality
+        let data = try VipsCoder.shared.encode(image, options: options)
         return try ImageSimilarity.ssim(image, try VipsCoder.shared.decode(data, options: ImageDecodeOptions()))
     }
 
@@ -42,7 +52,7 @@ struct QualitySearchTests {
         let image = name == "photo" ? Self.photo : Self.graphic
         let auto = AutoQuality(target: target)
         let coder = CountingCoder()
-        let choice = try QualitySearch.encode(image, options: ImageEncodeOptions(format: format), auto: auto, coder: coder)
+        let choice = try QualitySearch.encode(image, options: Self.options(format), auto: auto, coder: coder)
         let quality = try #require(choice.quality)
         let score = try #require(choice.score)
         #expect(choice.encodes <= auto.maxEncodes && coder.encodeCount == choice.encodes)
