@@ -98,12 +98,15 @@ struct FramesOnDemandTests {
         }
     }
 
-    @Test("K2 a variant of a 1,000-frame GIF through the manager reserves a few frames of the budget, not 1,000, and matches a whole decode")
+    @Test("K2 a variant of a 1,000-frame GIF through the manager reserves a few frames of the budget, not 1,000, and its frames match the whole decode's (every 37th and the last)")
     func K2_thousandFrameVariantInBoundedMemory() async throws {
         let gif = try AnimationFixtures.thousandFrameGIF.get()
         let resize = ResizeTransformer(size: PixelSize(width: 32, height: 32), mode: .fit)
         let whole = try VipsCoder.shared.decode(gif)
-        let expected = try resize.transform(whole)
+        // Every 37th frame, resized on its own as the variant resizes each: resizing all
+        // 1,000 of the whole decode costs seconds in a debug build.
+        let sampled = Array(stride(from: 0, to: whole.frameCount, by: 37)) + [whole.frameCount - 1]
+        let expected = try sampled.map { try resize.transform(try whole.frame(at: $0)).pixels() }
         let budget = MemoryBudget(bytes: 1 << 30)
         let limiter = WorkLimiter(workers: 2, queueSize: 4, memoryBudget: budget)
         try await withOriginAndDownloader { origin, downloader in
@@ -121,7 +124,7 @@ struct FramesOnDemandTests {
             #expect(budget.peakReservedBytes < (wholeDecode + gif.count) / 5)
             let made = try VipsCoder.shared.decode(result.variant.data)
             #expect(made.frameCount == 1_000 && made.frameDurations == whole.frameDurations && made.loopCount == 2)
-            #expect(try Self.framePixels(result.variant.data) == (0..<expected.frameCount).map { try expected.frame(at: $0).pixels() })
+            #expect(try sampled.map { try made.frame(at: $0).pixels() } == expected)
         }
     }
 }
