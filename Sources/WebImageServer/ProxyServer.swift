@@ -190,6 +190,8 @@ public final class ProxyServer: Sendable {
     /// The proxy's application, answering with `responder`.
     private func makeApplication(responder: ProxyResponder, onRunning: @escaping @Sendable (Int) async -> Void) -> some ApplicationProtocol {
         let router = Router(context: ProxyRequestContext.self, options: ProxyRoutes.headRouterOptions)
+        // Outermost: the request lines and every answer, errors too, carry the request's ID.
+        router.add(middleware: RequestIDMiddleware())
         // A middleware that would do nothing on every request is not installed: without a
         // tracer, no spans; above `info`, no request lines.
         if tracesRequests { router.add(middleware: TracingMiddleware()) }

@@ -137,3 +137,28 @@ struct ProbesTests {
         await #expect(throws: ImageError.self) { try await ProxyHealthCheck.check("http://127.0.0.1:\(closed)/health", timeout: .seconds(10)) }
     }
 }
+
+/// `X-Request-ID` on every answer, as imgproxy's router sets it (server/router.go, and its
+/// TestRequestID cases).
+@Suite("Request IDs")
+struct RequestIDTests {
+    @Test("every answer carries an X-Request-ID: the client's when it is a plain token, a new one otherwise")
+    func requestIDs() async throws {
+        try await TestProxy.with { (origin, proxy) async throws in
+            origin.register("/a.jpg", .image(ProxyImages.jpeg))
+            let image = proxyPath("rs:fit:40:40", source: origin.url("/a.jpg"))
+            for path in [image, "/health", "/", "/insecure/rs:what:1/abc", "/favicon.ico"] {
+                let given = try await proxy.get(path, headers: [("X-Request-ID", "valid-id_123")])
+                #expect(given.header("x-request-id") == "valid-id_123", "\(path): \(given.status)")
+                let made = try await proxy.get(path)
+                let id = try #require(made.header("x-request-id"), "\(path)")
+                #expect(!id.isEmpty && id != "valid-id_123")
+                let refused = try await proxy.get(path, headers: [("X-Request-ID", "invalid id with spaces!")])
+                #expect(refused.header("x-request-id").map { !$0.isEmpty && $0 != "invalid id with spaces!" } == true, "\(path)")
+            }
+            let long = String(repeating: "a", count: 129)
+            #expect(try await proxy.get("/health", headers: [("X-Request-ID", long)]).header("x-request-id") != long)
+            #expect(try await proxy.get("/health", headers: [("X-Request-ID", String(long.dropLast()))]).header("x-request-id") == String(long.dropLast()))
+        }
+    }
+}
