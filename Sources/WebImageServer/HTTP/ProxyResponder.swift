@@ -38,6 +38,9 @@ struct ProxyResponder: Sendable {
     let responses: ServerConfig.Responses
     /// Records each answer and makes what clients see of errors.
     let recorder: ResponseRecorder
+    /// What `/health` says: `ok`, or under imgproxy's profile imgproxy's own words, which
+    /// its users' health checks may look for.
+    let healthText: String
 
     typealias Field = ProxyResponses.Field
 
@@ -54,12 +57,12 @@ struct ProxyResponder: Sendable {
         self.metrics = metrics
         ttl = config.caching.ttl
         cacheControl = Self.cacheControl(maxAge: config.caching.ttl)
+        healthText = config.profile == .imgproxy ? "imgproxy is running" : "ok\n"
     }
 
-    /// `GET /health`: `ok`, or under imgproxy's profile imgproxy's own words, which its
-    /// users' health checks may look for.
+    /// `GET /health`: ``healthText``.
     func health() -> Response {
-        ProxyResponses.text(recorder.profile == .imgproxy ? "imgproxy is running" : "ok\n", status: .ok)
+        ProxyResponses.text(healthText, status: .ok)
     }
 
     /// `GET /metrics`: every metric in the Prometheus text format.

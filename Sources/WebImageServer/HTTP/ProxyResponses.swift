@@ -21,17 +21,9 @@ enum ProxyResponses {
 
     /// `text` as `text/plain`, not to be cached.
     static func text(_ text: String, status: HTTPResponse.Status) -> Response {
-        var headers = securityHeaders
-        headers[.contentType] = "text/plain; charset=utf-8"
-        headers[.cacheControl] = "no-store"
-        let buffer = ByteBuffer(string: text)
-        headers[.contentLength] = String(buffer.readableBytes)
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: buffer))
+        page(text, status: status, contentType: "text/plain; charset=utf-8", cacheControl: "no-store")
     }
 
-    /// A playground file: the security headers with the page's own `Content-Security-Policy`
-    /// (see ``PlaygroundPage/contentSecurityPolicy``), revalidated on every load since it
-    /// follows the server's configuration.
     /// `HEAD` on a proxy path under imgproxy's profile: 200, as imgproxy answers it, without
     /// the image being made.
     static var headWithoutWork: Response {
@@ -44,12 +36,7 @@ enum ProxyResponses {
     /// `GET /` without the playground: a short page saying that the proxy is running and
     /// what it answers.
     static var landing: Response {
-        var headers = securityHeaders
-        headers[.contentType] = "text/html; charset=utf-8"
-        headers[.cacheControl] = "no-cache"
-        let buffer = ByteBuffer(string: landingPage)
-        headers[.contentLength] = String(buffer.readableBytes)
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: buffer))
+        page(landingPage, status: .ok, contentType: "text/html; charset=utf-8", cacheControl: "no-cache")
     }
 
     /// The body of ``landing``.
@@ -60,6 +47,19 @@ enum ProxyResponses {
 
         """
 
+    /// `body` with the security headers, its type, caching and length.
+    private static func page(_ body: String, status: HTTPResponse.Status, contentType: String, cacheControl: String) -> Response {
+        var headers = securityHeaders
+        headers[.contentType] = contentType
+        headers[.cacheControl] = cacheControl
+        let buffer = ByteBuffer(string: body)
+        headers[.contentLength] = String(buffer.readableBytes)
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: buffer))
+    }
+
+    /// A playground file: the security headers with the page's own `Content-Security-Policy`
+    /// (see ``PlaygroundPage/contentSecurityPolicy``), revalidated on every load since it
+    /// follows the server's configuration.
     static func playground(_ asset: PlaygroundPage.Asset) -> Response {
         var headers = securityHeaders
         headers[.contentSecurityPolicy] = PlaygroundPage.contentSecurityPolicy

@@ -38,7 +38,8 @@ public enum ProxyHealthCheck {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host != nil else {
             throw .invalidURL("'\(text)' is not an http(s) URL of a running proxy, e.g. http://127.0.0.1:8080")
         }
-        return url.path.isEmpty || url.path == "/" ? text.trimmingSuffix("/") + "/health" : text
+        guard url.path.isEmpty || url.path == "/" else { return text }
+        return (text.hasSuffix("/") ? String(text.dropLast()) : text) + "/health"
     }
 
     /// Asks `url`, waiting at most `timeout` for the whole answer.
@@ -54,12 +55,5 @@ public enum ProxyHealthCheck {
         } catch {
             throw .network("\(url): no answer (\(error))")
         }
-    }
-}
-
-private extension String {
-    /// The text without one `suffix` at its end.
-    func trimmingSuffix(_ suffix: String) -> String {
-        hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
     }
 }

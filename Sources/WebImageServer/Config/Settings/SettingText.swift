@@ -7,7 +7,6 @@ enum SettingText {
     /// What a boolean takes, in messages.
     static let booleanForms = "a boolean (true/false, t/f, 1/0, yes/no)"
 
-    /// A comma-separated list: items trimmed, empty items dropped.
     /// A URL path as imgproxy reads its path settings: a query and a fragment cut off, one
     /// `/` at the end dropped and one at the start added, so that `images`, `/images/` and
     /// `/images` are one prefix; `/` and the empty text are none.
@@ -19,6 +18,7 @@ enum SettingText {
         return String(path)
     }
 
+    /// A comma-separated list: items trimmed, empty items dropped.
     static func list(_ value: String) -> [String] {
         value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
