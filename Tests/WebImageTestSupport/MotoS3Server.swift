@@ -1,5 +1,4 @@
 import AsyncHTTPClient
-import Crypto
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -121,8 +120,9 @@ package final class MotoS3Server: Sendable {
     private func send(
         _ method: String, _ path: String, query: [(name: String, value: String)] = [], body: Data = Data(), contentType: String? = nil
     ) async throws -> HTTPHeaders {
-        let payloadHash = SHA256.hash(data: body).map { String(format: "%02x", $0) }.joined()
-        let signable = SigV4Request(method: method, path: path, query: query, headers: [("host", "127.0.0.1:\(port)")], payloadHash: payloadHash)
+        let signable = SigV4Request(
+            method: method, path: path, query: query, headers: [("host", "127.0.0.1:\(port)")], payloadHash: SigV4Signer.payloadHash(of: body)
+        )
         let signer = SigV4Signer(credentials: credentials, region: "us-east-1", service: "s3")
         let queryText = query.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
         var request = HTTPClientRequest(url: endpoint + signable.encodedPath + (queryText.isEmpty ? "" : "?" + queryText))

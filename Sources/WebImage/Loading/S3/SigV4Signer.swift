@@ -19,6 +19,12 @@ public struct SigV4Signer: Sendable {
 
     /// The SHA-256 of an empty body, in hex: the payload hash of a `GET`.
     public static let emptyPayloadHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+    /// The payload hash of a request whose body is `body`: its SHA-256 in lower-case hex,
+    /// as ``SigV4Request/payloadHash`` and S3's `x-amz-content-sha256` take it.
+    public static func payloadHash(of body: Data) -> String {
+        hex(SHA256.hash(data: body))
+    }
+
     /// The signing algorithm's name.
     public static let algorithm = "AWS4-HMAC-SHA256"
 

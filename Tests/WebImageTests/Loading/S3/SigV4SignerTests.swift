@@ -226,6 +226,12 @@ struct SigV4SignerTests {
         #expect(AWSCredentials.fromEnvironment(["AWS_ACCESS_KEY_ID": "AKID"]) == nil)
         #expect(AWSCredentials.fromEnvironment(["AWS_ACCESS_KEY_ID": "AKID", "AWS_SECRET_ACCESS_KEY": " "]) == nil)
     }
+
+    @Test("the payload hash of a body is its SHA-256 in lower-case hex, as FIPS 180-2's example for abc; of no body, the empty one")
+    func payloadHashOfBodies() {
+        #expect(SigV4Signer.payloadHash(of: Data()) == SigV4Signer.emptyPayloadHash)
+        #expect(SigV4Signer.payloadHash(of: Data("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    }
 }
 
 /// SHA-256 of a string's UTF-8 bytes.
