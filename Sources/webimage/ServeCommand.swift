@@ -56,11 +56,7 @@ struct ServeCommand: AsyncParsableCommand {
         let telemetry: ProxyTelemetry
         do {
             // Before the server: its downloader and request spans use the tracer bootstrapped then.
-            // imgproxy v3's variables, as the standard ones swift-otel reads from the process.
-            let standard = TelemetryConfiguration.standardVariables(fromImgproxyV3: environment)
-            for (name, value) in standard { setenv(name, value, 1) }
-            let configuration = try TelemetryConfiguration(environment: environment.merging(standard) { $1 })
-            telemetry = try ProxyTelemetry.bootstrap(configuration, logger: logger)
+            telemetry = try ProxyTelemetry.bootstrap(try TelemetryConfiguration(environment: environment), logger: logger)
         } catch {
             throw ValidationError(error.message)
         }

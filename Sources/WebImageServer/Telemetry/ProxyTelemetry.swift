@@ -1,3 +1,4 @@
+import Foundation
 import CoreMetrics
 import Logging
 import OTel
@@ -34,6 +35,8 @@ public struct ProxyTelemetry: Sendable {
     /// spans use the tracer bootstrapped when it is made.
     /// - Throws: ``TelemetryConfigError`` when swift-otel cannot make an exporter.
     public static func bootstrap(_ configuration: TelemetryConfiguration, logger: Logger) throws(TelemetryConfigError) -> ProxyTelemetry {
+        // swift-otel reads its settings from the process's environment only.
+        for (name, value) in configuration.standardVariablesToSet { setenv(name, value, 1) }
         var otel = OTel.Configuration.default
         otel.serviceName = TelemetryConfiguration.defaultServiceName
         otel.diagnosticLogger = .custom(logger)

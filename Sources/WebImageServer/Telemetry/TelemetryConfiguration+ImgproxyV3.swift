@@ -8,13 +8,10 @@ extension TelemetryConfiguration {
     /// for insecure gRPC); the protocol (`grpc` by default, `http`, `https`), the service
     /// name, the propagators and the timeout (seconds, as milliseconds) become their
     /// `OTEL_*` counterparts. Nothing when neither the endpoint nor
-    /// `IMGPROXY_OPEN_TELEMETRY_ENABLE` is set. Set them in the process's environment, and
-    /// read the configuration from the environment with them, before bootstrapping.
+    /// `IMGPROXY_OPEN_TELEMETRY_ENABLE` is set. ``init(environment:)`` reads them with the
+    /// rest, and bootstrapping sets them in the process's environment.
     public static func standardVariables(fromImgproxyV3 environment: [String: String]) -> [String: String] {
-        func value(_ name: String) -> String? {
-            guard let raw = environment[name]?.trimmingCharacters(in: .whitespaces), !raw.isEmpty else { return nil }
-            return raw
-        }
+        func value(_ name: String) -> String? { Self.value(name, in: environment) }
         let endpoint = value("IMGPROXY_OPEN_TELEMETRY_ENDPOINT")
         let enabled = endpoint != nil || value("IMGPROXY_OPEN_TELEMETRY_ENABLE").flatMap(ServerSetting.parsedBoolean) == true
         guard enabled else { return [:] }

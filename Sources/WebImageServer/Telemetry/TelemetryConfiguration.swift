@@ -25,17 +25,21 @@ public struct TelemetryConfiguration: Sendable, Equatable {
     public var exportsTraces = false
     /// Whether the proxy's metrics are exported by OTLP as well.
     public var exportsMetrics = false
+    /// The standard variables imgproxy v3's variables stand for
+    /// (``standardVariables(fromImgproxyV3:)``): ``ProxyTelemetry/bootstrap(_:logger:)``
+    /// sets them in the process's environment, where swift-otel reads its settings.
+    public var standardVariablesToSet: [String: String] = [:]
 
     /// Nothing exported.
     public init() {}
 
-    /// Reads the `OTEL_*` variables of `environment` that decide what is exported.
+    /// Reads the `OTEL_*` variables of `environment` that decide what is exported, with
+    /// those imgproxy v3's variables stand for.
     /// - Throws: ``TelemetryConfigError`` naming the first variable whose value cannot be used.
-    public init(environment: [String: String]) throws(TelemetryConfigError) {
-        func value(_ name: String) -> String? {
-            guard let raw = environment[name]?.trimmingCharacters(in: .whitespaces), !raw.isEmpty else { return nil }
-            return raw
-        }
+    public init(environment given: [String: String]) throws(TelemetryConfigError) {
+        standardVariablesToSet = Self.standardVariables(fromImgproxyV3: given)
+        let environment = given.merging(standardVariablesToSet) { $1 }
+        func value(_ name: String) -> String? { Self.value(name, in: environment) }
         if let disabled = value("OTEL_SDK_DISABLED") {
             switch disabled.lowercased() {
             case "true": return
@@ -71,6 +75,12 @@ public struct TelemetryConfiguration: Sendable, Equatable {
                 else { throw TelemetryConfigError(variable, "'\(endpoint)' is not an http or https URL") }
             }
         }
+    }
+
+    /// The value of the variable `name` of `environment`, trimmed; `nil` when unset or blank.
+    static func value(_ name: String, in environment: [String: String]) -> String? {
+        guard let raw = environment[name]?.trimmingCharacters(in: .whitespaces), !raw.isEmpty else { return nil }
+        return raw
     }
 
     /// imgproxy's switches: `IMGPROXY_OPEN_TELEMETRY_ENABLE` turns traces on, and with it

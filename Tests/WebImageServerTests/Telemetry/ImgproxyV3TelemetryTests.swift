@@ -33,6 +33,10 @@ struct ImgproxyV3TelemetryTests {
         let http = ["IMGPROXY_OPEN_TELEMETRY_ENDPOINT": "127.0.0.1:4318", "IMGPROXY_OPEN_TELEMETRY_PROTOCOL": "http"]
         let configuration = try TelemetryConfiguration(environment: http.merging(TelemetryConfiguration.standardVariables(fromImgproxyV3: http)) { $1 })
         #expect(configuration.exportsTraces && !configuration.exportsMetrics)
+        // Read from the variables alone, as webimage serve reads them, with the standard ones to set.
+        let direct = try TelemetryConfiguration(environment: http)
+        #expect(direct.exportsTraces && direct.standardVariablesToSet == TelemetryConfiguration.standardVariables(fromImgproxyV3: http))
+        #expect(throws: TelemetryConfigError.self) { try TelemetryConfiguration(environment: ["IMGPROXY_OPEN_TELEMETRY_ENDPOINT": "127.0.0.1:4317"]) }
         let grpc = ["IMGPROXY_OPEN_TELEMETRY_ENDPOINT": "127.0.0.1:4317"]
         #expect(throws: TelemetryConfigError.self) {
             try TelemetryConfiguration(environment: grpc.merging(TelemetryConfiguration.standardVariables(fromImgproxyV3: grpc)) { $1 })
