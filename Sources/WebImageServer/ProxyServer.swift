@@ -75,12 +75,16 @@ public final class ProxyServer: Sendable {
         variants.maxVariantMemoryCost = max(1, config.caching.cacheMaxMemory)
         var context = ImageContext()
         context.limits = config.limits.imageLimits
-        let (originalDisk, variantDisk) = (DiskCache(config: originals), DiskCache(config: variants))
-        let originalCache = ImageCache(config: originals, diskTier: originalDisk)
-        let variantCache = ImageCache(config: variants, diskTier: variantDisk)
+        let tiers = config.caching.tiers
+        // Without disk, no directory is made and nothing is read from one a disk run left.
+        let (originalDisk, variantDisk) = tiers.usesDisk ? (DiskCache(config: originals), DiskCache(config: variants)) : (nil, nil)
+        let originalCache = ImageCache(config: originals, diskTier: originalDisk ?? NoDiskCache())
+        let variantCache = ImageCache(config: variants, diskTier: variantDisk ?? NoDiskCache())
         let warnings = CacheWriteWarnings(logger: logger, metrics: metrics)
-        warnings.watch(originalDisk, name: "originals")
-        warnings.watch(variantDisk, name: "variants")
+        if let originalDisk, let variantDisk {
+            warnings.watch(originalDisk, name: "originals")
+            warnings.watch(variantDisk, name: "variants")
+        }
         context.originalCache = originalCache
         // `local://` and `s3://` sources load through the same manager: cached and coalesced
         // like downloads. S3 requests go through the downloader: its limits and the guard apply.
@@ -96,13 +100,15 @@ public final class ProxyServer: Sendable {
         let loader: any ImageLoader = loaders.isEmpty ? downloader : ImageLoaders(loaders + [downloader])
         manager = ImageManager(
             cache: variantCache, loader: loader,
-            failedURLs: FailedURLs(ttl: .seconds(60)), defaultContext: context,
+            failedURLs: FailedURLs(ttl: .seconds(60)), defaultContext: context, cachePolicy: tiers.policy,
             variantWorkLimiter: config.limits.workLimiter(),
             maxEncodesPerOutput: config.limits.maxEncodes
         )
         pipeline = ProxyPipeline(
             parser: parts.parser, sourceGuard: sourceGuard, negotiation: FormatNegotiation(encoding: config.encoding),
-            manager: manager, metrics: metrics, settings: config.encoding,
+            manager: manager, metrics: metrics,
+            imgproxyMetrics: config.profile == .imgproxy ? ImgproxyMetrics(namespace: namespace, limiter: manager.variantWorkLimiter) : nil,
+            settings: config.encoding,
             fallback: fallbackImage.map { _ in
                 ProxyPipeline.Fallback(url: Self.fallbackURL, statusCode: config.sources.fallbackImageHTTPCode, ttl: config.sources.fallbackImageTTL)
             }
@@ -150,7 +156,7 @@ public final class ProxyServer: Sendable {
 
     /// The Hummingbird application answering the proxy's paths, `/health` and `/metrics`
     /// (unless ``ServerConfig/Operations/prometheusBind`` gives `/metrics` a listener of its
-    /// own). Before it listens, it downloads the watermark and fallback images that come from
+    /// own, which under imgproxy's profile is the only place it is served, as imgproxy serves it). Before it listens, it downloads the watermark and fallback images that come from
     /// URLs; once it has stopped, it releases the source connections.
     ///
     /// ``run(services:onRunning:)`` runs it. Tests can run it in process with
@@ -195,7 +201,6 @@ public final class ProxyServer: Sendable {
         // A middleware that would do nothing on every request is not installed: without a
         // tracer, no spans; above `info`, no request lines.
         if tracesRequests { router.add(middleware: TracingMiddleware()) }
-        router.add(middleware: RequestMetricsMiddleware())
         if logger.logLevel <= .info { router.add(middleware: LogRequestsMiddleware(.info)) }
         let listen = config.listen
         if let origin = listen.allowOrigin {
@@ -204,8 +209,9 @@ public final class ProxyServer: Sendable {
         router.add(middleware: AllowedMethodsMiddleware())
         ProxyRoutes(
             responder: responder, playground: listen.playground ? PlaygroundPage(config: config) : nil, healthCheckPath: listen.healthCheckPath,
-            pathPrefix: listen.pathPrefix ?? "", servesMetrics: config.operations.prometheusBind == nil,
-            secret: listen.secret, requestTimeout: config.limits.requestTimeout, headsWithoutWork: config.profile == .imgproxy
+            pathPrefix: listen.pathPrefix ?? "", servesMetrics: config.operations.prometheusBind == nil && config.profile != .imgproxy,
+            secret: listen.secret, requestTimeout: config.limits.requestTimeout, headsWithoutWork: config.profile == .imgproxy,
+            imgproxyMetrics: pipeline.imgproxyMetrics
         ).add(to: router)
         // Hummingbird sets a request ID on a copy of this logger per request: defer its rendering.
         let handler = logger.handler

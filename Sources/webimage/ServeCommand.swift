@@ -68,6 +68,7 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError(error.message)
         }
         logger.info("\(settings.profile.startupLine(imgproxyDefaults: settings.profileChoice))")
+        logger.info("\(config.caching.startupLine)")
         if let warning = ImgproxyEnvironment.warning(ignored: settings.unknownImgproxySettings) {
             logger.warning("\(warning)")
         }

@@ -15,9 +15,17 @@ public struct VariantResult: Sendable {
     /// variant, and so cost no lookup, download or encode of its own (count work only for
     /// results where this is `false`).
     public var joined: Bool
+    /// For a variant made now in a ``WorkLimiter`` slot: how long its making loaded,
+    /// waited and worked (a request that joined it gets the same); `nil` for a variant
+    /// found in a cache or made without a limiter.
+    public var timings: VariantTimings?
 
     /// Creates a result.
-    public init(variant: EncodedVariant, cacheType: CacheType, sourceCacheType: CacheType? = nil, downloadedBytes: Int = 0, joined: Bool = false) {
+    public init(
+        variant: EncodedVariant, cacheType: CacheType, sourceCacheType: CacheType? = nil, downloadedBytes: Int = 0, joined: Bool = false,
+        timings: VariantTimings? = nil
+    ) {
+        self.timings = timings
         self.variant = variant
         self.cacheType = cacheType
         self.sourceCacheType = sourceCacheType

@@ -6,6 +6,9 @@ extension ServerConfig {
     public struct Caching: Sendable {
         /// `Cache-Control: max-age` of a served image, in seconds. Default one year.
         public var ttl = 31_536_000
+        /// Where variants and sources are kept. Default memory and disk; under imgproxy's
+        /// profile memory only, as imgproxy keeps nothing on disk.
+        public var tiers = CacheTiers.memoryAndDisk
         /// The directory holding the cache (namespaces `proxy-originals` and `proxy-variants`).
         public var cacheDirectory = CacheConfig.defaultRootDirectory
         /// Disk cache limit in bytes, split evenly between originals and variants; 0: no limit. Default 2 GiB.
@@ -33,5 +36,17 @@ extension ServerConfig.Caching {
         cache.maxDiskAge = cacheMaxAge
         cache.shouldCacheImagesInMemory = false
         return cache
+    }
+}
+
+extension ServerConfig.Caching {
+    /// The start-up log line saying where made images are kept.
+    public var startupLine: String {
+        switch tiers {
+        case .memoryAndDisk: "cache: variants in memory and on disk, sources on disk, under \(cacheDirectory)"
+        case .disk: "cache: variants and sources on disk under \(cacheDirectory), nothing in memory"
+        case .memory: "cache: variants in memory only, nothing on disk (--cache memory+disk keeps them under \(cacheDirectory) too)"
+        case .none: "cache: none, every request is made anew (--cache memory keeps variants in memory)"
+        }
     }
 }

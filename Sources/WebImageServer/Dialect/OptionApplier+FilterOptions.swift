@@ -12,7 +12,7 @@ extension OptionApplier {
             options.trim = try trim(segment, usage: usage)
         case .pixelate:
             try segment.requireCount(1...1, usage: usage)
-            let size = try segment.integer(0, "pixelate size", in: 0...maxDimension, usage: usage)
+            let size = try segment.integer(0, "pixelate size", in: 0...Self.maxSide, usage: usage)
             options.pixelate = size > 1 ? size : nil
         case .watermark:
             try segment.requireCount(1...5, usage: usage)
@@ -32,8 +32,8 @@ extension OptionApplier {
             }
             trim.color = color
         }
-        if segment.optional(2) != nil { trim.equalHorizontal = try segment.boolean(2, "equal horizontal", usage: usage) }
-        if segment.optional(3) != nil { trim.equalVertical = try segment.boolean(3, "equal vertical", usage: usage) }
+        if segment.optional(2) != nil { trim.equalHorizontal = boolean(segment, 2, "equal horizontal") }
+        if segment.optional(3) != nil { trim.equalVertical = boolean(segment, 3, "equal vertical") }
         return trim
     }
 
@@ -49,7 +49,7 @@ extension OptionApplier {
             }
             mark.position = position
         }
-        let bound = Double(maxDimension)
+        let bound = Double(Self.maxSide)
         if segment.optional(2) != nil { mark.xOffset = try segment.decimal(2, "watermark x offset", in: -bound...bound, usage: usage) }
         if segment.optional(3) != nil { mark.yOffset = try segment.decimal(3, "watermark y offset", in: -bound...bound, usage: usage) }
         if segment.optional(4) != nil { mark.scale = try segment.decimal(4, "watermark scale", in: 0...1, usage: usage) }

@@ -2,7 +2,7 @@ extension OptionApplier {
     /// `extend[:gravity[:x:y]]` starting at `first`, for `extend` (and the extend part of
     /// `resize`/`size`). Without a gravity the current extend gravity stays, as in imgproxy.
     func applyExtend(_ segment: OptionSegment, from first: Int, to options: inout ProcessingOptions, usage: String) throws(ProxyError) {
-        options.extend = try segment.boolean(first, "extend", usage: usage)
+        options.extend = boolean(segment, first, "extend")
         if segment.arguments.count > first + 1 {
             options.extendGravity = try gravity(segment, from: first + 1, current: options.extendGravity, allowSmart: false, usage: usage)
         }
@@ -37,7 +37,7 @@ extension OptionApplier {
             guard extra <= 2 else {
                 throw segment.error("a gravity takes at most two offsets: <type>[:<x offset>[:<y offset>]]", usage: usage)
             }
-            let bound = Double(maxDimension)
+            let bound = Double(Self.maxSide)
             let x = try offset(segment, first + 1, "x offset", in: -bound...bound, else: currentX, usage: usage)
             let y = try offset(segment, first + 2, "y offset", in: -bound...bound, else: currentY, usage: usage)
             return .anchor(anchor, xOffset: x, yOffset: y)

@@ -14,13 +14,13 @@ extension OptionApplier {
             options.backgroundAlpha = alpha == 1 ? nil : alpha
         case .stripColorProfile:
             try segment.requireCount(1...1, usage: usage)
-            options.stripColorProfile = try segment.boolean(0, "strip color profile", usage: usage)
+            options.stripColorProfile = boolean(segment, 0, "strip color profile")
         case .keepCopyright:
             try segment.requireCount(1...1, usage: usage)
-            options.keepCopyright = try segment.boolean(0, "keep copyright", usage: usage)
+            options.keepCopyright = boolean(segment, 0, "keep copyright")
         case .enforceThumbnail:
             try segment.requireCount(1...1, usage: usage)
-            options.enforceThumbnail = try segment.boolean(0, "enforce thumbnail", usage: usage)
+            options.enforceThumbnail = boolean(segment, 0, "enforce thumbnail")
         case .formatQuality:
             try applyFormatQuality(segment, to: &options, usage: usage)
         case .skipProcessing:
@@ -36,7 +36,7 @@ extension OptionApplier {
             options.filename = try filename(segment, usage: usage)
         case .returnAttachment:
             try segment.requireCount(1...1, usage: usage)
-            options.returnAttachment = try segment.boolean(0, "return attachment", usage: usage)
+            options.returnAttachment = boolean(segment, 0, "return attachment")
         default:
             preconditionFailure("\(option) is not an output option")
         }
@@ -61,7 +61,7 @@ extension OptionApplier {
     /// The name as written, or decoded from URL-safe base64 when the second argument is true.
     private func filename(_ segment: OptionSegment, usage: String) throws(ProxyError) -> String? {
         let written = segment.arguments[0]
-        let encoded = segment.optional(1) != nil ? try segment.boolean(1, "encoded", usage: usage) : false
+        let encoded = segment.optional(1) != nil ? boolean(segment, 1, "encoded") : false
         let name: String
         if encoded {
             var text = written

@@ -2,19 +2,34 @@ import WebImage
 
 /// Applies option segments to ``ProcessingOptions`` in URL order, expanding presets.
 struct OptionApplier: Sendable {
-    /// Largest accepted width, height, crop size or pixel offset.
-    let maxDimension: Int
     /// Preset name → option string (`resize:fill:300:300/quality:80`).
     let presets: [String: String]
     /// Whether the security options (`max_src_resolution`…) may be used; else they are 403.
     var allowSecurityOptions = false
     /// What separates an option's name and arguments (imgproxy's `IMGPROXY_ARGUMENTS_SEPARATOR`).
     var argumentsSeparator: Unicode.Scalar = ":"
+    /// Where the lenient readings of this parse are recorded; `nil`: nowhere.
+    var warnings: ParseWarnings?
+
+    /// Largest accepted width, height, crop size, padding or pixel offset: libvips' own bound
+    /// on an image's side. imgproxy reads any number; a result larger than the server's
+    /// largest result side is scaled down to it (``ProcessingGeometry``), as imgproxy scales it.
+    static let maxSide = ServerProfile.unboundedResultDimension
+    /// Largest `dpr` and `zoom` factor. imgproxy reads any positive number; this bound keeps a
+    /// side times its factors within integer range. The result is scaled down to the
+    /// largest result side all the same.
+    static let maxFactor = 1000.0
 
     /// How deep presets may nest; a preset already being expanded is skipped, as imgproxy does.
     static let maxPresetDepth = 8
     /// Largest `max_bytes`: 1 GiB.
     static let maxBytesLimit = 1 << 30
+
+    /// The boolean argument `index` of `segment` (``OptionSegment/boolean(_:_:warn:)``), a
+    /// lenient reading recorded in ``warnings``.
+    func boolean(_ segment: OptionSegment, _ index: Int, _ what: String) -> Bool {
+        segment.boolean(index, what) { warnings?.add($0) }
+    }
 
     /// Applies one `name:args…` segment.
     /// - Parameter presetChain: the presets being expanded, outermost first.
@@ -37,18 +52,18 @@ struct OptionApplier: Sendable {
             options.resizingType = try resizingType(segment.arguments[0], in: segment, usage: usage)
         case .width:
             try segment.requireCount(1...1, usage: usage)
-            options.width = try segment.integer(0, "width", in: 0...maxDimension, usage: usage)
+            options.width = try segment.integer(0, "width", in: 0...Self.maxSide, usage: usage)
         case .height:
             try segment.requireCount(1...1, usage: usage)
-            options.height = try segment.integer(0, "height", in: 0...maxDimension, usage: usage)
+            options.height = try segment.integer(0, "height", in: 0...Self.maxSide, usage: usage)
         case .dpr:
             try segment.requireCount(1...1, usage: usage)
-            let dpr = try segment.decimal(0, "dpr", in: 0...8, usage: usage)
+            let dpr = try segment.decimal(0, "dpr", in: 0...Self.maxFactor, usage: usage)
             guard dpr > 0 else { throw segment.error("dpr must be greater than 0", usage: usage) }
             options.dpr = dpr
         case .enlarge:
             try segment.requireCount(1...1, usage: usage)
-            options.enlarge = try segment.boolean(0, "enlarge", usage: usage)
+            options.enlarge = boolean(segment, 0, "enlarge")
         case .extend:
             try segment.requireCount(1...4, usage: usage)
             try applyExtend(segment, from: 0, to: &options, usage: usage)
@@ -58,9 +73,9 @@ struct OptionApplier: Sendable {
         case .crop:
             // A missing height or gravity keeps the current one, as in imgproxy.
             try segment.requireCount(1...5, usage: usage)
-            let width = try segment.decimal(0, "crop width", in: 0...Double(maxDimension), usage: usage)
+            let width = try segment.decimal(0, "crop width", in: 0...Double(Self.maxSide), usage: usage)
             let height = segment.arguments.count > 1
-                ? try segment.decimal(1, "crop height", in: 0...Double(maxDimension), usage: usage)
+                ? try segment.decimal(1, "crop height", in: 0...Double(Self.maxSide), usage: usage)
                 : options.crop?.height ?? 0
             let current = options.crop?.gravity
             let cropGravity = segment.arguments.count > 2
@@ -117,10 +132,10 @@ struct OptionApplier: Sendable {
             options.background = try background(segment, usage: usage)
         case .stripMetadata:
             try segment.requireCount(1...1, usage: usage)
-            options.stripMetadata = try segment.boolean(0, "strip metadata", usage: usage)
+            options.stripMetadata = boolean(segment, 0, "strip metadata")
         case .gps:
             try segment.requireCount(1...1, usage: usage)
-            options.includeGPS = try segment.boolean(0, "gps", usage: usage)
+            options.includeGPS = boolean(segment, 0, "gps")
         case .cacheBuster:
             try segment.requireCount(1...1, usage: usage)
             let value = segment.arguments[0]
@@ -132,10 +147,10 @@ struct OptionApplier: Sendable {
             options.expires = expires > 0 ? expires : nil
         case .raw:
             try segment.requireCount(1...1, usage: usage)
-            options.raw = try segment.boolean(0, "raw", usage: usage)
+            options.raw = boolean(segment, 0, "raw")
         case .preserveHDR:
             try segment.requireCount(1...1, usage: usage)
-            if try segment.boolean(0, "preserve HDR", usage: usage) {
+            if boolean(segment, 0, "preserve HDR") {
                 // libvips 8.14 decodes HDR sources to 16 bits, but WebImage's pipeline and
                 // encoders work in 8 bits a channel: asking to keep HDR cannot be honoured.
                 throw segment.error("high dynamic range cannot be kept: WebImage writes 8 bits a channel", usage: usage)
@@ -201,13 +216,13 @@ struct OptionApplier: Sendable {
     /// the current value.
     private func applySize(_ segment: OptionSegment, from first: Int, to options: inout ProcessingOptions, usage: String) throws(ProxyError) {
         if segment.optional(first) != nil {
-            options.width = try segment.integer(first, "width", in: 0...maxDimension, usage: usage)
+            options.width = try segment.integer(first, "width", in: 0...Self.maxSide, usage: usage)
         }
         if segment.optional(first + 1) != nil {
-            options.height = try segment.integer(first + 1, "height", in: 0...maxDimension, usage: usage)
+            options.height = try segment.integer(first + 1, "height", in: 0...Self.maxSide, usage: usage)
         }
         if segment.optional(first + 2) != nil {
-            options.enlarge = try segment.boolean(first + 2, "enlarge", usage: usage)
+            options.enlarge = boolean(segment, first + 2, "enlarge")
         }
         if segment.optional(first + 3) != nil {
             try applyExtend(segment, from: first + 3, to: &options, usage: usage)
@@ -219,7 +234,7 @@ struct OptionApplier: Sendable {
     private func padding(_ segment: OptionSegment, current: ImagePadding?, usage: String) throws(ProxyError) -> ImagePadding? {
         func side(_ index: Int, _ name: String, else fallback: Int) throws(ProxyError) -> Int {
             guard segment.optional(index) != nil else { return fallback }
-            return try segment.integer(index, "\(name) padding", in: 0...maxDimension, usage: usage)
+            return try segment.integer(index, "\(name) padding", in: 0...Self.maxSide, usage: usage)
         }
         let top = try side(0, "top", else: current?.top ?? 0)
         let right = try side(1, "right", else: top)

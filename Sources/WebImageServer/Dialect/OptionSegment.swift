@@ -67,16 +67,19 @@ struct OptionSegment {
 
     /// A boolean spelled as Go's `strconv.ParseBool` accepts (`1`, `t`, `T`, `TRUE`, `true`,
     /// `True`, `0`, `f`, `F`, `FALSE`, `false`, `False`), as imgproxy reads them. An empty
-    /// argument is `false`, as in imgproxy; any other spelling is a 400 (imgproxy reads it
-    /// as `false` with a logged warning).
-    func boolean(_ index: Int, _ what: String, usage: String) throws(ProxyError) -> Bool {
+    /// argument is `false`, and so is any other spelling (`yes`, `on`), said to `warn`, as
+    /// imgproxy reads it: a URL written for imgproxy gets the same image here.
+    func boolean(_ index: Int, _ what: String, warn: (String) -> Void) -> Bool {
         let text = index < arguments.count ? arguments[index] : ""
         switch text {
         case "1", "t", "T", "TRUE", "true", "True": return true
         case "0", "f", "F", "FALSE", "false", "False", "": return false
-        default: throw error("\(what) '\(text.prefix(32))' is not a boolean (1, t, T, true, True, TRUE or 0, f, F, false, False, FALSE)", usage: usage)
+        default:
+            warn("option '\(self.text.prefix(100))': \(what) '\(text.prefix(32))' is not a boolean (1, t, true or 0, f, false): read as false")
+            return false
         }
     }
+
 
     private static func isInteger(_ text: Substring) -> Bool {
         let digits = text.first == "-" ? text.dropFirst() : text

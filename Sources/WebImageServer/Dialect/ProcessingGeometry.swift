@@ -102,12 +102,21 @@ struct ProcessingGeometry: Sendable, Hashable {
                 current = cut.size
             }
         }
-        if options.extend, let placement = Self.embedding(current, to: sizes.target, gravity: options.extendGravity, offsetScale: scale.dpr) {
+        // A canvas is no longer than the largest result side, unless the image itself is.
+        // imgproxy's limit is worked out before the image is cut to size, and an image held at
+        // its one-pixel minimum can leave an extended aspect ratio's canvas past the limit
+        // (`rs:fit:10000000:1/exar:1`: a line 10,000,000 pixels long); the limit bounds it.
+        let limit = options.limits.maxResultDimension.flatMap { $0 > 0 ? $0 : nil }
+        func bounded(_ canvas: PixelSize) -> PixelSize {
+            guard let limit else { return canvas }
+            return PixelSize(width: min(canvas.width, max(limit, current.width)), height: min(canvas.height, max(limit, current.height)))
+        }
+        if options.extend, let placement = Self.embedding(current, to: bounded(sizes.target), gravity: options.extendGravity, offsetScale: scale.dpr) {
             padding = placement
             current = placement.canvas
         }
         if options.extendAspectRatio, sizes.aspect.width > 0, sizes.aspect.height > 0,
-           let placement = Self.embedding(current, to: sizes.aspect, gravity: options.extendAspectRatioGravity, offsetScale: scale.dpr) {
+           let placement = Self.embedding(current, to: bounded(sizes.aspect), gravity: options.extendAspectRatioGravity, offsetScale: scale.dpr) {
             aspectPadding = placement
             current = placement.canvas
         }

@@ -9,11 +9,15 @@ public struct ProxyRequest: Sendable, Hashable {
     public var options: ProcessingOptions
     /// The format named by the URL's extension (`.png` or `@png`), if any.
     public var extensionFormat: ImageFormat?
+    /// What the parse read leniently, as imgproxy reads it (a boolean spelled `yes`, read
+    /// as false): the server logs each with the request.
+    public var warnings: [String]
 
     /// Creates a request.
-    public init(source: URL, options: ProcessingOptions, extensionFormat: ImageFormat? = nil) {
+    public init(source: URL, options: ProcessingOptions, extensionFormat: ImageFormat? = nil, warnings: [String] = []) {
         self.source = source
         self.options = options
         self.extensionFormat = extensionFormat
+        self.warnings = warnings
     }
 }

@@ -21,7 +21,8 @@ public struct ProxyURLParser: Sendable {
     /// Named option strings (`"thumb": "rs:fill:300:300/q:80"`), used with `preset:<name>`.
     /// A preset named `default` applies to every URL before its own options.
     public let presets: [String: String]
-    /// Largest width, height, crop size or offset a URL may ask for (default 8192).
+    /// The largest side of a result (default 8192): a URL asking for more gets its result
+    /// scaled down to it, as imgproxy scales results to its `IMGPROXY_MAX_RESULT_DIMENSION`.
     public let maxDimension: Int
     /// Whether URLs may set their own limits (`max_src_resolution`…); else such an option is 403.
     public let allowSecurityOptions: Bool
@@ -55,7 +56,7 @@ public struct ProxyURLParser: Sendable {
     ///   - keys: key/salt pairs; empty turns signature checking off.
     ///   - signatureSize: bytes of the digest in a signature, clamped to 1…32.
     ///   - presets: preset name → option string, e.g. `"rs:fit:300:300/q:75"`.
-    ///   - maxDimension: the bound on sizes and offsets, at least 1.
+    ///   - maxDimension: the largest side of a result, at least 1.
     ///   - allowSecurityOptions: whether URLs may set their own limits.
     ///   - trustedSignatures: signature segments accepted without a check.
     ///   - sourceCipher: the key of `enc/` sources, if any.
@@ -87,7 +88,7 @@ public struct ProxyURLParser: Sendable {
     }
 
     private var applier: OptionApplier {
-        OptionApplier(maxDimension: maxDimension, presets: presets, allowSecurityOptions: allowSecurityOptions, argumentsSeparator: argumentsSeparator)
+        OptionApplier(presets: presets, allowSecurityOptions: allowSecurityOptions, argumentsSeparator: argumentsSeparator)
     }
 
     /// Parses a request path.
@@ -119,6 +120,9 @@ public struct ProxyURLParser: Sendable {
         let signedPath = Substring(restored)
         try URLSignature(keys: keys, size: signatureSize, trusted: trustedSignatures).verify(signature: signature, path: signedPath)
 
+        let warnings = ParseWarnings()
+        var applier = self.applier
+        applier.warnings = warnings
         var options = hints.map { $0.applied(to: defaultOptions) } ?? defaultOptions
         if presets["default"] != nil {
             try applier.applyPreset("default", to: &options)
@@ -139,7 +143,6 @@ public struct ProxyURLParser: Sendable {
                 index += 1
             }
         }
-        try checkScaledSize(options)
         let source = try ProxySource.decode(
             segments[index...], cipher: sourceCipher, rewrite: sourceRewrite, base64IncludesFilename: base64URLIncludesFilename
         )
@@ -150,7 +153,7 @@ public struct ProxyURLParser: Sendable {
         if let expires = options.expires, Double(expires) < now.timeIntervalSince1970.rounded(.down) {
             throw ProxyError(status: 404, message: "URL expired: its expires option (\(expires)) is in the past; ask for a freshly signed URL")
         }
-        return ProxyRequest(source: source.url, options: options, extensionFormat: source.extension)
+        return ProxyRequest(source: source.url, options: options, extensionFormat: source.extension, warnings: warnings.all)
     }
 
     /// Refuses an option outside ``allowedOptions`` (403; imgproxy's 404), by its name as written.
@@ -178,21 +181,6 @@ public struct ProxyURLParser: Sendable {
                 try applier.applyPreset(String(name), to: &options)
             } catch {
                 throw .badRequest("segment '\(segment.prefix(100))': \(error.message) (only presets are accepted in this server's URLs)")
-            }
-        }
-    }
-
-    /// The requested sizes times `dpr` (and `zoom`) must stay within ``maxDimension`` too.
-    private func checkScaledSize(_ options: ProcessingOptions) throws(ProxyError) {
-        let sizes = [
-            ("width", options.width, options.zoomWidth), ("height", options.height, options.zoomHeight),
-            ("min-width", options.minWidth, options.zoomWidth), ("min-height", options.minHeight, options.zoomHeight),
-        ]
-        for (name, value, zoom) in sizes {
-            let scaled = (Double(value) * options.dpr * zoom).rounded()
-            if scaled > Double(maxDimension) {
-                let factors = "dpr \(ProcessingOptions.canonical(options.dpr))" + (zoom == 1 ? "" : " × zoom \(ProcessingOptions.canonical(zoom))")
-                throw .badRequest("\(name) \(value) × \(factors) = \(Int(scaled)) pixels exceeds the limit of \(maxDimension); lower the \(name), the dpr or the zoom")
             }
         }
     }

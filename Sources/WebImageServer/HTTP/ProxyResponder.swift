@@ -6,8 +6,8 @@ import WebImage
 /// What the proxy's routes answer (``ProxyRoutes``): images for proxy paths,
 /// `/health` and `/metrics`.
 ///
-/// An image response carries `Content-Type`, `Content-Length`, `Cache-Control: public,
-/// max-age=<ttl>` (no longer than the URL's `expires` leaves, `no-cache` at 0, or the
+/// An image response carries `Content-Type`, `Content-Length`, `Cache-Control: max-age=<ttl>,
+/// public` (no longer than the URL's `expires` leaves, `no-cache` at 0, or the
 /// source's own when passed through), an `ETag` and a `Last-Modified` (the served bytes'
 /// or the source's, as ``CachingHeaders`` says), `Vary: Accept` when the format was or
 /// could have been negotiated, `Content-Disposition` (`inline`, or `attachment` with
@@ -24,7 +24,7 @@ import WebImage
 struct ProxyResponder: Sendable {
     let pipeline: ProxyPipeline
     let metrics: ServerMetrics
-    /// `public, max-age=<ttl>` (`no-cache` for a TTL of 0), made once rather than per response.
+    /// `max-age=<ttl>, public` (`no-cache` for a TTL of 0), made once rather than per response.
     let cacheControl: String
     /// The TTL in seconds: the longest `max-age` answered.
     let ttl: Int
@@ -38,6 +38,10 @@ struct ProxyResponder: Sendable {
     let responses: ServerConfig.Responses
     /// Records each answer and makes what clients see of errors.
     let recorder: ResponseRecorder
+    /// imgproxy's `Vary`, the same for every image answer: `Accept` when any format is
+    /// negotiated (auto or enforced WebP, AVIF or JPEG XL), then the client hints' fields when
+    /// they are read; `nil` when neither.
+    let imgproxyVary: String?
     /// What `/health` says: `ok`, or under imgproxy's profile imgproxy's own words, which
     /// its users' health checks may look for.
     let healthText: String
@@ -58,6 +62,11 @@ struct ProxyResponder: Sendable {
         ttl = config.caching.ttl
         cacheControl = Self.cacheControl(maxAge: config.caching.ttl)
         healthText = config.profile == .imgproxy ? "imgproxy is running" : "ok\n"
+        let encoding = config.encoding
+        let negotiates = encoding.autoWebP || encoding.enforceWebP || encoding.autoAVIF || encoding.enforceAVIF
+            || encoding.autoJXL || encoding.enforceJXL
+        let fields = (negotiates ? ["Accept"] : []) + (config.responses.enableClientHints ? [ClientHints.varyFields] : [])
+        imgproxyVary = fields.isEmpty ? nil : fields.joined(separator: ", ")
     }
 
     /// `GET /health`: ``healthText``.
@@ -65,14 +74,16 @@ struct ProxyResponder: Sendable {
         ProxyResponses.text(healthText, status: .ok)
     }
 
-    /// `GET /metrics`: every metric in the Prometheus text format.
+    /// `GET /metrics`: every metric in the Prometheus text format; under imgproxy's profile
+    /// imgproxy's series first (``ImgproxyMetrics``), then WebImage's that imgproxy has none like.
     func metricsPage() -> Response {
         metrics.setQueueDepth(pipeline.limiter?.queued ?? 0)
         if let budget = pipeline.limiter?.memoryBudget { metrics.setMemory(budget) }
         var headers = HTTPFields()
         headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
         headers[.cacheControl] = "no-store"
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.render())))
+        let page = (pipeline.imgproxyMetrics?.render() ?? []) + metrics.render()
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: page)))
     }
 
     /// The image (or details, or ThumbHash) a proxy path asks for, its work waited for no
@@ -80,7 +91,7 @@ struct ProxyResponder: Sendable {
     /// - Throws: ``ProxyError`` when the path is malformed or refused, or the image cannot be made.
     func image(_ request: Request, context: ProxyRequestContext) async throws(ProxyError) -> Response {
         do {
-            let (response, cache) = try await image(for: request, deadline: context.deadline)
+            let (response, cache) = try await image(for: request, context: context)
             recorder.record(status: response.status, cache: cache, bytes: response.headers[.contentLength], context: context)
             return response
         } catch {
@@ -88,7 +99,7 @@ struct ProxyResponder: Sendable {
         }
     }
 
-    private func image(for request: Request, deadline: ProxyRequestContext.Deadline?) async throws(ProxyError) -> (Response, CacheOutcome) {
+    private func image(for request: Request, context: ProxyRequestContext) async throws(ProxyError) -> (Response, CacheOutcome) {
         var path = request.uri.path
         if !pathPrefix.isEmpty {
             guard path.hasPrefix(pathPrefix + "/") else { throw ProxyRoutes.notFound }
@@ -96,6 +107,7 @@ struct ProxyResponder: Sendable {
         }
         let hints = responses.enableClientHints ? ClientHints { request.headers[$0] } : nil
         let resolved = try pipeline.resolve(path: path, accept: request.headers[.accept], hints: hints).get()
+        for warning in resolved.request.warnings { context.logger.warning("\(warning)") }
         // A memory hit is answered at once: no task, no timer (the timeout is for work).
         let outcome: ProxyPipeline.Outcome
         if let hit = pipeline.memoryHit(resolved) {
@@ -104,7 +116,7 @@ struct ProxyResponder: Sendable {
             let conditions = caching.forwardedConditions(
                 ifNoneMatch: request.headers[.ifNoneMatch], ifModifiedSince: request.headers[.ifModifiedSince]
             )
-            switch await within(deadline, { [pipeline] in await pipeline.serve(resolved, conditions: conditions) }) {
+            switch await within(context.deadline, { [pipeline] in await pipeline.serve(resolved, conditions: conditions) }) {
             case .success(let served): outcome = served
             case .failure(let error) where error == ProxyPipeline.sourceNotModified:
                 return (notModified(resolved, request: request), .miss)
@@ -126,9 +138,12 @@ struct ProxyResponder: Sendable {
         return Response(status: .notModified, headers: headers)
     }
 
-    /// The `Vary` of an answer.
+    /// The `Vary` of an answer: under WebImage's profile, `Accept` only where this answer's
+    /// format was or could have been negotiated, and the client hints only on images; under
+    /// imgproxy's, ``imgproxyVary`` on every image answer, as imgproxy writes it.
     private func vary(variesWithAccept: Bool, kind: ProxyResponseKind) -> String? {
-        switch (variesWithAccept, responses.enableClientHints && kind == .image) {
+        if recorder.profile == .imgproxy { return imgproxyVary }
+        return switch (variesWithAccept, responses.enableClientHints && kind == .image) {
         case (true, true): "Accept, " + ClientHints.varyFields
         case (true, false): "Accept"
         case (false, true): ClientHints.varyFields
@@ -170,9 +185,9 @@ struct ProxyResponder: Sendable {
         expires.map { min(ttl, max(0, $0 - Int(Date().timeIntervalSince1970))) }
     }
 
-    /// `public, max-age=<seconds>`, or `no-cache` for 0, as imgproxy answers.
+    /// `max-age=<seconds>, public`, or `no-cache` for 0, as imgproxy writes it.
     static func cacheControl(maxAge: Int) -> String {
-        maxAge > 0 ? "public, max-age=\(maxAge)" : "no-cache"
+        maxAge > 0 ? "max-age=\(maxAge), public" : "no-cache"
     }
 
     /// - Parameter expires: the URL's `expires` time (Unix seconds): `max-age` never outlives it.

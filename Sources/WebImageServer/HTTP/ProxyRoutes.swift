@@ -6,7 +6,8 @@ import Hummingbird
 ///
 /// The image routes ask for the secret when there is one (``BearerSecretMiddleware``) and
 /// give each request its deadline (``RequestTimeoutMiddleware``); `/metrics` asks for the
-/// secret too. `/health` and the playground ask for neither.
+/// secret too. `/health` and the playground ask for neither. Only the image routes are
+/// counted as requests in the metrics: probes and scrapes are not.
 struct ProxyRoutes: Sendable {
     let responder: ProxyResponder
     /// The playground served at `/`; `nil` when it is off.
@@ -24,6 +25,9 @@ struct ProxyRoutes: Sendable {
     /// Whether `HEAD` on a proxy path is answered 200 at once, without the image being made,
     /// as imgproxy answers it; otherwise it gets the headers a `GET` would.
     var headsWithoutWork = false
+    /// imgproxy's series, counted for the image routes in place of WebImage's own request
+    /// metrics (``RequestMetricsMiddleware``); `nil`: WebImage's.
+    var imgproxyMetrics: ImgproxyMetrics?
 
     /// The answer to `/favicon.ico`, and to a path outside the prefix.
     static let notFound = ProxyError(status: 404, message: "not found: ask for /<signature>/<options>/<source>")
@@ -39,9 +43,16 @@ struct ProxyRoutes: Sendable {
             if let secret { group.add(middleware: BearerSecretMiddleware(secret: secret, recorder: responder.recorder)) }
             return group
         }
-        // The image routes: the secret first, so that a refused request gets no deadline.
+        // The image routes: counted (only they are requests in the metrics), then the secret,
+        // so that a refused request gets no deadline.
+        let imgproxyMetrics = imgproxyMetrics
         let imageRoutes = { (group: RouterGroup<ProxyRequestContext>) in
-            secured(group).add(middleware: RequestTimeoutMiddleware(timeout: requestTimeout))
+            if let imgproxyMetrics {
+                group.add(middleware: ImgproxyRequestMetricsMiddleware(metrics: imgproxyMetrics))
+            } else {
+                group.add(middleware: RequestMetricsMiddleware())
+            }
+            return secured(group).add(middleware: RequestTimeoutMiddleware(timeout: requestTimeout))
         }
         let headsWithoutWork = headsWithoutWork
         func imageRoute(_ path: RouterPath, on group: RouterGroup<ProxyRequestContext>) {

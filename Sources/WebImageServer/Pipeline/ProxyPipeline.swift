@@ -50,6 +50,8 @@ final class ProxyPipeline: Sendable {
     let negotiation: FormatNegotiation
     let manager: ImageManager
     let metrics: ServerMetrics
+    /// imgproxy's series, under imgproxy's profile: the spans of each variant made go there.
+    let imgproxyMetrics: ImgproxyMetrics?
     /// The server's encoding settings: the variants read theirs from them (qualities,
     /// metadata, the decode's shrink and light).
     let settings: ServerConfig.Encoding
@@ -70,8 +72,9 @@ final class ProxyPipeline: Sendable {
     /// The pipeline of a server with `settings`, on its parser, guard, negotiation and manager.
     init(
         parser: ProxyURLParser, sourceGuard: SourceGuard, negotiation: FormatNegotiation, manager: ImageManager,
-        metrics: ServerMetrics, settings: ServerConfig.Encoding, fallback: Fallback? = nil
+        metrics: ServerMetrics, imgproxyMetrics: ImgproxyMetrics? = nil, settings: ServerConfig.Encoding, fallback: Fallback? = nil
     ) {
+        self.imgproxyMetrics = imgproxyMetrics
         self.settings = settings
         self.encodeOptions = settings.encodeOptions
         self.fallback = fallback
@@ -266,6 +269,9 @@ final class ProxyPipeline: Sendable {
         case .none:
             cache = .miss
             metrics.cacheMiss()
+            if let imgproxyMetrics, let timings = result.timings {
+                imgproxyMetrics.variantMade(timings, downloadedBytes: result.sourceCacheType == CacheType.none ? result.downloadedBytes : nil)
+            }
         }
         return .success(Outcome(
             variant: result.variant, cache: cache, variesWithAccept: resolved.variesWithAccept, disposition: resolved.disposition,

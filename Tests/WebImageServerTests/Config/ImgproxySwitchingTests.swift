@@ -9,7 +9,7 @@ import WebImageTestSupport
 /// as that documentation says.
 @Suite("Switching from imgproxy with its variables only")
 struct ImgproxySwitchingTests {
-    @Test("bind, signing, presets, an s3:// source, status codes and caching headers as imgproxy's documentation says")
+    @Test("bind, signing, presets, an s3:// source, status codes, caching headers, accepted values, metrics and the cache as imgproxy's documentation says")
     func switching() async throws {
         let s3 = try await MotoS3Server.shared()
         let bucketName = "switch-\(UUID().uuidString.prefix(8).lowercased())"
@@ -23,6 +23,7 @@ struct ImgproxySwitchingTests {
         })
         origin.register("/private.jpg", .status(403))
         let port = try freeLoopbackPort()
+        let metricsPort = try freeLoopbackPort()
         let cacheHome = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-switch-\(UUID().uuidString)").path
         // The key and salt of imgproxy's signing documentation (docs/usage/signing_url).
         let key = try SigningKey(hexKey: "736563726574", hexSalt: "68656C6C6F")
@@ -30,7 +31,8 @@ struct ImgproxySwitchingTests {
             "IMGPROXY_BIND": "127.0.0.1:\(port)",
             "IMGPROXY_KEY": "736563726574", "IMGPROXY_SALT": "68656C6C6F",
             "IMGPROXY_PRESETS": "default=resizing_type:fill/enlarge:1,sharp=sharpen:0.7,thumb=rs:fit:40:40",
-            "IMGPROXY_TTL": "3600",
+            "IMGPROXY_TTL": "3600", "IMGPROXY_MAX_RESULT_DIMENSION": "100",
+            "IMGPROXY_PROMETHEUS_BIND": "127.0.0.1:\(metricsPort)",
             "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true",
             "IMGPROXY_ALLOWED_SOURCES": "http://127.0.0.1:\(origin.port)/,s3://\(bucketName)/",
             "IMGPROXY_USE_S3": "true", "IMGPROXY_S3_ENDPOINT": s3.endpoint,
@@ -54,7 +56,7 @@ struct ImgproxySwitchingTests {
         )
         #expect(thumb.status == 200, "\(thumb.text.prefix(300))")
         #expect(thumb.header("content-type") == "image/jpeg")
-        #expect(thumb.header("cache-control") == "public, max-age=3600")
+        #expect(thumb.header("cache-control") == "max-age=3600, public")
         #expect(thumb.header("vary") == nil)
         #expect(try ProxyImages.size(of: thumb.body) == PixelSize(width: 40, height: 30))
         // The source's ETag and Last-Modified, passed through.
@@ -69,6 +71,26 @@ struct ImgproxySwitchingTests {
         // An s3:// source.
         let object = try await client.get(proxyPath("rs:fit:20:20", source: URL(string: "s3://\(bucketName)/photos/q.png")!, extension: "png", key: key))
         #expect(object.status == 200, "\(object.text.prefix(300))")
+
+        // Values imgproxy accepts: a boolean it reads as false, a dpr above 8, sizes above
+        // IMGPROXY_MAX_RESULT_DIMENSION, whose result is scaled down to it.
+        let lenient = try await client.get(proxyPath("rs:fit:300:300/el:yes/dpr:9", source: origin.url("/photo.jpg"), extension: "png", key: key))
+        #expect(lenient.status == 200, "\(lenient.text.prefix(300))")
+        let lenientSize = try ProxyImages.size(of: lenient.body)
+        #expect(max(lenientSize.width, lenientSize.height) == 100, "\(lenientSize)")
+
+        // imgproxy keeps nothing on disk, and neither does its profile here.
+        #expect(!FileManager.default.fileExists(atPath: cacheHome + "/webimage/proxy-variants"))
+        #expect(!FileManager.default.fileExists(atPath: cacheHome + "/webimage/proxy-originals"))
+
+        // Prometheus on IMGPROXY_PROMETHEUS_BIND with imgproxy's names; /metrics on the
+        // proxy's port is a proxy path (here a malformed one: no options or source).
+        let scrape = try await LiveClient(port: metricsPort).get("/metrics")
+        #expect(scrape.status == 200)
+        for name in ["requests_total 4", "status_codes_total{status=\"200\"} 3", "status_codes_total{status=\"304\"} 1", "workers "] {
+            #expect(scrape.text.contains("\n" + name), "\(name)")
+        }
+        #expect(try await client.get("/metrics").status == 404)
 
         // imgproxy's status codes: a bad signature 403; a malformed URL, an unknown option or
         // a source outside the allowed ones 404; a source's own 403 passed on.

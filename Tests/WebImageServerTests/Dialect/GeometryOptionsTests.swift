@@ -49,14 +49,12 @@ struct GeometryOptionsTests {
 
     static let badInput: [(String, String)] = [
         ("mw:-1", "out of range"), ("mw:x", "not a whole number"), ("mw:1:2", "expected 1 argument"),
-        ("mh:9000", "out of range"), ("mh:", "not a whole number"),
-        ("z:0", "greater than 0"), ("z:9", "out of range"), ("z:1:2:3", "expected 1 to 2 arguments"), ("z:abc", "not a number"), ("z:1:-1", "out of range"),
-        ("exar:yes", "not a boolean"), ("exar:1:sm", "smart gravity"), ("exar:1:no:1:2:3", "expected 1 to 4 arguments"), ("exar:1:up", "unknown gravity"),
-        ("ar:2", "not a boolean"), ("ar:1:1", "expected 1 argument"),
-        ("fl:1:2", "not a boolean"), ("fl:1:1:1", "expected 1 to 2 arguments"), ("fl:yes", "not a boolean"),
-        ("el:tRuE", "not a boolean"), ("el:yes", "not a boolean"),
+        ("mh:10000001", "out of range"), ("mh:", "not a whole number"),
+        ("z:0", "greater than 0"), ("z:1001", "out of range"), ("z:1:2:3", "expected 1 to 2 arguments"), ("z:abc", "not a number"), ("z:1:-1", "out of range"),
+        ("exar:1:sm", "smart gravity"), ("exar:1:no:1:2:3", "expected 1 to 4 arguments"), ("exar:1:up", "unknown gravity"),
+        ("ar:1:1", "expected 1 argument"), ("fl:1:1:1", "expected 1 to 2 arguments"),
         ("g:fp:2:0", "out of range"), ("g:fp:0.5", "fp:<x>:<y>"),
-        ("w:5000/z:2", "exceeds the limit"), ("mw:5000/dpr:2", "exceeds the limit"),
+        ("dpr:0", "greater than 0"), ("dpr:1001", "out of range"),
     ]
 
     @Test("bad input is 400 naming the segment", arguments: badInput)
@@ -65,6 +63,32 @@ struct GeometryOptionsTests {
         #expect(error?.status == 400, "\(example.0)")
         #expect(error?.message.contains(example.1) == true, "\(example.0): \(error?.message ?? "parsed")")
         if !example.0.contains("/") { #expect(error?.message.contains("option '\(example.0)'") == true, "\(example.0) names the segment") }
+    }
+
+    /// Values imgproxy v4 reads where a stricter reading would refuse them
+    /// (options/parser/parse.go: `parseBool` treats any other spelling as false with a
+    /// warning; `dpr` and `zoom` are any positive number).
+    static let lenientInput: [(String, @Sendable (ProcessingOptions) -> Bool)] = [
+        ("el:1/el:yes", { !$0.enlarge }), ("el:1/el:tRuE", { !$0.enlarge }), ("ar:0/ar:2", { !$0.autoRotate }),
+        ("exar:1/exar:yes", { !$0.extendAspectRatio }), ("fl:1:1/fl:yes:on", { !$0.flipHorizontal && !$0.flipVertical }),
+        ("dpr:9", { $0.dpr == 9 }), ("z:9", { $0.zoomWidth == 9 && $0.zoomHeight == 9 }), ("w:5000/z:2", { $0.width == 5000 }),
+        ("mh:9000", { $0.minHeight == 9000 }), ("mw:5000/dpr:2", { $0.minWidth == 5000 && $0.dpr == 2 }),
+    ]
+
+    @Test("values imgproxy accepts are accepted: other boolean spellings read as false, dpr and zoom above 8, sizes above the result limit", arguments: lenientInput.indices)
+    func lenientValues(_ index: Int) throws {
+        let (path, holds) = Self.lenientInput[index]
+        #expect(holds(try Self.options(path)), "\(path)")
+    }
+
+    @Test("a result larger than the largest result side is scaled down to it, as imgproxy's limitScale does")
+    func resultScaledDown() throws {
+        for path in ["w:5000/z:2/el:1", "mw:5000/dpr:2/el:1", "rs:fill:9000:3000/el:1", "w:100/dpr:100/el:1", "w:2000/pd:4000/el:1"] {
+            var options = try Self.options(path)
+            options.limits.maxResultDimension = 8192
+            let size = ProcessingGeometry(options: options, sourceSize: PixelSize(width: 640, height: 480)).outputSize
+            #expect(max(size.width, size.height) <= 8192 && max(size.width, size.height) >= 8000, "\(path): \(size)")
+        }
     }
 
     @Test("booleans as Go's strconv.ParseBool spells them; an empty one is false")

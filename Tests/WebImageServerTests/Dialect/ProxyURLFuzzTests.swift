@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import WebImageServer
+import WebImage
+@testable import WebImageServer
 
 /// SplitMix64: a tiny seeded generator, so every run fuzzes the same URLs.
 struct SeededGenerator: RandomNumberGenerator {
@@ -143,12 +144,17 @@ struct ProxyURLFuzzTests {
     /// What is wrong with a parsed request's values, if anything.
     static func outOfBounds(_ request: ProxyRequest, maxDimension: Int) -> String? {
         let options = request.options
-        if !(0...maxDimension).contains(options.width) || !(0...maxDimension).contains(options.height) { return "size out of bounds" }
-        if !(options.dpr > 0 && options.dpr <= 8) { return "dpr out of bounds" }
-        if !(options.zoomWidth > 0 && options.zoomWidth <= 8 && options.zoomHeight > 0 && options.zoomHeight <= 8) { return "zoom out of bounds" }
-        if !(0...maxDimension).contains(options.minWidth) || !(0...maxDimension).contains(options.minHeight) { return "min size out of bounds" }
-        if Double(options.minWidth) * options.dpr * options.zoomWidth > Double(maxDimension) + 0.5 { return "min width × dpr × zoom out of bounds" }
-        if Double(max(options.width, options.height)) * options.dpr > Double(maxDimension) + 0.5 { return "size × dpr out of bounds" }
+        let side = OptionApplier.maxSide
+        if !(0...side).contains(options.width) || !(0...side).contains(options.height) { return "size out of bounds" }
+        if !(options.dpr > 0 && options.dpr <= OptionApplier.maxFactor) { return "dpr out of bounds" }
+        let zooms = [options.zoomWidth, options.zoomHeight]
+        if !zooms.allSatisfy({ $0 > 0 && $0 <= OptionApplier.maxFactor }) { return "zoom out of bounds" }
+        if !(0...side).contains(options.minWidth) || !(0...side).contains(options.minHeight) { return "min size out of bounds" }
+        // However large the URL's sizes, the result fits the largest result side.
+        var limited = options
+        limited.limits.maxResultDimension = maxDimension
+        let geometry = ProcessingGeometry(options: limited, sourceSize: PixelSize(width: 640, height: 480))
+        if max(geometry.outputSize.width, geometry.outputSize.height) > maxDimension + 2 { return "result \(geometry.outputSize) over \(maxDimension)" }
         if let quality = options.quality, !(1...100).contains(quality) { return "quality out of bounds" }
         if let target = options.autoQualityTarget, !(0.5...0.9999).contains(target) || !options.autoQuality { return "auto quality target out of bounds" }
         if options.bestFormat, options.format != nil { return "best format beside a fixed format" }
@@ -156,7 +162,7 @@ struct ProxyURLFuzzTests {
         if let format = options.format, !format.isWritable { return "format \(format) not writable" }
         if let alpha = options.backgroundAlpha, !(0..<1).contains(alpha) { return "background alpha \(alpha)" }
         if options.formatQuality.values.contains(where: { !(1...100).contains($0) }) { return "format quality out of bounds" }
-        if let pixelate = options.pixelate, !(2...maxDimension).contains(pixelate) { return "pixelate \(pixelate)" }
+        if let pixelate = options.pixelate, !(2...side).contains(pixelate) { return "pixelate \(pixelate)" }
         if let trim = options.trim, !(0...1000).contains(trim.threshold) { return "trim threshold \(trim.threshold)" }
         if let mark = options.watermark, !(mark.opacity > 0 && mark.opacity <= 1 && (0...1).contains(mark.scale)) { return "watermark \(mark)" }
         if !options.limits.isEmpty { return "security options without the server allowing them" }

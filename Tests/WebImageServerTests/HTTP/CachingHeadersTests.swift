@@ -144,7 +144,7 @@ struct CachingHeadersTests {
             EncodedVariant(data: Data([1]), pixelSize: PixelSize(width: 1, height: 1), sourceCacheControl: cacheControl, sourceExpires: expires)
         }
         #expect(caching.passedThroughCacheControl(of: variant("private, max-age=60", HTTPDate.string(from: now + 900)), now: now) == "private, max-age=60")
-        #expect(caching.passedThroughCacheControl(of: variant(nil, HTTPDate.string(from: now + 900)), now: now) == "public, max-age=900")
+        #expect(caching.passedThroughCacheControl(of: variant(nil, HTTPDate.string(from: now + 900)), now: now) == "max-age=900, public")
         #expect(caching.passedThroughCacheControl(of: variant(nil, HTTPDate.string(from: now - 10)), now: now) == nil)
         #expect(caching.passedThroughCacheControl(of: variant(nil, "soon"), now: now) == nil)
         #expect(caching.passedThroughCacheControl(of: variant(nil, nil), now: now) == nil)

@@ -155,14 +155,14 @@ struct ProxyResponseTests {
             let soon = Int(asked.timeIntervalSince1970) + 120
             let capped = try await proxy.get(proxyPath("exp:\(soon)", source: origin.url("/photo.jpg")))
             #expect(capped.status == 200)
-            let maxAge = try #require(capped.header("cache-control").flatMap { Int($0.split(separator: "=").last ?? "") })
+            let maxAge = try #require(capped.header("cache-control").flatMap { Int($0.split(separator: ",")[0].split(separator: "=").last ?? "") })
             // Counted from when the answer was made: no more than 120, less by the time the request took.
             let took = Int(Date().timeIntervalSince(asked).rounded(.up))
             #expect((120 - took - 1...120).contains(maxAge), "max-age \(maxAge) after \(took) s")
             // The same variant without exp keeps the TTL; an expiry past the TTL leaves it.
-            #expect(try await proxy.get(proxyPath("", source: origin.url("/photo.jpg"))).header("cache-control") == "public, max-age=3600")
+            #expect(try await proxy.get(proxyPath("", source: origin.url("/photo.jpg"))).header("cache-control") == "max-age=3600, public")
             let late = Int(Date().timeIntervalSince1970) + 100_000
-            #expect(try await proxy.get(proxyPath("exp:\(late)", source: origin.url("/photo.jpg"))).header("cache-control") == "public, max-age=3600")
+            #expect(try await proxy.get(proxyPath("exp:\(late)", source: origin.url("/photo.jpg"))).header("cache-control") == "max-age=3600, public")
         }
         try await TestProxy.with(configure: { $0.caching.ttl = 0 }) { (origin, proxy) async throws in
             origin.register("/photo.jpg", .image(ProxyImages.jpeg))
@@ -179,7 +179,7 @@ struct ProxyResponseTests {
             #expect(reply.status == 200)
             #expect(reply.header("content-type") == "image/png")
             #expect(reply.header("content-length") == String(reply.body.count))
-            #expect(reply.header("cache-control") == "public, max-age=3600")
+            #expect(reply.header("cache-control") == "max-age=3600, public")
             let etag = try #require(reply.header("etag"))
             #expect(etag.hasPrefix("\"") && !etag.hasPrefix("W/"))
             #expect(reply.header("last-modified")?.hasSuffix("GMT") == true)

@@ -45,7 +45,12 @@ extension ImagePipeline {
             request.memory?.release()
             slot.release()
         }
-        return try await make(request, on: limiter.threads, slot: slot)
+        let start = ContinuousClock.now
+        var result = try await make(request, on: limiter.threads, slot: slot)
+        if let (asked, taken) = slot.acquisition {
+            result.timings = VariantTimings(loading: asked - start, waiting: taken - asked, making: ContinuousClock.now - taken)
+        }
+        return result
     }
 
     /// The output after revalidating its source with the validators stored with it: the

@@ -7,6 +7,8 @@ final class WorkSlot: Sendable {
     let limiter: WorkLimiter
     let priority: DownloadPriority
     private let held = InlineLocked(false)
+    /// When the slot was first asked for, and when it was taken.
+    private let times = InlineLocked<(asked: ContinuousClock.Instant?, taken: ContinuousClock.Instant?)>((nil, nil))
 
     init(limiter: WorkLimiter, priority: DownloadPriority) {
         self.limiter = limiter
@@ -17,8 +19,21 @@ final class WorkSlot: Sendable {
     /// ``ImageError/overloaded(_:)`` when that is full or ``ImageError/cancelled``.
     func acquire() async throws(ImageError) {
         if held.withLock({ $0 }) { return }
+        let asked = ContinuousClock.now
         try await limiter.acquire(priority: priority)
+        let taken = ContinuousClock.now
         held.withLock { $0 = true }
+        times.withLock { times in
+            if times.asked == nil { times = (asked, taken) }
+        }
+    }
+
+    /// When the slot was first asked for and when it was taken; `nil` while it has not been.
+    var acquisition: (asked: ContinuousClock.Instant, taken: ContinuousClock.Instant)? {
+        times.withLock { times in
+            guard let asked = times.asked, let taken = times.taken else { return nil }
+            return (asked, taken)
+        }
     }
 
     /// Gives the slot back, if it was taken.

@@ -5,8 +5,16 @@ import WebImage
 extension ServerSetting {
     /// The settings of ``SettingSection/caching``, in the order the help lists them.
     static let cachingSettings: [ServerSetting] = [
-        cacheDir, cacheMaxDisk, cacheMaxMemory, cacheMaxAge, ttl,
+        cache, cacheDir, cacheMaxDisk, cacheMaxMemory, cacheMaxAge, ttl,
     ]
+
+    /// `--cache`: where variants and sources are kept.
+    public static let cache = choice(
+        "cache", .caching, \.caching.tiers, placeholder: "TIERS",
+        imgproxyDefault: .memory,
+        help: "where variants and sources are kept: `none`, `memory` (variants), `disk` (variants and sources) or `memory+disk`; "
+            + "imgproxy's profile keeps nothing on disk, as imgproxy"
+    )
 
     /// `--cache-dir`: cache root; the proxy uses the namespaces `proxy-originals` and `proxy-variants`.
     public static let cacheDir = text(

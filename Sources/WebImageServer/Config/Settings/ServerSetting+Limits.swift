@@ -62,7 +62,7 @@ extension ServerSetting {
         "maxResultDimension", .limits, \.limits.maxResultDimension, bounds: .atLeast(1),
         imgproxy: [zeroKeepsDefault("IMGPROXY_MAX_RESULT_DIMENSION")],
         imgproxyDefault: ServerProfile.unboundedResultDimension,
-        help: "largest width, height, crop or offset a URL may ask for (after `dpr`); every result is scaled down to fit it"
+        help: "largest side of a result: a URL asking for more (its sizes times `dpr` and `zoom`, padding, extend) gets its result scaled down to it"
     )
 
     /// `--request-timeout`: longest a request may take before 504; its work stops then, unless another request waits for the same image.
