@@ -55,8 +55,10 @@ enum VariantEncoder {
             if let score = choice.score { span.attributes["webimage.score"] = score }
             return choice
         }
+        // An icon is scaled down to fit as it is written.
+        let pixelSize = choice.format == .ico ? ICOEncoder.fittedSize(output.pixelSize) : output.pixelSize
         return EncodedVariant(
-            data: choice.data, pixelSize: output.pixelSize, source: processed.decoded.source, info: processed.decoded.info,
+            data: choice.data, pixelSize: pixelSize, source: processed.decoded.source, info: processed.decoded.info,
             quality: choice.quality, score: choice.score
         )
     }

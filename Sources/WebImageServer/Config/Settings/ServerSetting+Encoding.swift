@@ -45,7 +45,7 @@ extension ServerSetting {
         for item in values {
             let parts = item.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
             guard parts.count == 2, let format = ImageFormat(name: parts[0]), let quality = Int(parts[1]) else {
-                throw setting.invalid(item, "format=quality, e.g. webp=70 (formats jpeg, png, gif, webp, avif, heic, tiff, jxl)")
+                throw setting.invalid(item, "format=quality, e.g. webp=70 (formats jpeg, png, gif, webp, avif, heic, tiff, jxl, bmp, ico)")
             }
             qualities[format] = quality
         }
