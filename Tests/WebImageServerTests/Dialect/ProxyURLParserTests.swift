@@ -60,13 +60,13 @@ struct ProxyURLParserTests {
     func extensions() throws {
         let expected: [String: ImageFormat] = [
             "jpg": .jpeg, "jpeg": .jpeg, "png": .png, "webp": .webp, "avif": .avif, "gif": .gif, "tiff": .tiff, "heic": .heic,
-            "bmp": .bmp, "ico": .ico,
+            "bmp": .bmp, "ico": .ico, "svg": .svg,
         ]
         for (name, format) in expected {
             #expect(try parser.parse(path: "/_/\(base64URL(source)).\(name)").extensionFormat == format)
             #expect(try parser.parse(path: "/_/plain/\(source)@\(name)").extensionFormat == format)
         }
-        for bad in ["pdf", "svg", "qoi", "exe", "best"] {
+        for bad in ["pdf", "qoi", "exe", "best"] {
             let error = parseError("/_/\(base64URL(source)).\(bad)")
             #expect(error?.status == 400)
             #expect(error?.message.contains("'\(bad)'") == true)
