@@ -18,7 +18,8 @@ public struct ImageEncodeOptions: Sendable, Hashable {
 
     /// The format to write. Must be writable (``ImageFormat/isWritable``).
     public var format: ImageFormat
-    /// Quality 1–100 for lossy formats (JPEG, WebP, AVIF, HEIC); PNG, GIF and TIFF ignore it.
+    /// Quality 1–100 for lossy formats (JPEG, WebP, AVIF, HEIC, JPEG XL); PNG, GIF, TIFF, BMP
+    /// and ICO ignore it.
     public var quality: Int
     /// The largest acceptable result in bytes. Lossy formats lower the quality until the
     /// result fits; when even the lowest quality does not fit, encoding fails.

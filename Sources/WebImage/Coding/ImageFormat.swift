@@ -55,17 +55,21 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
         }
     }
 
-    /// Formats ``VipsCoder`` can encode to. ``qoi`` is not among them: ``QOICoder`` writes it
-    /// (ask a coder's ``ImageCoder/canEncode(_:)`` when the coder is not ``VipsCoder``).
+    /// Formats ``VipsCoder`` can encode to: libvips' savers, and BMP and ICO, which it
+    /// writes in Swift (``bmp`` uncompressed, ``ico`` as one PNG of at most 256 pixels a
+    /// side). ``qoi`` is not among them: ``QOICoder`` writes it (ask a coder's
+    /// ``ImageCoder/canEncode(_:)`` when the coder is not ``VipsCoder``). Nor is ``svg``:
+    /// an SVG source is served as SVG by ``SVGSanitizer``, never encoded from pixels.
     public var isWritable: Bool {
         switch self {
-        case .jpeg, .png, .webp, .avif, .heic, .gif, .tiff, .jxl: true
+        case .jpeg, .png, .webp, .avif, .heic, .gif, .tiff, .jxl, .bmp, .ico: true
         default: false
         }
     }
 
-    /// Whether libvips writes an ICC profile into the format: every writable one but GIF.
-    public var carriesColorProfile: Bool { isWritable && self != .gif }
+    /// Whether an ICC profile is written into the format: every writable one but GIF, BMP
+    /// and ICO, which are written in sRGB.
+    public var carriesColorProfile: Bool { isWritable && ![.gif, .bmp, .ico].contains(self) }
 
     /// Whether the format can hold several frames that WebImage decodes as an animation.
     public var supportsAnimation: Bool { self == .gif || self == .webp }

@@ -3,7 +3,8 @@ import Foundation
 import WebImageLocking
 
 /// The ``ImageCoder`` on libvips: decodes JPEG, PNG, GIF, WebP, HEIC/HEIF, AVIF, TIFF,
-/// JPEG XL and SVG; encodes JPEG, PNG, WebP, AVIF, HEIC, GIF and TIFF.
+/// JPEG XL and SVG; encodes JPEG, PNG, WebP, AVIF, HEIC, GIF, TIFF and JPEG XL, and BMP
+/// and ICO (``ImageFormat/isWritable``).
 ///
 /// libvips has no QOI loader: QOI bytes are refused (``canDecode(_:)`` is `false`, and
 /// decoding them throws a message pointing to ``QOICoder``). An ``ImageCodersManager``
@@ -171,7 +172,7 @@ public struct VipsCoder: ImageCoder {
                     "libvips cannot write \(options.format.rawValue); encode it with \(coder), or with an ImageCodersManager holding \(coder)()"
                 )
             }
-            throw .encodingFailed("\(options.format.rawValue) cannot be written; use jpeg, png, webp, avif, heic, gif or tiff")
+            throw .encodingFailed("\(options.format.rawValue) cannot be written; use jpeg, png, webp, avif, heic, gif, tiff, jxl, bmp or ico")
         }
         try options.validate()
         do throws(ImageError) {

@@ -6,13 +6,44 @@ enum VipsEncode {
     /// Composites alpha over the background colour for formats without alpha, then readies
     /// the colour profile and metadata (``metadataPrepared(_:for:)``).
     static func prepare(_ image: Image, for options: ImageEncodeOptions) throws(ImageError) -> VipsImageHandle {
-        let handle = image.handle
+        let handle = options.format == .bmp || options.format == .ico ? try stillPrepared(image, for: options.format) : image.handle
         guard options.format == .jpeg, image.hasAlpha else { return try metadataPrepared(handle, for: options) }
         let color = options.backgroundColor
         let flattened = try Vips.run("flatten") {
             wi_flatten(handle.pointer, $0, Double(color.red), Double(color.green), Double(color.blue))
         }
         return try metadataPrepared(flattened, for: options)
+    }
+
+    /// For BMP and ICO, which hold one frame of 8-bit pixels: the first frame, in 8 bits a
+    /// channel, and for ICO in colour (RGB or RGBA, which icon readers take) within
+    /// ``ICOEncoder/maxSide`` pixels a side (scaled down to fit when larger, as imgproxy does).
+    static func stillPrepared(_ image: Image, for format: ImageFormat) throws(ImageError) -> VipsImageHandle {
+        var handle = image.handle
+        let frame = image.pixelSize
+        if handle.height > frame.height {
+            let whole = handle
+            handle = try Vips.run("extracting the first frame", failure: .encodingFailed) {
+                wi_extract_area(whole.pointer, $0, 0, 0, Int32(frame.width), Int32(frame.height))
+            }
+        }
+        if wi_band_format(handle.pointer) != Int32(VIPS_FORMAT_UCHAR.rawValue) {
+            let wide = handle
+            handle = try Vips.run("casting to 8 bits", failure: .encodingFailed) { wi_cast_uchar(wide.pointer, $0) }
+        }
+        if format == .ico, handle.bands < 3 {
+            let grey = handle
+            handle = try Vips.run("converting grey to sRGB", failure: .encodingFailed) {
+                wi_colourspace(grey.pointer, $0, Int32(VIPS_INTERPRETATION_sRGB.rawValue))
+            }
+        }
+        if format == .ico, let scale = ICOEncoder.fittingScale(for: frame) {
+            let large = handle
+            handle = try Vips.run("fitting the icon in \(ICOEncoder.maxSide) pixels", failure: .encodingFailed) {
+                wi_resize(large.pointer, $0, scale, scale)
+            }
+        }
+        return handle
     }
 
     /// Whether the saver's own `strip` flag does what `options` ask: all metadata or none.
@@ -75,6 +106,12 @@ enum VipsEncode {
         case .gif: status = wi_gifsave(image.pointer, &buffer, &length, 7, 8)
         case .tiff: status = wi_tiffsave(image.pointer, &buffer, &length, strip)
         case .jxl: status = wi_jxlsave(image.pointer, &buffer, &length, q, lossless, Int32(options.jxlEffort), strip)
+        case .bmp: return try bitmap(image)
+        case .ico:
+            status = wi_pngsave(image.pointer, &buffer, &length, 6, 1, 0)
+            guard status == 0, let buffer else { break }
+            let png = Data(bytesNoCopy: buffer, count: length, deallocator: .custom { pointer, _ in wi_g_free(pointer) })
+            return try ICOEncoder.wrap(png: png, width: image.width, height: image.height, hasAlpha: image.hasAlpha)
         default:
             throw .encodingFailed("\(options.format.rawValue) cannot be written")
         }
@@ -82,5 +119,19 @@ enum VipsEncode {
             throw .encodingFailed("\(options.format.rawValue): \(Vips.takeError())")
         }
         return Data(bytesNoCopy: buffer, count: length, deallocator: .custom { pointer, _ in wi_g_free(pointer) })
+    }
+
+    /// `image`'s 8-bit pixels written by ``BMPEncoder``.
+    private static func bitmap(_ image: VipsImageHandle) throws(ImageError) -> Data {
+        var size = 0
+        guard let memory = vips_image_write_to_memory(image.pointer, &size) else {
+            throw .encodingFailed("bmp: \(Vips.takeError())")
+        }
+        defer { wi_g_free(memory) }
+        let bands = image.bands
+        guard (1...4).contains(bands) else {
+            throw .encodingFailed("a BMP file holds grey, grey with alpha, RGB or RGBA; this image has \(bands) channels")
+        }
+        return try BMPEncoder.encode(UnsafeRawBufferPointer(start: memory, count: size), width: image.width, height: image.height, channels: bands)
     }
 }

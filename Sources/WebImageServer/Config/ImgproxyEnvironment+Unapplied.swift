@@ -52,11 +52,6 @@ extension ImgproxyEnvironment {
         // Formats and compression
         ignored("high dynamic range is not kept: images are written with 8 bits a channel", "IMGPROXY_PRESERVE_HDR")
         ignored("shrink-on-load is always used where it gives the same result", "IMGPROXY_DISABLE_SHRINK_ON_LOAD")
-        ignored("SVG sources are always rasterised: WebImage does not write SVG", "IMGPROXY_ALWAYS_RASTERIZE_SVG")
-        ignored(
-            "an SVG served unprocessed (skip_processing, raw) keeps its scripts, which the Content-Security-Policy: sandbox header of every image stops from running",
-            "IMGPROXY_SANITIZE_SVG"
-        )
         ignored("libvips' own safety limits of the SVG, PNG and TIFF loaders stay on", "IMGPROXY_SVG_UNLIMITED", "IMGPROXY_PNG_UNLIMITED", "IMGPROXY_TIFF_UNLIMITED")
 
         // Responses and caching headers

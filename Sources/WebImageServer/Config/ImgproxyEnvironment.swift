@@ -128,10 +128,10 @@ public enum ImgproxyEnvironment {
     static let ownReaders: [String: Variable] = [
         "IMGPROXY_BIND": Variable { name, value, _, config throws(ServerConfigError) in try bind(value, named: name, &config) },
         "IMGPROXY_FORMAT_QUALITY": Variable { name, value, _, config throws(ServerConfigError) in
-            // Formats WebImage does not write (bmp, ico, svg) have no quality to set.
+            // SVG, served as SVG and never encoded, has no quality to set.
             let items = SettingText.list(value).filter { item in
                 let format = item.split(separator: "=").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
-                return !["bmp", "ico", "svg"].contains(format)
+                return format != "svg"
             }
             try ImgproxyEnvironment.setting(.formatQuality, items, named: name, &config)
         },

@@ -87,6 +87,13 @@ extension ServerConfig {
         /// Source formats served as they are, unprocessed, besides those a URL names
         /// (`skip_processing`). Default none.
         public var skipProcessingFormats: [ImageFormat] = []
+        /// Sanitise an SVG source served as SVG with `SVGSanitizer` (imgproxy's
+        /// `IMGPROXY_SANITIZE_SVG`); off, its bytes are served as they are. Default on.
+        public var sanitizeSVG = true
+        /// Render and encode an SVG source like any other when the URL names no format,
+        /// unless ``skipProcessingFormats`` (or the URL's `skip_processing`) has SVG
+        /// (imgproxy's `IMGPROXY_ALWAYS_RASTERIZE_SVG`); off, it is served as SVG. Default off.
+        public var alwaysRasterizeSVG = false
 
         /// The defaults.
         public init() {}
@@ -108,5 +115,19 @@ extension ServerConfig.Encoding {
         options.avifEffort = 9 - avifSpeed
         options.jxlEffort = jxlEffort
         return options
+    }
+}
+
+extension ServerConfig.Encoding {
+    /// What a URL with `options` makes of an SVG source, by imgproxy's rule: served as SVG
+    /// when the URL names `svg`, or names no format and either ``alwaysRasterizeSVG`` is off
+    /// or SVG is among the formats served unprocessed; sanitised unless ``sanitizeSVG`` is
+    /// off. Otherwise rendered and encoded as the URL asks (its `format`, or the one
+    /// negotiated).
+    func svgSources(for options: ProcessingOptions) -> SVGSourceHandling {
+        let served = options.format == .svg
+            || options.format == nil && (!alwaysRasterizeSVG || options.passthroughFormats.contains(.svg))
+        guard served else { return .rasterize }
+        return .serve(sanitizer: sanitizeSVG ? SVGSanitizer() : nil)
     }
 }

@@ -193,9 +193,10 @@ struct OptionApplier: Sendable {
         }
     }
 
-    /// A writable output format named by an extension or `format` argument.
+    /// An output format named by an extension or `format` argument: a writable one, or
+    /// `svg`, which an SVG source is served as (a raster source asked for as SVG is 422).
     static func outputFormat(_ name: Substring, usage: String, segment: OptionSegment?) throws(ProxyError) -> ImageFormat {
-        guard let format = ImageFormat(name: String(name)), format.isWritable else {
+        guard let format = ImageFormat(name: String(name)), format.isWritable || format == .svg else {
             let problem = "unsupported output format '\(name.prefix(32))'"
             if let segment { throw segment.error(problem, usage: usage) }
             throw .badRequest("\(problem) in the URL's extension; use \(usage)")

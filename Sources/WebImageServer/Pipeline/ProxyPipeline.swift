@@ -193,14 +193,16 @@ final class ProxyPipeline: Sendable {
             autoQuality: auto ? AutoQuality(target: options.autoQualityTarget ?? settings.autoQualityTarget) : nil,
             // A URL's quality is for every format; its format_quality, then the server's, otherwise.
             formatQuality: options.quality == nil ? settings.formatQuality.merging(options.formatQuality) { _, url in url } : [:],
-            options: encoder
+            options: encoder,
+            svgSources: settings.svgSources(for: options)
         )
         let watermark = options.watermark == nil ? nil : watermarkImage.withLock { $0 }
         let embeddedThumbnail = options.enforceThumbnail ?? false
+        // An SVG source served unprocessed goes through svgSources, sanitised as the server says.
         var variant = VariantRequest(
             url: request.source, transformer: ProxyTransformer(options: options, watermark: watermark, linearLight: settings.useLinearColorspace),
             thumbnailPixelSize: embeddedThumbnail ? nil : options.thumbnailPixelSize, encoding: encoding, passthrough: options.raw,
-            passthroughFormats: options.passthroughFormats, preferEmbeddedThumbnail: embeddedThumbnail,
+            passthroughFormats: options.passthroughFormats.subtracting([.svg]), preferEmbeddedThumbnail: embeddedThumbnail,
             output: kind == .thumbHash ? .thumbHash : .image
         )
         variant.jpegShrink = settings.jpegShrinkOnLoad

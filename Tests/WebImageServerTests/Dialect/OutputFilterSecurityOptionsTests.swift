@@ -122,7 +122,7 @@ struct OutputFilterSecurityOptionsTests {
         ("eth:1:1", "expected 1 argument"),
         ("fq:jpg", "expected 2 to 32 arguments"),
         ("fq:jpg:80:png", "missing the quality for 'png'"),
-        ("fq:bmp:80", "not a writable image format"),
+        ("fq:svg:80", "not a writable image format"),
         ("fq:jpg:101", "out of range 0…100"),
         ("fq:jpg:high", "not a whole number"),
         ("skp:", "is not an image format"),

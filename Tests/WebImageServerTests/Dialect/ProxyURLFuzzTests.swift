@@ -159,7 +159,7 @@ struct ProxyURLFuzzTests {
         if let target = options.autoQualityTarget, !(0.5...0.9999).contains(target) || !options.autoQuality { return "auto quality target out of bounds" }
         if options.bestFormat, options.format != nil { return "best format beside a fixed format" }
         if ![0, 90, 180, 270].contains(options.rotate) { return "rotation \(options.rotate)" }
-        if let format = options.format, !format.isWritable { return "format \(format) not writable" }
+        if let format = options.format, !format.isWritable, format != .svg { return "format \(format) neither writable nor svg" }
         if let alpha = options.backgroundAlpha, !(0..<1).contains(alpha) { return "background alpha \(alpha)" }
         if options.formatQuality.values.contains(where: { !(1...100).contains($0) }) { return "format quality out of bounds" }
         if let pixelate = options.pixelate, !(2...side).contains(pixelate) { return "pixelate \(pixelate)" }

@@ -96,7 +96,7 @@ struct BestFormatAndAutoQualityTests {
         #expect(config.encoding.defaultAutoQuality && config.encoding.autoQualityTarget == 0.97 && config.encoding.bestFormats == [.jpeg, .webp])
         #expect(throws: ServerConfigError.self) { try ServerSetting.autoQualityTarget.apply(["1.2"], to: &config) }
         #expect(throws: ServerConfigError.self) { try ServerSetting.bestFormats.apply(["jpeg,bogus"], to: &config) }
-        config.encoding.bestFormats = [.bmp]
+        config.encoding.bestFormats = [.pdf]
         #expect(throws: ServerConfigError.self) { try config.validate() }
 
         try await TestProxy.with(configure: { $0.encoding.defaultAutoQuality = true; $0.encoding.autoQualityTarget = 0.97 }) { (origin, proxy) async throws in

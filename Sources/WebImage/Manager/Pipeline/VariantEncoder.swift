@@ -29,6 +29,15 @@ enum VariantEncoder {
         return EncodedVariant(data: source.data, pixelSize: info.uprightPixelSize, source: source, info: info)
     }
 
+    /// An SVG source served as SVG, when `handling` says so and the source is SVG (read
+    /// from its first bytes): sanitised as it says, its pixel size the one its root
+    /// element declares (zero when it declares none), nothing rendered; `nil` otherwise.
+    static func svg(_ source: SourceData, _ handling: SVGSourceHandling) throws(ImageError) -> EncodedVariant? {
+        guard case .serve(let sanitizer) = handling, ImageFormat(data: source.data) == .svg else { return nil }
+        let data = try sanitizer?.sanitize(source.data) ?? source.data
+        return EncodedVariant(data: data, pixelSize: SVGDocumentSize.of(data) ?? .zero, source: source, info: nil)
+    }
+
     /// The ThumbHash of `processed` (its first frame), as its base64 text.
     static func thumbHash(of processed: ProcessedImage) throws(ImageError) -> EncodedVariant {
         let image = ImageCache.firstFrame(of: processed.image)
@@ -45,6 +54,11 @@ enum VariantEncoder {
         let candidates = encoding.format.candidates(
             sourceFormat: info.format, hasAlpha: info.hasAlpha, isAnimated: info.frameCount > 1 && processed.image.isAnimated
         )
+        if candidates == [.svg] {
+            throw .invalidTransform(
+                "an SVG output is made only from an SVG source served as SVG; this source is \(info.format.rawValue): ask for a raster format"
+            )
+        }
         let output = processed.image
         let choice = try LibrarySpans.run("webimage.encode", parent: trace) { span throws(ImageError) -> EncodeChoice in
             let choice = try encodeSmallest(output, candidates: candidates, encoding: encoding, coder: coder)
@@ -55,8 +69,10 @@ enum VariantEncoder {
             if let score = choice.score { span.attributes["webimage.score"] = score }
             return choice
         }
+        // An icon is scaled down to fit as it is written.
+        let pixelSize = choice.format == .ico ? ICOEncoder.fittedSize(output.pixelSize) : output.pixelSize
         return EncodedVariant(
-            data: choice.data, pixelSize: output.pixelSize, source: processed.decoded.source, info: processed.decoded.info,
+            data: choice.data, pixelSize: pixelSize, source: processed.decoded.source, info: processed.decoded.info,
             quality: choice.quality, score: choice.score
         )
     }

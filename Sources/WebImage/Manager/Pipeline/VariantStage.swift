@@ -92,11 +92,14 @@ extension ImagePipeline {
             made = try await withSource(request, run: run) { source throws(ImageError) -> MadeVariant in
                 stored(try VariantEncoder.details(of: source, includeGPS: includeGPS, coder: coder, limits: limits, trace: trace), source)
             }
-        case .encoded(let encoding, let passthrough) where passthrough != .never:
-            // Whether the source is served as it is shows in its header: such requests
-            // make their output in one piece instead of sharing decodes.
+        case .encoded(let encoding, let passthrough) where passthrough != .never || encoding.svgSources != .rasterize:
+            // Whether the source is served as it is (or as SVG) shows in its header: such
+            // requests make their output in one piece instead of sharing decodes.
             made = try await withSource(request, run: run) { source throws(ImageError) -> MadeVariant in
                 if let variant = try VariantEncoder.passthrough(source, passthrough, coder: coder, limits: limits) {
+                    return stored(variant, source)
+                }
+                if let variant = try VariantEncoder.svg(source, encoding.svgSources) {
                     return stored(variant, source)
                 }
                 let decoded = try Self.decode(source, for: request, trace: trace)

@@ -20,6 +20,9 @@ public struct VariantEncoding: Sendable, Hashable {
     /// keeping its profile (``ImageDecodeOptions/keepsColorProfile``), so the transformers
     /// work on its own pixels and the variant carries its profile.
     public var options: ImageEncodeOptions
+    /// What a variant of an SVG source is: rendered and encoded (``SVGSourceHandling/rasterize``,
+    /// the default), or the SVG itself, sanitised or not (``SVGSourceHandling/serve(sanitizer:)``).
+    public var svgSources: SVGSourceHandling
 
     /// Creates encoding settings.
     ///
@@ -30,17 +33,20 @@ public struct VariantEncoding: Sendable, Hashable {
     ///   - autoQuality: Choose the quality per image instead.
     ///   - formatQuality: Per-format qualities.
     ///   - options: The encoder's settings; their `format` is not read.
+    ///   - svgSources: What a variant of an SVG source is.
     public init(
         format: VariantFormat = .matchingSource,
         quality: Int? = nil,
         autoQuality: AutoQuality? = nil,
         formatQuality: [ImageFormat: Int] = [:],
-        options: ImageEncodeOptions = VariantEncoding.defaultOptions
+        options: ImageEncodeOptions = VariantEncoding.defaultOptions,
+        svgSources: SVGSourceHandling = .rasterize
     ) {
         self.format = format
         self.autoQuality = autoQuality
         self.formatQuality = formatQuality
         self.options = options
+        self.svgSources = svgSources
         if let quality { self.options.quality = quality }
     }
 
@@ -89,6 +95,7 @@ public struct VariantEncoding: Sendable, Hashable {
         if options.webpPreset != defaults.webpPreset { parts.append("webp-preset:" + options.webpPreset.rawValue) }
         if options.avifEffort != defaults.avifEffort { parts.append("avif-effort:\(options.avifEffort)") }
         if options.jxlEffort != defaults.jxlEffort { parts.append("jxl-effort:\(options.jxlEffort)") }
+        if svgSources != .rasterize { parts.append(svgSources.key) }
         return parts.joined(separator: ",")
     }
 }

@@ -185,7 +185,7 @@ extension ServerSetting {
             check: checking(field) { setting, formats throws(ServerConfigError) in
                 guard !formats.isEmpty else { throw setting.error("\(setting.label) must name at least one format") }
                 for format in formats where !format.isWritable {
-                    throw setting.error("\(setting.label) '\(format.rawValue)' cannot be written; use jpeg, png, gif, webp, avif, heic, tiff or jxl")
+                    throw setting.error("\(setting.label) '\(format.rawValue)' cannot be written; use jpeg, png, gif, webp, avif, heic, tiff, jxl, bmp or ico")
                 }
             }
         ) { setting, values, config throws(ServerConfigError) in

@@ -76,7 +76,7 @@ enum SettingText {
         var formats: [ImageFormat] = []
         for name in value.split(separator: ",") {
             guard let format = ImageFormat(name: name.trimmingCharacters(in: .whitespaces)) else {
-                throw setting.invalid(value, "a comma-separated list of jpeg, png, gif, webp, avif, heic, tiff, jxl")
+                throw setting.invalid(value, "a comma-separated list of jpeg, png, gif, webp, avif, heic, tiff, jxl, bmp, ico")
             }
             formats.append(format)
         }
