@@ -13,10 +13,13 @@
 
 /// Blocks (or allows) the operations libvips marks untrusted: loaders of formats whose
 /// parsers are not hardened against hostile input (ImageMagick, PDF, JPEG XL). The JPEG XL
-/// saver stays allowed either way: it writes pixels WebImage made, and reads no input.
+/// saver stays allowed either way: it writes pixels WebImage made, and reads no input. So
+/// does the SVG loader (librsvg, written in Rust): WebImage gives it only documents its
+/// own sanitiser wrote, with no script, external reference or entity left (VipsCoder).
 static inline void wi_vips_block_untrusted(int blocked) {
     vips_block_untrusted_set(blocked ? TRUE : FALSE);
     vips_operation_block_set("VipsForeignSaveJxl", FALSE);
+    vips_operation_block_set("VipsForeignLoadSvg", FALSE);
 }
 
 /// A GLib log handler that drops the message.

@@ -55,11 +55,19 @@ public struct VipsCoder: ImageCoder {
 
     // MARK: Decoding
 
+    /// The bytes libvips is given for `data` of `format`: an SVG sanitised first
+    /// (``SVGSanitizer``), so that librsvg, which draws it, never meets a script, an external
+    /// reference or an entity expansion; any other format as it is.
+    static func drawable(_ data: Data, format: ImageFormat) throws(ImageError) -> Data {
+        format == .svg ? try SVGSanitizer().sanitize(data) : data
+    }
+
     /// Decodes `data` with libvips, checking the header against the limits in `options` before
     /// any pixel is allocated.
     public func decode(_ data: Data, options: ImageDecodeOptions = .init()) throws(ImageError) -> Image {
         try Vips.start()
         let format = try Self.checkedFormat(of: data)
+        let data = try Self.drawable(data, format: format)
         // Everything happens inside withUnsafeBytes: libvips reads the buffer lazily, and
         // the decode finishes in memory before the closure returns.
         let result = data.withUnsafeBytes { bytes in
@@ -77,6 +85,7 @@ public struct VipsCoder: ImageCoder {
     ) throws(ImageError) -> (info: ImageInfo, image: Image) {
         try Vips.start()
         let format = try Self.checkedFormat(of: data)
+        let data = try Self.drawable(data, format: format)
         return try withoutActuallyEscaping(plan) { plan throws(ImageError) in
             let result = data.withUnsafeBytes { bytes in
                 Result { () throws(ImageError) -> (info: ImageInfo, image: Image) in
@@ -98,6 +107,7 @@ public struct VipsCoder: ImageCoder {
     public func inspect(_ data: Data, limits: ImageLimits = .default) throws(ImageError) -> ImageInfo {
         try Vips.start()
         let format = try Self.checkedFormat(of: data)
+        let data = try Self.drawable(data, format: format)
         let result = data.withUnsafeBytes { bytes in
             Result { () throws(ImageError) -> ImageInfo in
                 try VipsDecode(bytes: bytes, format: format, options: ImageDecodeOptions(limits: limits)).inspect()
@@ -107,11 +117,12 @@ public struct VipsCoder: ImageCoder {
     }
 
     /// Decodes the first frame of what has arrived of `data`, leniently; `nil` while too few
-    /// bytes have arrived, or for a format this coder does not read.
+    /// bytes have arrived, for a format this coder does not read, and for an SVG, which is
+    /// drawn only once it is whole (its sanitiser reads whole documents).
     public func decodePartial(_ data: Data, options: ImageDecodeOptions = .init()) throws(ImageError) -> Image? {
         try Vips.start()
         let format = ImageFormat(data: data)
-        guard format != .unknown, Self.otherCoders[format] == nil,
+        guard format != .unknown, format != .svg, Self.otherCoders[format] == nil,
               Self.untrustedLoaders[format] == nil || Self.untrustedLoadersAllowed else {
             return nil
         }
