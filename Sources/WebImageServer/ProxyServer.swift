@@ -86,7 +86,7 @@ public final class ProxyServer: Sendable {
         // like downloads. S3 requests go through the downloader: its limits and the guard apply.
         var loaders: [any ImageLoader] = []
         if let localFiles { loaders.append(localFiles) }
-        if let s3 = config.sources.s3Configuration(profile: config.profile) {
+        if let s3 = try config.sources.s3Configuration(profile: config.profile) {
             loaders.append(S3ImageLoader(configuration: s3, downloader: downloader))
         }
         // The fallback image is a source of the manager's like any other, so its variants

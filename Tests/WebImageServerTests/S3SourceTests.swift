@@ -160,7 +160,7 @@ struct S3SourceTests {
     }
 
     @Test("imgproxy's S3 variables: USE_S3, S3_ENDPOINT, S3_REGION, S3_ENDPOINT_USE_PATH_STYLE; s3:// allowed sources start")
-    func imgproxyVariables() throws {
+    func imgproxyVariables() async throws {
         var config = ServerConfig()
         try ImgproxyEnvironment.apply([
             "IMGPROXY_USE_S3": "true", "IMGPROXY_S3_ENDPOINT": "minio:9000", "IMGPROXY_S3_REGION": "eu-west-3",
@@ -170,17 +170,21 @@ struct S3SourceTests {
         #expect(config.sources.allowedSources == ["s3://photos/", "https://cdn.example.com/"])
         config.sources.s3Environment = ["AWS_REGION": "ap-south-1", "AWS_ACCESS_KEY_ID": "AKID", "AWS_SECRET_ACCESS_KEY": "secret"]
         try config.validate()
-        let s3 = try #require(config.sources.s3Configuration(profile: config.profile))
+        let s3 = try #require(try config.sources.s3Configuration(profile: config.profile))
         #expect(s3.endpoint == "minio:9000")
         #expect(s3.region == "eu-west-3")
         #expect(s3.usesPathStyle == false)
-        #expect(s3.credentials?.accessKeyID == "AKID")
+        #expect(try await s3.credentialsProvider?.credentials()?.accessKeyID == "AKID")
 
         var defaults = ServerConfig()
-        #expect(defaults.sources.s3Configuration(profile: defaults.profile) == nil)
+        #expect(try defaults.sources.s3Configuration(profile: defaults.profile) == nil)
         defaults.sources.useS3 = true
-        #expect(defaults.sources.s3Configuration(profile: defaults.profile)?.usesPathStyle == true)
-        #expect(defaults.sources.s3Configuration(profile: defaults.profile)?.region == "us-east-1")
+        #expect(try defaults.sources.s3Configuration(profile: defaults.profile)?.usesPathStyle == true)
+        #expect(try defaults.sources.s3Configuration(profile: defaults.profile)?.region == "us-east-1")
+        defaults.sources.s3Environment = ["AWS_ENDPOINT_URL_S3": "http://10.0.0.5:9000"]
+        #expect(try defaults.sources.s3Configuration(profile: defaults.profile)?.endpoint == "http://10.0.0.5:9000")
+        defaults.sources.s3Endpoint = "http://127.0.0.1:9000"
+        #expect(try defaults.sources.s3Configuration(profile: defaults.profile)?.endpoint == "http://127.0.0.1:9000")
         defaults.sources.s3Endpoint = "http://"
         #expect(throws: ServerConfigError.self) { try defaults.validate() }
     }
@@ -194,6 +198,8 @@ struct S3SourceTests {
             "IMGPROXY_ALLOWED_SOURCES": "s3://\(bucket.name)/",
             "AWS_ACCESS_KEY_ID": server.credentials.accessKeyID, "AWS_SECRET_ACCESS_KEY": server.credentials.secretAccessKey,
             "AWS_REGION": "us-east-1",
+            // The test machine's own shared files stay out of it.
+            "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent/credentials", "AWS_CONFIG_FILE": "/nonexistent/config",
         ])
         defer { serve.stop() }
         let reply = try await serve.client.get(proxyPath("rs:fit:20:20", source: URL(string: "s3://\(bucket.name)/q.png")!, extension: "png"))
