@@ -23,6 +23,8 @@ public final class ProxyServer: Sendable {
     /// The client connections open per address, against ``ServerConfig/Listen/maxClientsPerAddress``.
     let clientConnections: ClientConnections
     let downloader: ImageDownloader
+    /// The S3 settings of `s3://` sources; `nil` when they are off.
+    let s3Configuration: S3Configuration?
     let manager: ImageManager
     let pipeline: ProxyPipeline
 
@@ -86,8 +88,9 @@ public final class ProxyServer: Sendable {
         // like downloads. S3 requests go through the downloader: its limits and the guard apply.
         var loaders: [any ImageLoader] = []
         if let localFiles { loaders.append(localFiles) }
-        if let s3 = try config.sources.s3Configuration(profile: config.profile) {
-            loaders.append(S3ImageLoader(configuration: s3, downloader: downloader))
+        s3Configuration = try config.sources.s3Configuration(profile: config.profile)
+        if let s3Configuration {
+            loaders.append(S3ImageLoader(configuration: s3Configuration, downloader: downloader))
         }
         // The fallback image is a source of the manager's like any other, so its variants
         // are made and cached like theirs; it is held in memory under a URL of its own.
@@ -222,7 +225,10 @@ public final class ProxyServer: Sendable {
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
             logger: logger
         )
-        application.beforeServerStarts { [self] in try await loadRemoteImages() }
+        application.beforeServerStarts { [self] in
+            try await logS3Credentials()
+            try await loadRemoteImages()
+        }
         return application
     }
 

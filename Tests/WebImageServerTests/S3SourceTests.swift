@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Testing
 @testable import WebImage
 @testable import WebImageServer
@@ -148,6 +149,85 @@ struct S3SourceTests {
         let reply = try await proxy.get(proxyPath("", source: URL(string: "s3://\(bucket.name)/q.png")!))
         #expect(reply.status == 403)
         #expect(reply.text.contains("127.0.0.1"))
+    }
+
+    @Test("the start-up line names where the S3 credentials come from, never a secret; without any, that requests go unsigned")
+    func startupLine() async throws {
+        let server = try await MotoS3Server.shared()
+        func lines(_ configure: @escaping (inout ServerConfig) -> Void) async throws -> [String] {
+            let store = LogLines()
+            let proxy = try await TestProxy.start(configure: configure, logger: Logger(label: "test") { _ in RecordingLogHandler(store: store) })
+            await proxy.stop()
+            return store.lines.withLock { $0.map(\.message) }.filter { $0.hasPrefix("s3:// sources") }
+        }
+        let environment = try await lines(useS3(server))
+        #expect(environment == ["s3:// sources: credentials from the environment (AWS_ACCESS_KEY_ID \(server.credentials.accessKeyID))"])
+        #expect(!environment.joined().contains(server.credentials.secretAccessKey))
+
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-home-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        try FileManager.default.createDirectory(atPath: home + "/.aws", withIntermediateDirectories: true)
+        try Data("[images]\naws_access_key_id = AKIAPROFILE\naws_secret_access_key = profile-secret\n".utf8)
+            .write(to: URL(fileURLWithPath: home + "/.aws/credentials"))
+        let profile = try await lines { config in
+            useS3(server)(&config)
+            config.sources.s3Environment = ["AWS_PROFILE": "images", "AWS_EC2_METADATA_DISABLED": "true"]
+            config.sources.s3HomeDirectory = home
+        }
+        #expect(profile == ["s3:// sources: credentials from profile 'images' from \(home)/.aws/credentials (access key ID AKIAPROFILE)"])
+
+        let unsigned = try await lines { config in
+            useS3(server)(&config)
+            config.sources.s3Environment = ["AWS_EC2_METADATA_DISABLED": "true"]
+        }
+        #expect(unsigned.count == 1)
+        #expect(unsigned.first?.hasPrefix("s3:// sources: requests go unsigned: ") == true)
+    }
+
+    @Test("IMGPROXY_S3_ASSUME_ROLE_ARN: the role, assumed from moto's STS with the environment's keys, signs the GET; the start-up line names it")
+    func assumeRole() async throws {
+        let server = try await MotoS3Server.shared()
+        let bucket = try await bucket(server, objects: [("q.png", ProxyImages.png)])
+        var applied = ServerConfig()
+        try ImgproxyEnvironment.apply(["IMGPROXY_S3_ASSUME_ROLE_ARN": server.roleARN, "IMGPROXY_S3_ASSUME_ROLE_EXTERNAL_ID": "images-id"], to: &applied)
+        #expect(applied.sources.s3AssumeRoleARN == server.roleARN)
+        #expect(applied.sources.s3AssumeRoleExternalID == "images-id")
+        let store = LogLines()
+        let proxy = try await TestProxy.start(
+            configure: { config in
+                useS3(server)(&config)
+                config.sources.s3AssumeRoleARN = applied.sources.s3AssumeRoleARN
+                config.sources.s3AssumeRoleExternalID = applied.sources.s3AssumeRoleExternalID
+                config.sources.s3Environment["AWS_ENDPOINT_URL_STS"] = server.endpoint
+            },
+            logger: Logger(label: "test") { _ in RecordingLogHandler(store: store) }
+        )
+        defer { Task { await proxy.stop() } }
+        let role = try #require(proxy.server.s3Configuration?.credentialsProvider as? AWSAssumeRoleCredentialsProvider)
+        #expect(role.externalID == "images-id")
+        #expect(role.stsEndpoint.absoluteString == server.endpoint)
+        let reply = try await proxy.get(proxyPath("", source: URL(string: "s3://\(bucket.name)/q.png")!))
+        #expect(reply.status == 200, "\(reply.text.prefix(300))")
+        #expect(try await role.credentials()?.accessKeyID != server.credentials.accessKeyID)
+        let line = store.lines.withLock { $0.map(\.message) }.first { $0.hasPrefix("s3:// sources") }
+        #expect(line == "s3:// sources: credentials from assume role \(server.roleARN) (with an external ID), signed with credentials from the environment (AWS_ACCESS_KEY_ID \(server.credentials.accessKeyID))")
+    }
+
+    @Test("a broken shared credentials file stops the server at start-up, naming the file")
+    func brokenCredentialsFile() async throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-home-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        try FileManager.default.createDirectory(atPath: home + "/.aws", withIntermediateDirectories: true)
+        try Data("aws_access_key_id = AKIA\n".utf8).write(to: URL(fileURLWithPath: home + "/.aws/credentials"))
+        await #expect {
+            _ = try await TestProxy.start(configure: { config in
+                config.sources.useS3 = true
+                config.sources.s3HomeDirectory = home
+            })
+        } throws: { error in
+            guard let error = error as? ServerConfigError else { return false }
+            return error.message.contains("\(home)/.aws/credentials") && error.message.contains("IMGPROXY_USE_S3")
+        }
     }
 
     @Test("with S3 off, an s3:// source answers 404 naming the setting that turns it on")

@@ -19,7 +19,8 @@ extension ServerConfig.Sources {
     /// The S3 settings of `s3://` sources, or `nil` when they are off (``useS3``): the
     /// endpoint of ``s3Endpoint``, else the one the AWS variables give; the region of
     /// ``s3Region``, else the one the AWS variables or the profile name, else the profile's
-    /// default; the credentials of the AWS SDKs' default chain (``AWSCredentialsChain``).
+    /// default; the credentials of the AWS SDKs' default chain (``AWSCredentialsChain``), or
+    /// of the role ``s3AssumeRoleARN`` assumed with them.
     /// - Parameter profile: whose default region applies when neither ``s3Region`` nor the
     ///   AWS variables and files name one.
     /// - Throws: ``ServerConfigError`` when a shared AWS file cannot be used or an endpoint
@@ -41,6 +42,16 @@ extension ServerConfig.Sources {
         }
         if let s3Endpoint, !s3Endpoint.isEmpty { configuration.endpoint = s3Endpoint }
         configuration.usesPathStyle = s3EndpointUsePathStyle
+        if let s3AssumeRoleARN, !s3AssumeRoleARN.isEmpty, let base = configuration.credentialsProvider {
+            do throws(ImageError) {
+                let stsEndpoint = try AWSServiceEndpoints(environment: s3Environment).sts(region: configuration.region)
+                configuration.credentialsProvider = try AWSAssumeRoleCredentialsProvider(
+                    roleARN: s3AssumeRoleARN, externalID: s3AssumeRoleExternalID, base: base, region: configuration.region, stsEndpoint: stsEndpoint
+                )
+            } catch {
+                throw ServerSetting.s3AssumeRoleARN.error(error.description)
+            }
+        }
         return configuration
     }
 

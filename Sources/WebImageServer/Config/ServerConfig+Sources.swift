@@ -80,6 +80,13 @@ extension ServerConfig {
         /// With ``s3Endpoint``: buckets in the path (`<endpoint>/<bucket>/<key>`, default) or as
         /// a subdomain of the endpoint's host (false).
         public var s3EndpointUsePathStyle = true
+        /// The IAM role S3 requests are signed as (imgproxy's `IMGPROXY_S3_ASSUME_ROLE_ARN`):
+        /// STS `AssumeRole`, signed with the credentials the AWS variables and files give.
+        /// `nil`: those credentials sign S3 requests themselves.
+        public var s3AssumeRoleARN: String?
+        /// The external ID the role of ``s3AssumeRoleARN`` asks for (imgproxy's
+        /// `IMGPROXY_S3_ASSUME_ROLE_EXTERNAL_ID`).
+        public var s3AssumeRoleExternalID: String?
         /// The standard AWS variables S3 requests are configured from, as the AWS SDKs read
         /// them (``AWSCredentialsChain``: `AWS_ACCESS_KEY_ID`, `AWS_PROFILE`,
         /// `AWS_WEB_IDENTITY_TOKEN_FILE`, `AWS_CONTAINER_CREDENTIALS_*`, `AWS_REGION`,
