@@ -168,12 +168,12 @@ extension ServerSetting {
         help: "load `s3://<bucket>/<key>[?<version ID>]` sources, signed with the credentials the AWS SDKs find: `AWS_ACCESS_KEY_ID`, the profile `AWS_PROFILE` of `~/.aws/credentials`, a web identity token, the ECS or EC2 metadata endpoint (none: unsigned)"
     )
 
-    /// `--s3-endpoint`: an S3-compatible server (no scheme: `http://`).
+    /// `--s3-endpoint`: an S3-compatible server (no scheme: `http://`), reached on any address, loopback and private ones too.
     public static let s3Endpoint = optionalText(
         "s3Endpoint", .sources, \.sources.s3Endpoint, placeholder: "URL",
         imgproxy: [same("IMGPROXY_S3_ENDPOINT")],
         default: "`AWS_ENDPOINT_URL_S3`, else `AWS_ENDPOINT_URL`, else AWS",
-        help: "an S3-compatible server (no scheme: `http://`)"
+        help: "an S3-compatible server (no scheme: `http://`), reached on any address, loopback and private ones too"
     )
 
     /// `--s3-region`: region requests are signed for.
