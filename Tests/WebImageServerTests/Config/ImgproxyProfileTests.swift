@@ -81,6 +81,7 @@ struct ImgproxyProfileTests {
         StatusRow(name: "wrong signature", error: .forbidden("invalid signature"), webimage: 403, imgproxy: 403),
         StatusRow(name: "source address refused", error: ProxyError(.forbiddenSource("loopback")), webimage: 403, imgproxy: 404),
         StatusRow(name: "source unreachable", error: ProxyError(.network("connection refused")), webimage: 502, imgproxy: 404),
+        StatusRow(name: "source credentials unavailable", error: ProxyError(.credentialsUnavailable("STS refused")), webimage: 502, imgproxy: 404),
         StatusRow(name: "source response unreadable", error: ProxyError(.invalidResponse("bad chunk")), webimage: 502, imgproxy: 404),
         StatusRow(name: "source 404", error: ProxyError(.invalidStatusCode(404)), webimage: 404, imgproxy: 404),
         StatusRow(name: "source 410", error: ProxyError(.invalidStatusCode(410)), webimage: 410, imgproxy: 410),

@@ -15,7 +15,7 @@ struct AWSSecurityTokenService: Sendable {
     /// The API version the calls name.
     static let version = "2011-06-15"
 
-    init(endpoint: URL, region: String?, timeout: Duration = .seconds(10), http: AWSCredentialsHTTP = AWSCredentialsHTTP()) {
+    init(endpoint: URL, region: String?, timeout: Duration = .seconds(30), http: AWSCredentialsHTTP = AWSCredentialsHTTP()) {
         self.endpoint = endpoint
         self.region = region.flatMap { $0.isEmpty ? nil : $0 } ?? "us-east-1"
         self.timeout = timeout

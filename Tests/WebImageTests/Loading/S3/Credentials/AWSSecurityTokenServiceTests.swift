@@ -125,4 +125,58 @@ struct AWSSecurityTokenServiceTests {
             #expect(!authorization.contains("base-secret"))
         }
     }
+
+    @Test("the AssumeRoleWithWebIdentity request: an unsigned form POST with the token file's token, the role and the session name")
+    func webIdentityRequest() async throws {
+        let home = try AWSTestDirectory()
+        defer { home.remove() }
+        let token = try home.write("token", "header.payload.signature\n")
+        try await TestOrigin.with { origin in
+            let expiration = Date().addingTimeInterval(3600).formatted(.iso8601)
+            origin.register("/", .text("""
+                <AssumeRoleWithWebIdentityResponse><AssumeRoleWithWebIdentityResult><Credentials><AccessKeyId>ASIAWEB</AccessKeyId>
+                <SecretAccessKey>web-secret</SecretAccessKey><SessionToken>web-token</SessionToken><Expiration>\(expiration)</Expiration>
+                </Credentials></AssumeRoleWithWebIdentityResult></AssumeRoleWithWebIdentityResponse>
+                """, contentType: "text/xml"))
+            let chain = AWSCredentialsChain(
+                environment: [
+                    "AWS_WEB_IDENTITY_TOKEN_FILE": token, "AWS_ROLE_ARN": "arn:aws:iam::123456789012:role/eks", "AWS_ROLE_SESSION_NAME": "pod-1",
+                    "AWS_ENDPOINT_URL_STS": origin.baseURL.absoluteString, "AWS_EC2_METADATA_DISABLED": "true",
+                ],
+                homeDirectory: home.path
+            )
+            #expect(try await chain.credentials()?.accessKeyID == "ASIAWEB")
+            _ = try await chain.credentials()
+            #expect(origin.requestCount("/") == 1)
+            let request = try #require(origin.lastRequest("/"))
+            #expect(request.method == "POST")
+            #expect(request.header("Authorization") == nil)
+            let form = String(decoding: request.body, as: UTF8.self).split(separator: "&").map(String.init)
+            #expect(Set(form) == [
+                "Action=AssumeRoleWithWebIdentity", "Version=2011-06-15", "RoleArn=arn%3Aaws%3Aiam%3A%3A123456789012%3Arole%2Feks",
+                "RoleSessionName=pod-1", "WebIdentityToken=header.payload.signature",
+            ])
+        }
+    }
+
+    @Test("STS refusing the web identity token is credentialsUnavailable naming the token file, STS's code and what to check")
+    func webIdentityRefused() async throws {
+        let home = try AWSTestDirectory()
+        defer { home.remove() }
+        let token = try home.write("token", "expired")
+        try await TestOrigin.with { origin in
+            origin.register("/", .text(
+                "<ErrorResponse><Error><Type>Sender</Type><Code>ExpiredTokenException</Code><Message>Token expired</Message></Error></ErrorResponse>",
+                status: 400, contentType: "text/xml"
+            ))
+            let provider = try AWSWebIdentityCredentialsProvider(roleARN: "arn:aws:iam::1:role/r", tokenFile: token, stsEndpoint: origin.baseURL)
+            await #expect {
+                try await provider.credentials()
+            } throws: { error in
+                guard case .credentialsUnavailable(let message) = error as? ImageError else { return false }
+                return message.contains(token) && message.contains("ExpiredTokenException") && message.contains("HTTP 400")
+            }
+        }
+    }
 }
+
