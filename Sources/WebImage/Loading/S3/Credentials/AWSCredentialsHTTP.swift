@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
+import NIOPosix
 
 /// The HTTP requests credential providers make (STS, the container and instance metadata
 /// endpoints): straight to the endpoint, with a deadline, never through an image
@@ -23,9 +24,15 @@ struct AWSCredentialsHTTP: Sendable {
     /// The client requests go through.
     let client: HTTPClient
 
-    init(client: HTTPClient = .shared) {
+    init(client: HTTPClient = Self.sharedClient) {
         self.client = client
     }
+
+    /// The client of every credential request, for the life of the process: it follows no
+    /// redirect, so that an answer pointing elsewhere cannot take a token there.
+    static let sharedClient = HTTPClient(
+        eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: HTTPClient.Configuration(redirectConfiguration: .disallow)
+    )
 
     /// Sends one request and reads its answer within `timeout`.
     /// - Parameter what: the source, for the error (`"the EC2 instance metadata service"`).
