@@ -21,14 +21,14 @@ struct AWSCredentialsCacheTests {
 
         func open() { releaser.finish() }
 
-        /// Credentials `AKID<n>` (the n-th call) that expire `lifetime` from now.
-        func fetch(lifetime: TimeInterval, held: Bool = false) async -> AWSCredentials {
+        /// Credentials `AKID<n>` (the n-th call) that expire `lifetime` after `now`.
+        func fetch(lifetime: TimeInterval, from now: Date = Date(), held: Bool = false) async -> AWSCredentials {
             let call = calls.withLock { calls in
                 calls += 1
                 return calls
             }
             if held { for await _ in release {} }
-            return AWSCredentials(accessKeyID: "AKID\(call)", secretAccessKey: "s", expiration: Date().addingTimeInterval(lifetime))
+            return AWSCredentials(accessKeyID: "AKID\(call)", secretAccessKey: "s", expiration: now.addingTimeInterval(lifetime))
         }
     }
 
@@ -59,11 +59,15 @@ struct AWSCredentialsCacheTests {
         #expect(try await cache.credentials { await fetches.fetch(lifetime: 3600) }.accessKeyID == "AKID1")
         #expect(fetches.count == 1)
 
-        let later = Mutex(Date())
+        // Expirations and the cache's clock on one fixed clock: nothing depends on how long the steps take.
+        let start = Date()
+        let later = Mutex(start)
         let clock = AWSCredentialsCache(refreshAhead: .seconds(300), now: { later.withLock { $0 } })
-        #expect(try await clock.credentials { await fetches.fetch(lifetime: 3600) }.accessKeyID == "AKID2")
-        later.withLock { $0 = $0.addingTimeInterval(3600 - 299) }
-        #expect(try await clock.credentials { await fetches.fetch(lifetime: 7200) }.accessKeyID == "AKID3")
+        #expect(try await clock.credentials { await fetches.fetch(lifetime: 3600, from: start) }.accessKeyID == "AKID2")
+        later.withLock { $0 = start.addingTimeInterval(3600 - 301) }
+        #expect(try await clock.credentials { await fetches.fetch(lifetime: 3600, from: start) }.accessKeyID == "AKID2")
+        later.withLock { $0 = start.addingTimeInterval(3600 - 299) }
+        #expect(try await clock.credentials { await fetches.fetch(lifetime: 7200, from: start) }.accessKeyID == "AKID3")
 
         let keys = AWSCredentialsCache()
         let longTerm = AWSCredentials(accessKeyID: "AKIALONG", secretAccessKey: "s")
