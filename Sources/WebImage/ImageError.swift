@@ -60,6 +60,12 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// not grant access to it (an S3 `403`): the associated value has the server's reason
     /// and what to check. Never blocks the URL: the credentials can be fixed.
     case accessDenied(String)
+    /// The credentials a signed request needs could not be had: a credentials source (the
+    /// environment, a shared credentials or config file, a web identity token, the container
+    /// or instance metadata endpoint, an assumed role) is misconfigured or did not answer.
+    /// The reason names the source, what failed and what to fix. Never blocks the URL: the
+    /// source is fine, its credentials are not.
+    case credentialsUnavailable(String)
     /// A field of an ``ImageRequest`` (or the option or context knob it was built from), or
     /// of the ``ImageEncodeOptions`` or ``VariantEncoding`` an encode is given, cannot apply
     /// to what is asked for or is outside its range: `field` names it, `reason` says why and
@@ -124,6 +130,8 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
             return "invalid request: \(field) \(reason)"
         case .accessDenied(let reason):
             return "access denied: \(reason)"
+        case .credentialsUnavailable(let reason):
+            return "no credentials: \(reason)"
         case .memoryBudgetExceeded(let needed, let budget):
             return "making this image would hold \(Self.megabytes(needed)) at once, more than the whole memory budget of \(Self.megabytes(budget)); ask for a smaller output (less enlarging, extending or padding) or raise the budget"
         }

@@ -111,6 +111,9 @@ public struct ProxyError: Error, Sendable, Hashable, CustomStringConvertible {
             self.init(status: 404, message: "source not found: \(reason)", kind: .sourceUnreachable)
         case .accessDenied(let reason):
             self.init(status: 403, message: "source denied access: \(reason)", kind: .sourceUnreachable)
+        case .credentialsUnavailable(let reason):
+            // The server's own credentials failed, not the client's request: a bad gateway.
+            self.init(status: 502, message: "no credentials for the source: \(reason)", imgproxyStatus: 404, kind: .sourceUnreachable)
         case .memoryBudgetExceeded:
             // imgproxy answers an over-limit source (its resolution) with 422 too.
             self.init(status: 422, message: "output too large: \(error.description)", kind: .invalidURL)

@@ -23,6 +23,11 @@ public final class ProxyServer: Sendable {
     /// The client connections open per address, against ``ServerConfig/Listen/maxClientsPerAddress``.
     let clientConnections: ClientConnections
     let downloader: ImageDownloader
+    /// The downloader of `s3://` sources' requests, which reach the S3 endpoint the settings
+    /// name on any address; `nil` when S3 sources are off.
+    let s3Downloader: ImageDownloader?
+    /// The S3 settings of `s3://` sources; `nil` when they are off.
+    let s3Configuration: S3Configuration?
     let manager: ImageManager
     let pipeline: ProxyPipeline
 
@@ -90,8 +95,18 @@ public final class ProxyServer: Sendable {
         // like downloads. S3 requests go through the downloader: its limits and the guard apply.
         var loaders: [any ImageLoader] = []
         if let localFiles { loaders.append(localFiles) }
-        if let s3 = config.sources.s3Configuration(profile: config.profile) {
-            loaders.append(S3ImageLoader(configuration: s3, downloader: downloader))
+        s3Configuration = try config.sources.s3Configuration(profile: config.profile)
+        if let s3Configuration {
+            // The endpoint is the settings' own: trusted on whatever address it has. Its
+            // redirects elsewhere, and every http(s) source, are checked as always.
+            let endpoint = (try? s3Configuration.endpointURL()).flatMap(TrustedEndpoint.init)
+            var s3Config = downloaderConfig
+            s3Config.hopAddress = { url in try await sourceGuard.address(for: url, trusting: endpoint) }
+            let s3Downloader = ImageDownloader(config: s3Config)
+            self.s3Downloader = s3Downloader
+            loaders.append(S3ImageLoader(configuration: s3Configuration, downloader: s3Downloader))
+        } else {
+            s3Downloader = nil
         }
         // The fallback image is a source of the manager's like any other, so its variants
         // are made and cached like theirs; it is held in memory under a URL of its own.
@@ -224,11 +239,14 @@ public final class ProxyServer: Sendable {
                 address: .hostname(listen.host, port: listen.port), serverName: WebImageServer.serverHeader,
                 availableConnectionsDelegate: MaximumAvailableConnections(listen.maxClients)
             ),
-            services: [SourceConnections(downloader: downloader)],
+            services: [SourceConnections(downloaders: [downloader] + (s3Downloader.map { [$0] } ?? []))],
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
             logger: logger
         )
-        application.beforeServerStarts { [self] in try await loadRemoteImages() }
+        application.beforeServerStarts { [self] in
+            try await logS3Credentials()
+            try await loadRemoteImages()
+        }
         return application
     }
 

@@ -31,6 +31,7 @@ struct ServeSettings {
             try ServerSetting.apply(environment: environment, to: &config)
             try arguments.apply(to: &config)
             config.sources.s3Environment = environment.filter { $0.key.hasPrefix("AWS_") }
+            config.sources.s3HomeDirectory = environment["HOME"]
         } catch {
             throw ValidationError(error.message)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Testing
 @testable import WebImage
 @testable import WebImageServer
@@ -136,8 +137,8 @@ struct S3SourceTests {
         #expect(try await proxy.get(proxyPath("", source: URL(string: "s3://elsewhere/q.png")!)).status == 404)
     }
 
-    @Test("the source guard refuses an S3 endpoint on a loopback address unless loopback sources are allowed")
-    func guardApprovesEndpointAddress() async throws {
+    @Test("the S3 endpoint the settings name is reached on loopback without allowing loopback sources, while an http://127.0.0.1 source is refused")
+    func endpointTrustedBySetting() async throws {
         let server = try await MotoS3Server.shared()
         let bucket = try await bucket(server, objects: [("q.png", ProxyImages.png)])
         let proxy = try await TestProxy.start(configure: { config in
@@ -146,8 +147,91 @@ struct S3SourceTests {
         })
         defer { Task { await proxy.stop() } }
         let reply = try await proxy.get(proxyPath("", source: URL(string: "s3://\(bucket.name)/q.png")!))
-        #expect(reply.status == 403)
-        #expect(reply.text.contains("127.0.0.1"))
+        #expect(reply.status == 200, "\(reply.text.prefix(300))")
+        // The same server as an http source is a loopback source like any other.
+        let direct = try await proxy.get(proxyPath("", source: URL(string: "\(server.endpoint)/\(bucket.name)/q.png")!))
+        #expect(direct.status == 403)
+        #expect(direct.text.contains("127.0.0.1"))
+        #expect(direct.text.contains("loopback"))
+    }
+
+    @Test("the start-up line names where the S3 credentials come from, never a secret; without any, that requests go unsigned")
+    func startupLine() async throws {
+        let server = try await MotoS3Server.shared()
+        func lines(_ configure: @escaping (inout ServerConfig) -> Void) async throws -> [String] {
+            let store = LogLines()
+            let proxy = try await TestProxy.start(configure: configure, logger: Logger(label: "test") { _ in RecordingLogHandler(store: store) })
+            await proxy.stop()
+            return store.lines.withLock { $0.map(\.message) }.filter { $0.hasPrefix("s3:// sources") }
+        }
+        let environment = try await lines(useS3(server))
+        #expect(environment == ["s3:// sources: credentials from the environment (AWS_ACCESS_KEY_ID \(server.credentials.accessKeyID))"])
+        #expect(!environment.joined().contains(server.credentials.secretAccessKey))
+
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-home-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        try FileManager.default.createDirectory(atPath: home + "/.aws", withIntermediateDirectories: true)
+        try Data("[images]\naws_access_key_id = AKIAPROFILE\naws_secret_access_key = profile-secret\n".utf8)
+            .write(to: URL(fileURLWithPath: home + "/.aws/credentials"))
+        let profile = try await lines { config in
+            useS3(server)(&config)
+            config.sources.s3Environment = ["AWS_PROFILE": "images", "AWS_EC2_METADATA_DISABLED": "true"]
+            config.sources.s3HomeDirectory = home
+        }
+        #expect(profile == ["s3:// sources: credentials from profile 'images' from \(home)/.aws/credentials (access key ID AKIAPROFILE)"])
+
+        let unsigned = try await lines { config in
+            useS3(server)(&config)
+            config.sources.s3Environment = ["AWS_EC2_METADATA_DISABLED": "true"]
+        }
+        #expect(unsigned.count == 1)
+        #expect(unsigned.first?.hasPrefix("s3:// sources: requests go unsigned: ") == true)
+    }
+
+    @Test("IMGPROXY_S3_ASSUME_ROLE_ARN: the role, assumed from moto's STS with the environment's keys, signs the GET; the start-up line names it")
+    func assumeRole() async throws {
+        let server = try await MotoS3Server.shared()
+        let bucket = try await bucket(server, objects: [("q.png", ProxyImages.png)])
+        var applied = ServerConfig()
+        try ImgproxyEnvironment.apply(["IMGPROXY_S3_ASSUME_ROLE_ARN": server.roleARN, "IMGPROXY_S3_ASSUME_ROLE_EXTERNAL_ID": "images-id"], to: &applied)
+        #expect(applied.sources.s3AssumeRoleARN == server.roleARN)
+        #expect(applied.sources.s3AssumeRoleExternalID == "images-id")
+        let store = LogLines()
+        let proxy = try await TestProxy.start(
+            configure: { config in
+                useS3(server)(&config)
+                config.sources.s3AssumeRoleARN = applied.sources.s3AssumeRoleARN
+                config.sources.s3AssumeRoleExternalID = applied.sources.s3AssumeRoleExternalID
+                config.sources.s3Environment["AWS_ENDPOINT_URL_STS"] = server.endpoint
+            },
+            logger: Logger(label: "test") { _ in RecordingLogHandler(store: store) }
+        )
+        defer { Task { await proxy.stop() } }
+        let role = try #require(proxy.server.s3Configuration?.credentialsProvider as? AWSAssumeRoleCredentialsProvider)
+        #expect(role.externalID == "images-id")
+        #expect(role.stsEndpoint.absoluteString == server.endpoint)
+        let reply = try await proxy.get(proxyPath("", source: URL(string: "s3://\(bucket.name)/q.png")!))
+        #expect(reply.status == 200, "\(reply.text.prefix(300))")
+        #expect(try await role.credentials()?.accessKeyID != server.credentials.accessKeyID)
+        let line = store.lines.withLock { $0.map(\.message) }.first { $0.hasPrefix("s3:// sources") }
+        #expect(line == "s3:// sources: credentials from assume role \(server.roleARN) (with an external ID), signed with credentials from the environment (AWS_ACCESS_KEY_ID \(server.credentials.accessKeyID))")
+    }
+
+    @Test("a broken shared credentials file stops the server at start-up, naming the file")
+    func brokenCredentialsFile() async throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-home-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        try FileManager.default.createDirectory(atPath: home + "/.aws", withIntermediateDirectories: true)
+        try Data("aws_access_key_id = AKIA\n".utf8).write(to: URL(fileURLWithPath: home + "/.aws/credentials"))
+        await #expect {
+            _ = try await TestProxy.start(configure: { config in
+                config.sources.useS3 = true
+                config.sources.s3HomeDirectory = home
+            })
+        } throws: { error in
+            guard let error = error as? ServerConfigError else { return false }
+            return error.message.contains("\(home)/.aws/credentials") && error.message.contains("IMGPROXY_USE_S3")
+        }
     }
 
     @Test("with S3 off, an s3:// source answers 404 naming the setting that turns it on")
@@ -160,7 +244,7 @@ struct S3SourceTests {
     }
 
     @Test("imgproxy's S3 variables: USE_S3, S3_ENDPOINT, S3_REGION, S3_ENDPOINT_USE_PATH_STYLE; s3:// allowed sources start")
-    func imgproxyVariables() throws {
+    func imgproxyVariables() async throws {
         var config = ServerConfig()
         try ImgproxyEnvironment.apply([
             "IMGPROXY_USE_S3": "true", "IMGPROXY_S3_ENDPOINT": "minio:9000", "IMGPROXY_S3_REGION": "eu-west-3",
@@ -170,17 +254,21 @@ struct S3SourceTests {
         #expect(config.sources.allowedSources == ["s3://photos/", "https://cdn.example.com/"])
         config.sources.s3Environment = ["AWS_REGION": "ap-south-1", "AWS_ACCESS_KEY_ID": "AKID", "AWS_SECRET_ACCESS_KEY": "secret"]
         try config.validate()
-        let s3 = try #require(config.sources.s3Configuration(profile: config.profile))
+        let s3 = try #require(try config.sources.s3Configuration(profile: config.profile))
         #expect(s3.endpoint == "minio:9000")
         #expect(s3.region == "eu-west-3")
         #expect(s3.usesPathStyle == false)
-        #expect(s3.credentials?.accessKeyID == "AKID")
+        #expect(try await s3.credentialsProvider?.credentials()?.accessKeyID == "AKID")
 
         var defaults = ServerConfig()
-        #expect(defaults.sources.s3Configuration(profile: defaults.profile) == nil)
+        #expect(try defaults.sources.s3Configuration(profile: defaults.profile) == nil)
         defaults.sources.useS3 = true
-        #expect(defaults.sources.s3Configuration(profile: defaults.profile)?.usesPathStyle == true)
-        #expect(defaults.sources.s3Configuration(profile: defaults.profile)?.region == "us-east-1")
+        #expect(try defaults.sources.s3Configuration(profile: defaults.profile)?.usesPathStyle == true)
+        #expect(try defaults.sources.s3Configuration(profile: defaults.profile)?.region == "us-east-1")
+        defaults.sources.s3Environment = ["AWS_ENDPOINT_URL_S3": "http://10.0.0.5:9000"]
+        #expect(try defaults.sources.s3Configuration(profile: defaults.profile)?.endpoint == "http://10.0.0.5:9000")
+        defaults.sources.s3Endpoint = "http://127.0.0.1:9000"
+        #expect(try defaults.sources.s3Configuration(profile: defaults.profile)?.endpoint == "http://127.0.0.1:9000")
         defaults.sources.s3Endpoint = "http://"
         #expect(throws: ServerConfigError.self) { try defaults.validate() }
     }
@@ -194,6 +282,8 @@ struct S3SourceTests {
             "IMGPROXY_ALLOWED_SOURCES": "s3://\(bucket.name)/",
             "AWS_ACCESS_KEY_ID": server.credentials.accessKeyID, "AWS_SECRET_ACCESS_KEY": server.credentials.secretAccessKey,
             "AWS_REGION": "us-east-1",
+            // The test machine's own shared files stay out of it.
+            "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent/credentials", "AWS_CONFIG_FILE": "/nonexistent/config",
         ])
         defer { serve.stop() }
         let reply = try await serve.client.get(proxyPath("rs:fit:20:20", source: URL(string: "s3://\(bucket.name)/q.png")!, extension: "png"))

@@ -8,9 +8,11 @@ import WebImage
 import Glibc
 #endif
 
-/// moto's S3 server (`moto_server`, installed by `scripts/bootstrap` into
-/// `.build-tools/moto`) on 127.0.0.1, one per test process, with authentication on: every
-/// S3 request must be signed with the key of its IAM user, whose policy allows `s3:*`.
+/// moto's server (`moto_server`, installed by `scripts/bootstrap` into `.build-tools/moto`)
+/// on 127.0.0.1, one per test process, serving S3, IAM and STS with authentication on:
+/// every request must be signed with the key of its IAM user, whose policy allows `s3:*`
+/// and `sts:AssumeRole`, or with temporary credentials of the role ``roleARN``, which
+/// allows `s3:*`. STS `AssumeRoleWithWebIdentity` goes unsigned, as AWS takes it.
 ///
 /// Tests make a private bucket of their own with ``makeBucket(_:objects:)``. A shell
 /// beside moto stops it when the test process ends, however it ends.
@@ -21,6 +23,8 @@ package final class MotoS3Server: Sendable {
     package let port: Int
     /// The IAM user's key: requests signed with it are allowed.
     package let credentials: AWSCredentials
+    /// A role anyone may assume (`AssumeRole`, `AssumeRoleWithWebIdentity`) that allows `s3:*`.
+    package let roleARN: String
     private let process: ChildProcess
 
     /// The server of this test process, started by the first caller.
@@ -50,6 +54,7 @@ package final class MotoS3Server: Sendable {
     private init() throws {
         let bin = Self.toolsDirectory.appendingPathComponent("bin")
         let motoServer = bin.appendingPathComponent("moto_server").path
+        let python = bin.appendingPathComponent("python").path
         guard FileManager.default.isExecutableFile(atPath: motoServer) else {
             throw ImageError.network("moto's S3 server is not installed at \(motoServer): run scripts/bootstrap (make test runs it), which pip-installs moto[server] there; it needs python3 and access to PyPI once")
         }
@@ -61,11 +66,11 @@ package final class MotoS3Server: Sendable {
             // moto runs while the test process lives, and no longer (moto_server does not
             // stop on SIGTERM).
             process.arguments = ["-c", """
-                "$0" -H 127.0.0.1 -p "$1" >/dev/null 2>&1 &
+                "$0" -c "$3" -H 127.0.0.1 -p "$1" >/dev/null 2>&1 &
                 moto=$!
                 while kill -0 "$2" 2>/dev/null && kill -0 "$moto" 2>/dev/null; do sleep 1; done
                 kill -KILL "$moto" 2>/dev/null
-                """, motoServer, String(port), String(getpid())]
+                """, python, String(port), String(getpid()), Self.launchScript]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             process.standardInput = FileHandle.nullDevice
@@ -74,13 +79,14 @@ package final class MotoS3Server: Sendable {
             do {
                 let output = try Self.python(["init", endpoint])
                 guard let fields = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: String],
-                      let keyID = fields["accessKeyID"], let secret = fields["secretAccessKey"]
+                      let keyID = fields["accessKeyID"], let secret = fields["secretAccessKey"], let roleARN = fields["roleARN"]
                 else {
                     throw ImageError.invalidResponse("moto set-up printed \(output)")
                 }
                 self.endpoint = endpoint
                 self.port = port
                 self.credentials = AWSCredentials(accessKeyID: keyID, secretAccessKey: secret)
+                self.roleARN = roleARN
                 self.process = process
                 return
             } catch {
@@ -157,8 +163,29 @@ package final class MotoS3Server: Sendable {
         return text
     }
 
+    /// moto's server with one difference: STS `AssumeRoleWithWebIdentity` is not
+    /// authenticated, as AWS does not (the token is the proof; moto would ask the unsigned
+    /// request for a signature).
+    private static let launchScript = """
+        import sys
+        from moto.core.authorization import ActionAuthenticatorMixin
+        from moto.sts.responses import TokenResponse
+
+        authenticated = ActionAuthenticatorMixin._authenticate_and_authorize_action
+
+        def authenticate(self, iam_request_cls, resource="*"):
+            if isinstance(self, TokenResponse) and self._get_action() == "AssumeRoleWithWebIdentity":
+                return
+            return authenticated(self, iam_request_cls, resource)
+
+        ActionAuthenticatorMixin._authenticate_and_authorize_action = authenticate
+        from moto.server import main
+        main(sys.argv[1:])
+        """
+
     /// `init <endpoint>`: waits for the server, makes the IAM user `webimage` allowed
-    /// `s3:*`, turns authentication on, prints its key as JSON.
+    /// `s3:*` and `sts:AssumeRole`, and the role `webimage-reader` anyone may assume,
+    /// allowed `s3:*`; turns authentication on, prints the user's key and the role's ARN as JSON.
     private static let setUpScript = """
         import json, sys, time, urllib.request
         import boto3
@@ -177,10 +204,15 @@ package final class MotoS3Server: Sendable {
                                aws_access_key_id="setup", aws_secret_access_key="setup")
             iam.create_user(UserName="webimage")
             iam.put_user_policy(UserName="webimage", PolicyName="all-of-s3", PolicyDocument=json.dumps(
-                {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}]}))
+                {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": ["s3:*", "sts:AssumeRole"], "Resource": "*"}]}))
             key = iam.create_access_key(UserName="webimage")["AccessKey"]
+            trust = {"Version": "2012-10-17", "Statement": [
+                {"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": ["sts:AssumeRole", "sts:AssumeRoleWithWebIdentity"]}]}
+            role = iam.create_role(RoleName="webimage-reader", AssumeRolePolicyDocument=json.dumps(trust))["Role"]
+            iam.put_role_policy(RoleName="webimage-reader", PolicyName="all-of-s3", PolicyDocument=json.dumps(
+                {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}]}))
             urllib.request.urlopen(urllib.request.Request(endpoint + "/moto-api/reset-auth", data=b"0", method="POST",
                                                           headers={"Content-Type": "text/plain"})).read()
-            print(json.dumps({"accessKeyID": key["AccessKeyId"], "secretAccessKey": key["SecretAccessKey"]}))
+            print(json.dumps({"accessKeyID": key["AccessKeyId"], "secretAccessKey": key["SecretAccessKey"], "roleARN": role["Arn"]}))
         """
 }

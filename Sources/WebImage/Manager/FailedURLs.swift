@@ -115,7 +115,8 @@ extension ImageError {
             return (400..<500).contains(code) && ![401, 407, 408, 425, 429].contains(code)
         case .cancelled, .timedOut, .network, .cacheNotModified, .blockedURL, .invalidResponse,
              .invalidDownloadOperation, .encodingFailed, .fileSizeLimitUnreachable, .cacheFailure, .notInCache,
-             .invalidTransform, .forbiddenSource, .overloaded, .invalidRequest, .accessDenied, .memoryBudgetExceeded:
+             .invalidTransform, .forbiddenSource, .overloaded, .invalidRequest, .accessDenied, .credentialsUnavailable,
+             .memoryBudgetExceeded:
             // A refused source says something about the server's policy, not the URL.
             return false
         }

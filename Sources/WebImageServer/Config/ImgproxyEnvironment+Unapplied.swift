@@ -70,8 +70,8 @@ extension ImgproxyEnvironment {
             "IMGPROXY_SWIFT_ALLOWED_BUCKETS", "IMGPROXY_SWIFT_DENIED_BUCKETS"
         )
         refused(
-            "S3 requests are signed with the AWS_* credentials as given; roles, access points and client-side decryption are not supported",
-            "IMGPROXY_S3_ASSUME_ROLE_ARN", "IMGPROXY_S3_ASSUME_ROLE_EXTERNAL_ID", "IMGPROXY_S3_ACCESS_POINTS", "IMGPROXY_S3_USE_DECRYPTION_CLIENT"
+            "S3 access points and client-side decryption are not supported",
+            "IMGPROXY_S3_ACCESS_POINTS", "IMGPROXY_S3_USE_DECRYPTION_CLIENT"
         )
         ignored("a source's query string is part of its URL; s3:// versions follow a ?", "IMGPROXY_SOURCE_URL_QUERY_SEPARATOR")
         refused("WebImage always verifies sources' certificates; trust a private authority with --ca-file", "IMGPROXY_IGNORE_SSL_VERIFICATION")

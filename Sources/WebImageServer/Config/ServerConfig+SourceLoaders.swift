@@ -16,20 +16,42 @@ extension ServerConfig.Sources {
         }
     }
 
-    /// The S3 settings of `s3://` sources, or `nil` when they are off (``useS3``).
+    /// The S3 settings of `s3://` sources, or `nil` when they are off (``useS3``): the
+    /// endpoint of ``s3Endpoint``, else the one the AWS variables give; the region of
+    /// ``s3Region``, else the one the AWS variables or the profile name, else the profile's
+    /// default; the credentials of the AWS SDKs' default chain (``AWSCredentialsChain``), or
+    /// of the role ``s3AssumeRoleARN`` assumed with them.
     /// - Parameter profile: whose default region applies when neither ``s3Region`` nor the
-    ///   AWS variables name one.
-    public func s3Configuration(profile: ServerProfile) -> S3Configuration? {
+    ///   AWS variables and files name one.
+    /// - Throws: ``ServerConfigError`` when a shared AWS file cannot be used or an endpoint
+    ///   is not a URL.
+    public func s3Configuration(profile: ServerProfile) throws(ServerConfigError) -> S3Configuration? {
         guard useS3 else { return nil }
-        var configuration = S3Configuration.fromEnvironment(s3Environment)
-        let regionFromEnvironment = ["AWS_REGION", "AWS_DEFAULT_REGION"].contains { !(s3Environment[$0] ?? "").isEmpty }
+        var configuration: S3Configuration
+        let configuredRegion: String?
+        do throws(ImageError) {
+            configuration = try S3Configuration.fromEnvironment(s3Environment, homeDirectory: s3HomeDirectory)
+            configuredRegion = try S3Configuration.configuredRegion(s3Environment, homeDirectory: s3HomeDirectory)
+        } catch {
+            throw ServerSetting.useS3.error("S3 credentials: \(error.description)")
+        }
         if let s3Region, !s3Region.isEmpty {
             configuration.region = s3Region
-        } else if profile == .imgproxy, !regionFromEnvironment {
+        } else if profile == .imgproxy, configuredRegion == nil {
             configuration.region = ServerProfile.imgproxyS3Region
         }
-        configuration.endpoint = s3Endpoint
+        if let s3Endpoint, !s3Endpoint.isEmpty { configuration.endpoint = s3Endpoint }
         configuration.usesPathStyle = s3EndpointUsePathStyle
+        if let s3AssumeRoleARN, !s3AssumeRoleARN.isEmpty, let base = configuration.credentialsProvider {
+            do throws(ImageError) {
+                let stsEndpoint = try AWSServiceEndpoints(environment: s3Environment).sts(region: configuration.region)
+                configuration.credentialsProvider = try AWSAssumeRoleCredentialsProvider(
+                    roleARN: s3AssumeRoleARN, externalID: s3AssumeRoleExternalID, base: base, region: configuration.region, stsEndpoint: stsEndpoint
+                )
+            } catch {
+                throw ServerSetting.s3AssumeRoleARN.error(error.description)
+            }
+        }
         return configuration
     }
 

@@ -74,15 +74,28 @@ extension ServerConfig {
         /// without a scheme, `http://`. `nil`: AWS itself.
         public var s3Endpoint: String?
         /// The region S3 requests are signed for; `nil`: `AWS_REGION`, else `AWS_DEFAULT_REGION`
-        /// of ``s3Environment``, else `us-east-1` (imgproxy's `us-west-1` under its profile).
+        /// of ``s3Environment``, else the profile's `region` in the AWS config file, else
+        /// `us-east-1` (imgproxy's `us-west-1` under its profile).
         public var s3Region: String?
         /// With ``s3Endpoint``: buckets in the path (`<endpoint>/<bucket>/<key>`, default) or as
         /// a subdomain of the endpoint's host (false).
         public var s3EndpointUsePathStyle = true
-        /// The standard AWS variables S3 requests are configured from (`AWS_ACCESS_KEY_ID`,
-        /// `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_REGION`, `AWS_DEFAULT_REGION`):
-        /// `webimage serve` passes its process's `AWS_*` variables. Empty: unsigned requests.
+        /// The IAM role S3 requests are signed as (imgproxy's `IMGPROXY_S3_ASSUME_ROLE_ARN`):
+        /// STS `AssumeRole`, signed with the credentials the AWS variables and files give.
+        /// `nil`: those credentials sign S3 requests themselves.
+        public var s3AssumeRoleARN: String?
+        /// The external ID the role of ``s3AssumeRoleARN`` asks for (imgproxy's
+        /// `IMGPROXY_S3_ASSUME_ROLE_EXTERNAL_ID`).
+        public var s3AssumeRoleExternalID: String?
+        /// The standard AWS variables S3 requests are configured from, as the AWS SDKs read
+        /// them (``AWSCredentialsChain``: `AWS_ACCESS_KEY_ID`, `AWS_PROFILE`,
+        /// `AWS_WEB_IDENTITY_TOKEN_FILE`, `AWS_CONTAINER_CREDENTIALS_*`, `AWS_REGION`,
+        /// `AWS_ENDPOINT_URL_S3`, …): `webimage serve` passes its process's `AWS_*` variables.
+        /// Empty, with no shared files and no instance metadata service: unsigned requests.
         public var s3Environment: [String: String] = [:]
+        /// The directory whose `.aws/credentials` and `.aws/config` are the shared files
+        /// (unless ``s3Environment`` names others): `webimage serve` passes `HOME`. `nil`: none.
+        public var s3HomeDirectory: String?
         /// The only buckets `s3://` sources may name (imgproxy's `IMGPROXY_S3_ALLOWED_BUCKETS`);
         /// empty: any. A source in another bucket answers 404.
         public var s3AllowedBuckets: [String] = []

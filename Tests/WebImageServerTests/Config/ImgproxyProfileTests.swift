@@ -44,12 +44,12 @@ struct ImgproxyProfileTests {
         try imgproxy.validate()
         var s3 = imgproxy
         s3.sources.useS3 = true
-        #expect(s3.sources.s3Configuration(profile: s3.profile)?.region == "us-west-1")
+        #expect(try s3.sources.s3Configuration(profile: s3.profile)?.region == "us-west-1")
         s3.sources.s3Environment = ["AWS_REGION": "eu-west-1"]
-        #expect(s3.sources.s3Configuration(profile: s3.profile)?.region == "eu-west-1")
+        #expect(try s3.sources.s3Configuration(profile: s3.profile)?.region == "eu-west-1")
         var ownS3 = ServerConfig()
         ownS3.sources.useS3 = true
-        #expect(ownS3.sources.s3Configuration(profile: ownS3.profile)?.region == "us-east-1")
+        #expect(try ownS3.sources.s3Configuration(profile: ownS3.profile)?.region == "us-east-1")
 
         let own = ServerProfile.webimage.defaults
         #expect(own.profile == .webimage && own.listen.host == "127.0.0.1" && !own.sources.allowPrivate && own.encoding.autoWebP && own.encoding.autoAVIF)
@@ -81,6 +81,7 @@ struct ImgproxyProfileTests {
         StatusRow(name: "wrong signature", error: .forbidden("invalid signature"), webimage: 403, imgproxy: 403),
         StatusRow(name: "source address refused", error: ProxyError(.forbiddenSource("loopback")), webimage: 403, imgproxy: 404),
         StatusRow(name: "source unreachable", error: ProxyError(.network("connection refused")), webimage: 502, imgproxy: 404),
+        StatusRow(name: "source credentials unavailable", error: ProxyError(.credentialsUnavailable("STS refused")), webimage: 502, imgproxy: 404),
         StatusRow(name: "source response unreadable", error: ProxyError(.invalidResponse("bad chunk")), webimage: 502, imgproxy: 404),
         StatusRow(name: "source 404", error: ProxyError(.invalidStatusCode(404)), webimage: 404, imgproxy: 404),
         StatusRow(name: "source 410", error: ProxyError(.invalidStatusCode(410)), webimage: 410, imgproxy: 410),

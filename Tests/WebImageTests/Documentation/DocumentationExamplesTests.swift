@@ -290,7 +290,7 @@ enum DocumentationExamples {
     }
 
     static func s3() async throws {
-        let s3 = S3ImageLoader(configuration: .fromEnvironment())
+        let s3 = S3ImageLoader(configuration: try .fromEnvironment())
         let minio = S3ImageLoader(configuration: S3Configuration(
             endpoint: "http://127.0.0.1:9000", region: "us-east-1", usesPathStyle: true,
             credentials: AWSCredentials(accessKeyID: "…", secretAccessKey: "…")))

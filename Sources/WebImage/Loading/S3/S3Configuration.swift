@@ -16,38 +16,72 @@ public struct S3Configuration: Sendable {
     /// AWS's virtual-hosted style is used, and the path style for a bucket whose name
     /// cannot be a host label under TLS (dots, capitals, underscores).
     public var usesPathStyle: Bool
-    /// The keys requests are signed with; `nil`: requests go unsigned, which only a
-    /// public bucket answers.
-    public var credentials: AWSCredentials?
+    /// What gives the keys requests are signed with, asked before each load; `nil`, or a
+    /// provider answering `nil`: requests go unsigned, which only a public bucket answers.
+    public var credentialsProvider: (any AWSCredentialsProvider)?
 
     /// The region used when none is configured.
     public static let defaultRegion = "us-east-1"
 
-    /// Creates a configuration.
+    /// Creates a configuration whose requests are signed with `credentials` (`nil`: unsigned).
     public init(
         endpoint: String? = nil, region: String = S3Configuration.defaultRegion, usesPathStyle: Bool = true,
         credentials: AWSCredentials? = nil
     ) {
+        self.init(
+            endpoint: endpoint, region: region, usesPathStyle: usesPathStyle,
+            credentialsProvider: credentials.map { AWSStaticCredentialsProvider($0) }
+        )
+    }
+
+    /// Creates a configuration whose requests are signed with the credentials of `credentialsProvider`.
+    public init(
+        endpoint: String? = nil, region: String = S3Configuration.defaultRegion, usesPathStyle: Bool = true,
+        credentialsProvider: (any AWSCredentialsProvider)?
+    ) {
         self.endpoint = endpoint
         self.region = region
         self.usesPathStyle = usesPathStyle
-        self.credentials = credentials
+        self.credentialsProvider = credentialsProvider
     }
 
-    /// The configuration of the standard AWS variables: the credentials of
-    /// `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` and `AWS_SESSION_TOKEN`
-    /// (``AWSCredentials/fromEnvironment(_:)``), the region of `AWS_REGION`, else
-    /// `AWS_DEFAULT_REGION`, else ``defaultRegion``; AWS's own endpoint.
-    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> S3Configuration {
-        let region = ["AWS_REGION", "AWS_DEFAULT_REGION"].lazy
-            .compactMap { environment[$0]?.trimmingCharacters(in: .whitespaces) }
-            .first { !$0.isEmpty }
-        return S3Configuration(region: region ?? defaultRegion, credentials: AWSCredentials.fromEnvironment(environment))
+    /// The configuration the AWS SDKs would make of `environment` and the shared files:
+    /// the credentials of the default chain (``AWSCredentialsChain``: the environment, the
+    /// profile of the shared files, a web identity token, the container or the instance
+    /// metadata endpoint); the region of `AWS_REGION`, else `AWS_DEFAULT_REGION`, else the
+    /// profile's `region` in the config file, else ``defaultRegion``; the endpoint of
+    /// `AWS_ENDPOINT_URL_S3`, else `AWS_ENDPOINT_URL`, else AWS's own.
+    /// - Parameters:
+    ///   - environment: the variables; default the process's.
+    ///   - homeDirectory: the directory holding `.aws/`; `nil`: `HOME` of `environment`.
+    /// - Throws: ``ImageError/credentialsUnavailable(_:)`` when a shared file cannot be read
+    ///   or parsed, or `AWS_PROFILE` names a profile that is in neither.
+    public static func fromEnvironment(
+        _ environment: [String: String] = ProcessInfo.processInfo.environment, homeDirectory: String? = nil
+    ) throws(ImageError) -> S3Configuration {
+        let chain = AWSCredentialsChain(environment: environment, homeDirectory: homeDirectory)
+        let region = try configuredRegion(environment, homeDirectory: chain.homeDirectory) ?? defaultRegion
+        return S3Configuration(endpoint: AWSServiceEndpoints(environment: environment).s3, region: region, credentialsProvider: chain)
+    }
+
+    /// The region `AWS_REGION`, else `AWS_DEFAULT_REGION`, else the `region` of the profile
+    /// `AWS_PROFILE` (default `default`) in the shared files names; `nil` when none does.
+    /// - Parameters:
+    ///   - environment: the variables.
+    ///   - homeDirectory: the directory holding `.aws/`; `nil`: `HOME` of `environment`.
+    /// - Throws: ``ImageError/credentialsUnavailable(_:)`` when a shared file cannot be read
+    ///   or parsed, or `AWS_PROFILE` names a profile that is in neither.
+    public static func configuredRegion(_ environment: [String: String], homeDirectory: String? = nil) throws(ImageError) -> String? {
+        let variables = AWSEnvironment(environment)
+        if let region = variables["AWS_REGION"] ?? variables["AWS_DEFAULT_REGION"] { return region }
+        let profiles = try AWSSharedProfiles(environment: environment, homeDirectory: homeDirectory ?? variables["HOME"])
+        if let missing = profiles.missingNamedProfile { throw missing }
+        return profiles.region
     }
 
     /// The endpoint as a URL with a scheme, or `nil` for AWS's own.
     /// - Throws: ``ImageError/invalidURL(_:)`` when the endpoint is not an http(s) URL with a host.
-    func endpointURL() throws(ImageError) -> URL? {
+    public func endpointURL() throws(ImageError) -> URL? {
         guard let endpoint = endpoint?.trimmingCharacters(in: .whitespaces), !endpoint.isEmpty else { return nil }
         let lowered = endpoint.lowercased()
         let text = lowered.hasPrefix("http://") || lowered.hasPrefix("https://") ? endpoint : "http://" + endpoint

@@ -13,9 +13,9 @@ struct S3ErrorDocument: Sendable, Equatable {
     /// Reads the fields from `body`; those absent (or a body that is not S3's XML) stay `nil`.
     init(_ body: some Sequence<UInt8>) {
         let text = String(decoding: Array(body.prefix(64 * 1024)), as: UTF8.self)
-        code = Self.element("Code", in: text)
-        message = Self.element("Message", in: text)
-        region = Self.element("Region", in: text)
+        code = AWSXMLText.element("Code", in: text)
+        message = AWSXMLText.element("Message", in: text)
+        region = AWSXMLText.element("Region", in: text)
     }
 
     /// `Code: Message`, or what of it there is; `nil` when there is neither.
@@ -26,16 +26,5 @@ struct S3ErrorDocument: Sendable, Equatable {
         case let (nil, message?): message
         case (nil, nil): nil
         }
-    }
-
-    /// The text of the first `<name>…</name>`, XML entities decoded.
-    private static func element(_ name: String, in text: String) -> String? {
-        guard let start = text.range(of: "<\(name)>"), let end = text.range(of: "</\(name)>", range: start.upperBound..<text.endIndex) else {
-            return nil
-        }
-        let value = String(text[start.upperBound..<end.lowerBound])
-            .replacing("&lt;", with: "<").replacing("&gt;", with: ">").replacing("&quot;", with: "\"")
-            .replacing("&apos;", with: "'").replacing("&amp;", with: "&")
-        return value.isEmpty ? nil : value
     }
 }

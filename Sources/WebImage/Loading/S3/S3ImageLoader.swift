@@ -2,13 +2,14 @@ import Foundation
 import NIOHTTP1
 
 /// Loads `s3://<bucket>/<key>[?<version ID>]` URLs from S3 or an S3-compatible server,
-/// signing each request with AWS Signature Version 4 (``SigV4Signer``).
+/// signing each request with AWS Signature Version 4 (``SigV4Signer``) and the credentials
+/// of the configuration's provider (``AWSCredentialsProvider``), asked before each load.
 ///
 /// The requests go through an ``ImageDownloader`` like any download: its connection pool,
 /// timeouts, body size limit, request modifier, hop guard and ``DownloaderConfig/hopAddress``
 /// (so a source guard approves the address each request connects to) apply to them.
 ///
-///     let s3 = S3ImageLoader(configuration: .fromEnvironment())
+///     let s3 = S3ImageLoader(configuration: try .fromEnvironment())
 ///     let manager = ImageManager(loader: ImageLoaders([s3, ImageDownloader.shared]))
 ///     let result = try await manager.loadImage(from: URL(string: "s3://photos/cats/tom.jpg")!)
 ///
@@ -18,7 +19,7 @@ import NIOHTTP1
 /// `SignatureDoesNotMatch`, `AccessDenied`, …). A bucket that S3 says is in another region
 /// is asked again, once, signed for that region, which is then remembered.
 public struct S3ImageLoader: ImageLoader {
-    /// The endpoint, region, addressing style and credentials.
+    /// The endpoint, region, addressing style and credentials provider.
     public let configuration: S3Configuration
     /// The downloader the requests go through.
     public let downloader: ImageDownloader
@@ -52,9 +53,10 @@ public struct S3ImageLoader: ImageLoader {
     ) async throws(ImageError) -> DownloadResponse {
         let location = try S3ObjectLocation(url: url)
         var region = bucketRegions.region(of: location.bucket) ?? configuration.region
+        let credentials = try await configuration.credentialsProvider?.credentials()
         var askedAgain = false
         while true {
-            let response = try await fetch(location, region: region, options: options, progress: progress)
+            let response = try await fetch(location, region: region, credentials: credentials, options: options, progress: progress)
             let status = response.head.statusCode
             if (200..<300).contains(status) {
                 return DownloadResponse(data: response.data, head: DownloadResponseHead(url: url, statusCode: status, headers: response.head.headers))
@@ -66,20 +68,21 @@ public struct S3ImageLoader: ImageLoader {
                 bucketRegions.remember(other, for: location.bucket)
                 continue
             }
-            throw error(status: status, document: document, location: location, region: region)
+            throw error(status: status, document: document, location: location, region: region, credentials: credentials)
         }
     }
 
-    /// One signed `GET` of `location` in `region`; error responses come back with their body.
+    /// One `GET` of `location` in `region`, signed with `credentials` (unsigned without);
+    /// error responses come back with their body.
     private func fetch(
-        _ location: S3ObjectLocation, region: String, options: DownloadOptions,
+        _ location: S3ObjectLocation, region: String, credentials: AWSCredentials?, options: DownloadOptions,
         progress: (@Sendable (DownloadProgress) -> Void)?
     ) async throws(ImageError) -> DownloadResponse {
         let request = try configuration.request(for: location, region: region)
         var options = options
         options.returnsErrorResponses = true
         let modifier = options.requestModifier ?? downloader.config.requestModifier
-        let signer = configuration.credentials.map { SigV4Signer(credentials: $0, region: region, service: "s3") }
+        let signer = credentials.map { SigV4Signer(credentials: $0, region: region, service: "s3") }
         let now = self.now
         options.requestModifier = { described in
             var described = described
@@ -120,7 +123,9 @@ public struct S3ImageLoader: ImageLoader {
     }
 
     /// The error for an S3 error response.
-    private func error(status: Int, document: S3ErrorDocument, location: S3ObjectLocation, region: String) -> ImageError {
+    private func error(
+        status: Int, document: S3ErrorDocument, location: S3ObjectLocation, region: String, credentials: AWSCredentials?
+    ) -> ImageError {
         let reason = document.summary.map { " (\($0))" } ?? ""
         switch status {
         case 404:
@@ -132,15 +137,15 @@ public struct S3ImageLoader: ImageLoader {
             }
             return .notFound("\(location): \(what)\(reason)")
         case 401, 403:
-            guard let credentials = configuration.credentials else {
-                return .accessDenied("\(location): S3 refused an unsigned request\(reason); give credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY) unless the object is public")
+            guard let credentials else {
+                return .accessDenied("\(location): S3 refused an unsigned request\(reason); give credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, a profile, a role) unless the object is public")
             }
             let advice: String
             switch document.code {
             case "InvalidAccessKeyId":
-                advice = "S3 does not know the access key ID \(credentials.accessKeyID); check AWS_ACCESS_KEY_ID"
+                advice = "S3 does not know the access key ID \(credentials.accessKeyID); check AWS_ACCESS_KEY_ID or the source the credentials come from"
             case "SignatureDoesNotMatch":
-                advice = "S3 refused the signature made with the access key ID \(credentials.accessKeyID); check AWS_SECRET_ACCESS_KEY and the endpoint"
+                advice = "S3 refused the signature made with the access key ID \(credentials.accessKeyID); check AWS_SECRET_ACCESS_KEY (or the secret of the credentials' source) and the endpoint"
             case "InvalidToken", "ExpiredToken", "TokenRefreshRequired":
                 advice = "S3 refused the session token; renew the temporary credentials (AWS_SESSION_TOKEN)"
             case "RequestTimeTooSkewed":

@@ -7,7 +7,8 @@ extension ServerSetting {
     static let sourceSettings: [ServerSetting] = [
         allowedSource, allowLoopback, allowPrivate, allowLinkLocal, proxy, noProxy, trustProxyAddress, caFile, clientCert, clientKey,
         userAgent, maxRedirects, downloadTimeout, sourceKeepAliveTimeout, maxDownloads, maxDownloadsPerHost, localFilesystemRoot, baseURL,
-        urlReplacements, useS3, s3Endpoint, s3Region, s3EndpointUsePathStyle, s3AllowedBucket, s3DeniedBucket, fallbackImageData,
+        urlReplacements, useS3, s3Endpoint, s3Region, s3EndpointUsePathStyle, s3AssumeRoleARN, s3AssumeRoleExternalID, s3AllowedBucket,
+        s3DeniedBucket, fallbackImageData,
         fallbackImagePath, fallbackImageURL, fallbackImageHTTPCode, fallbackImageTTL,
     ]
 
@@ -160,26 +161,26 @@ extension ServerSetting {
         config.sources.urlReplacements = value.isEmpty ? [] : try SourceURLRewrite.replacements(from: value)
     }
 
-    /// `--use-s3`: load `s3://<bucket>/<key>[?<version ID>]` sources, signed with `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` and `AWS_SESSION_TOKEN` (none: unsigned).
+    /// `--use-s3`: load `s3://<bucket>/<key>[?<version ID>]` sources, signed with the credentials the AWS SDKs find: `AWS_ACCESS_KEY_ID`, the profile `AWS_PROFILE` of `~/.aws/credentials`, a web identity token, the ECS or EC2 metadata endpoint (none: unsigned).
     public static let useS3 = bool(
         "useS3", .sources, \.sources.useS3,
         imgproxy: [same("IMGPROXY_USE_S3")],
-        help: "load `s3://<bucket>/<key>[?<version ID>]` sources, signed with `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` and `AWS_SESSION_TOKEN` (none: unsigned)"
+        help: "load `s3://<bucket>/<key>[?<version ID>]` sources, signed with the credentials the AWS SDKs find: `AWS_ACCESS_KEY_ID`, the profile `AWS_PROFILE` of `~/.aws/credentials`, a web identity token, the ECS or EC2 metadata endpoint (none: unsigned)"
     )
 
-    /// `--s3-endpoint`: an S3-compatible server (no scheme: `http://`).
+    /// `--s3-endpoint`: an S3-compatible server (no scheme: `http://`), reached on any address, loopback and private ones too.
     public static let s3Endpoint = optionalText(
         "s3Endpoint", .sources, \.sources.s3Endpoint, placeholder: "URL",
         imgproxy: [same("IMGPROXY_S3_ENDPOINT")],
-        default: "AWS",
-        help: "an S3-compatible server (no scheme: `http://`)"
+        default: "`AWS_ENDPOINT_URL_S3`, else `AWS_ENDPOINT_URL`, else AWS",
+        help: "an S3-compatible server (no scheme: `http://`), reached on any address, loopback and private ones too"
     )
 
     /// `--s3-region`: region requests are signed for.
     public static let s3Region = optionalText(
         "s3Region", .sources, \.sources.s3Region, placeholder: "REGION",
         imgproxy: [same("IMGPROXY_S3_REGION")],
-        default: "`AWS_REGION`, else `AWS_DEFAULT_REGION`, else `us-east-1`",
+        default: "`AWS_REGION`, else `AWS_DEFAULT_REGION`, else the profile's `region`, else `us-east-1`",
         help: "region requests are signed for"
     )
 
@@ -188,6 +189,25 @@ extension ServerSetting {
         "s3EndpointUsePathStyle", .sources, \.sources.s3EndpointUsePathStyle,
         imgproxy: [same("IMGPROXY_S3_ENDPOINT_USE_PATH_STYLE")],
         help: "with `--s3-endpoint`: the bucket in the path (`<endpoint>/<bucket>/<key>`); off: a subdomain of the endpoint's host"
+    )
+
+    /// `--s3-assume-role-arn`: the IAM role S3 requests are signed as: STS `AssumeRole`, signed with the credentials the AWS SDKs find.
+    public static let s3AssumeRoleARN = optionalText(
+        "s3AssumeRoleARN", .sources, \.sources.s3AssumeRoleARN, placeholder: "ARN",
+        flag: "s3-assume-role-arn",
+        imgproxy: [same("IMGPROXY_S3_ASSUME_ROLE_ARN")],
+        help: "the IAM role S3 requests are signed as: STS `AssumeRole`, signed with the credentials the AWS SDKs find",
+        check: { setting, arn throws(ServerConfigError) in
+            if !arn.hasPrefix("arn:") { throw setting.error("'\(arn.prefix(100))' is not a role ARN, e.g. arn:aws:iam::123456789012:role/images") }
+        }
+    )
+
+    /// `--s3-assume-role-external-id`: the external ID the role of `--s3-assume-role-arn` asks for.
+    public static let s3AssumeRoleExternalID = optionalText(
+        "s3AssumeRoleExternalID", .sources, \.sources.s3AssumeRoleExternalID, placeholder: "ID",
+        flag: "s3-assume-role-external-id",
+        imgproxy: [same("IMGPROXY_S3_ASSUME_ROLE_EXTERNAL_ID")],
+        help: "the external ID the role of `--s3-assume-role-arn` asks for"
     )
 
     /// `--s3-allowed-bucket`: the only buckets `s3://` sources may name.

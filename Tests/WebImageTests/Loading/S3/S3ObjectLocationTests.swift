@@ -62,12 +62,14 @@ struct S3ObjectLocationTests {
         #expect(dotted.url.absoluteString == "https://s3.eu-central-1.amazonaws.com/images.example.com/a.jpg")
     }
 
-    @Test("the AWS variables: region from AWS_REGION, else AWS_DEFAULT_REGION, else us-east-1")
-    func environment() {
-        #expect(S3Configuration.fromEnvironment(["AWS_REGION": "eu-west-3", "AWS_DEFAULT_REGION": "ap-south-1"]).region == "eu-west-3")
-        #expect(S3Configuration.fromEnvironment(["AWS_DEFAULT_REGION": "ap-south-1"]).region == "ap-south-1")
-        #expect(S3Configuration.fromEnvironment([:]).region == "us-east-1")
-        #expect(S3Configuration.fromEnvironment([:]).credentials == nil)
+    @Test("the AWS variables: region from AWS_REGION, else AWS_DEFAULT_REGION, else us-east-1; credentials from the default chain")
+    func environment() async throws {
+        #expect(try S3Configuration.fromEnvironment(["AWS_REGION": "eu-west-3", "AWS_DEFAULT_REGION": "ap-south-1"]).region == "eu-west-3")
+        #expect(try S3Configuration.fromEnvironment(["AWS_DEFAULT_REGION": "ap-south-1"]).region == "ap-south-1")
+        #expect(try S3Configuration.fromEnvironment([:]).region == "us-east-1")
+        let unsigned = try S3Configuration.fromEnvironment(["AWS_EC2_METADATA_DISABLED": "true"])
+        #expect(unsigned.credentialsProvider is AWSCredentialsChain)
+        #expect(try await unsigned.credentialsProvider?.credentials() == nil)
     }
 
     @Test("S3's XML error: code, message and region read, entities decoded")
