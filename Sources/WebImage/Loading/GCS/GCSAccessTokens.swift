@@ -1,0 +1,157 @@
+import Foundation
+import NIOHTTP1
+import WebImageLocking
+
+/// The OAuth 2.0 access tokens of one service account: each asked of the key's token
+/// endpoint with a signed ``GCSTokenAssertion``, kept while it lives, and asked again
+/// ``refreshMargin`` before it expires. One request at a time: callers that need a token
+/// while one is being asked for wait for that one (single flight).
+///
+/// The token requests go through the loader's ``ImageDownloader``, so its timeouts, body
+/// limit, request modifier, hop guard and address pinning apply to them as to any download.
+actor GCSAccessTokens {
+    /// A token and the time it stops being valid.
+    struct Token: Sendable {
+        var value: String
+        var expiresAt: Date
+    }
+
+    /// How long before its expiry a token is no longer handed out.
+    static let refreshMargin: TimeInterval = 60
+
+    let key: GCSServiceAccountKey
+    private let downloader: ImageDownloader
+    private let now: @Sendable () -> Date
+    private var current: Token?
+    private var pending: Task<Result<Token, ImageError>, Never>?
+    /// How many callers waited for a token request another caller started (readable from any
+    /// thread: what single flight saved).
+    nonisolated let joinedRequests = Locked(0)
+
+    /// Tokens of `key`, asked for through `downloader`; `now` is the clock.
+    init(key: GCSServiceAccountKey, downloader: ImageDownloader, now: @escaping @Sendable () -> Date) {
+        self.key = key
+        self.downloader = downloader
+        self.now = now
+    }
+
+    /// A token valid for at least ``refreshMargin`` more, asked for when there is none.
+    /// - Parameter location: the object the token is for, named in errors.
+    /// - Throws: ``ImageError/accessDenied(_:)`` when the endpoint refuses the account, or the
+    ///   downloader's error when it cannot be reached.
+    func token(for location: GCSObjectLocation) async throws(ImageError) -> String {
+        if let current, current.expiresAt.timeIntervalSince(now()) > Self.refreshMargin {
+            return current.value
+        }
+        let task: Task<Result<Token, ImageError>, Never>
+        if let pending {
+            task = pending
+            joinedRequests.withLock { $0 += 1 }
+        } else {
+            // Unstructured: a caller that is cancelled does not fail the others waiting on it.
+            task = Task { await self.exchange(for: location) }
+            pending = task
+        }
+        let result = await task.value
+        if pending == task {
+            pending = nil
+            if case .success(let token) = result { current = token }
+        }
+        return try result.get().value
+    }
+
+    /// Forgets `value` when it is the token kept: GCS refused it (revoked, or the clock is off).
+    func discard(_ value: String) {
+        if current?.value == value { current = nil }
+    }
+
+    /// One token request: the assertion signed now, POSTed as a form.
+    private func exchange(for location: GCSObjectLocation) async -> Result<Token, ImageError> {
+        let endpoint = key.tokenURI
+        let account = key.clientEmail
+        let issuedAt = now()
+        let body: Data
+        do throws(ImageError) {
+            body = try GCSTokenAssertion(key: key, issuedAt: issuedAt).formBody
+        } catch {
+            return .failure(error)
+        }
+        var options = DownloadOptions()
+        options.returnsErrorResponses = true
+        let modifier = downloader.config.requestModifier
+        options.requestModifier = { described in
+            var described = described
+            if let modifier {
+                guard let modified = await modifier(described) else { return nil }
+                described = modified
+            }
+            guard described.url == endpoint else { return described }
+            described.method = .POST
+            described.body = body
+            described.headers.replaceOrAdd(name: "Content-Type", value: "application/x-www-form-urlencoded")
+            described.headers.replaceOrAdd(name: "Accept", value: "application/json")
+            return described
+        }
+        let response: DownloadResponse
+        do throws(ImageError) {
+            response = try await downloader.load(endpoint, options: options, progress: nil)
+        } catch {
+            return .failure(Self.unreachable(error, location: location, account: account, endpoint: endpoint))
+        }
+        let answer = TokenAnswer(response.data)
+        let status = response.head.statusCode
+        guard (200..<300).contains(status) else {
+            let reason = answer.error.map { error in error + (answer.errorDescription.map { ": \($0)" } ?? "") }
+                ?? Self.text(response.data)
+            return .failure(.accessDenied(
+                "\(location): the token endpoint \(endpoint.absoluteString) refused the service account \(account) (HTTP \(status)\(reason.isEmpty ? "" : ": \(reason)")); "
+                    + "check that the account and its key exist and are enabled, and that the clock of this machine is right"
+            ))
+        }
+        guard let value = answer.accessToken, !value.isEmpty else {
+            return .failure(.invalidResponse(
+                "\(location): the token endpoint \(endpoint.absoluteString) answered the service account \(account) without an access_token (\(Self.text(response.data)))"
+            ))
+        }
+        let lifetime = answer.expiresIn ?? GCSTokenAssertion.lifetime
+        return .success(Token(value: value, expiresAt: issuedAt.addingTimeInterval(lifetime)))
+    }
+
+    /// The downloader's error for a token endpoint it could not ask, saying what it was for.
+    private static func unreachable(_ error: ImageError, location: GCSObjectLocation, account: String, endpoint: URL) -> ImageError {
+        let context = "\(location): asking the token endpoint \(endpoint.absoluteString) for a token of the service account \(account)"
+        switch error {
+        case .network(let reason): return .network("\(context): \(reason)")
+        case .timedOut(let reason): return .timedOut("\(context): \(reason)")
+        case .forbiddenSource(let reason): return .forbiddenSource("\(context): \(reason)")
+        default: return error
+        }
+    }
+
+    /// The start of a body that is not the JSON expected, as text.
+    private static func text(_ data: Data) -> String {
+        String(decoding: data.prefix(300), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The fields of the token endpoint's answer, success (`access_token`, `expires_in`) or
+    /// refusal (`error`, `error_description`); those absent stay `nil`.
+    private struct TokenAnswer: Decodable {
+        var accessToken: String?
+        var expiresIn: TimeInterval?
+        var error: String?
+        var errorDescription: String?
+
+        enum CodingKeys: String, CodingKey {
+            case accessToken = "access_token"
+            case expiresIn = "expires_in"
+            case error
+            case errorDescription = "error_description"
+        }
+
+        init(_ data: Data) {
+            self = (try? JSONDecoder().decode(TokenAnswer.self, from: data)) ?? TokenAnswer()
+        }
+
+        init() {}
+    }
+}
