@@ -82,12 +82,16 @@ public final class ProxyServer: Sendable {
         warnings.watch(originalDisk, name: "originals")
         warnings.watch(variantDisk, name: "variants")
         context.originalCache = originalCache
-        // `local://` and `s3://` sources load through the same manager: cached and coalesced
-        // like downloads. S3 requests go through the downloader: its limits and the guard apply.
+        // `local://`, `s3://` and `gs://` sources load through the same manager: cached and
+        // coalesced like downloads. S3 and GCS requests (GCS's token requests too) go through
+        // the downloader: its limits and the guard apply.
         var loaders: [any ImageLoader] = []
         if let localFiles { loaders.append(localFiles) }
         if let s3 = config.sources.s3Configuration(profile: config.profile) {
             loaders.append(S3ImageLoader(configuration: s3, downloader: downloader))
+        }
+        if let gcs = parts.gcs {
+            loaders.append(GCSImageLoader(configuration: gcs, downloader: downloader))
         }
         // The fallback image is a source of the manager's like any other, so its variants
         // are made and cached like theirs; it is held in memory under a URL of its own.
