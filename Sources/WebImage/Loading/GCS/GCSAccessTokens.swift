@@ -49,7 +49,7 @@ actor GCSAccessTokens {
             joinedRequests.withLock { $0 += 1 }
         } else {
             // Unstructured: a caller that is cancelled does not fail the others waiting on it.
-            task = Task { await self.exchange(for: location) }
+            task = Task { await self.exchange() }
             pending = task
         }
         let result = await task.value
@@ -57,7 +57,10 @@ actor GCSAccessTokens {
             pending = nil
             if case .success(let token) = result { current = token }
         }
-        return try result.get().value
+        switch result {
+        case .success(let token): return token.value
+        case .failure(let error): throw Self.error(error, for: location)
+        }
     }
 
     /// Forgets `value` when it is the token kept: GCS refused it (revoked, or the clock is off).
@@ -65,8 +68,9 @@ actor GCSAccessTokens {
         if current?.value == value { current = nil }
     }
 
-    /// One token request: the assertion signed now, POSTed as a form.
-    private func exchange(for location: GCSObjectLocation) async -> Result<Token, ImageError> {
+    /// One token request: the assertion signed now, POSTed as a form. Its errors name the
+    /// account and the endpoint; each caller adds the object it asked for.
+    private func exchange() async -> Result<Token, ImageError> {
         let endpoint = key.tokenURI
         let account = key.clientEmail
         let issuedAt = now()
@@ -96,7 +100,7 @@ actor GCSAccessTokens {
         do throws(ImageError) {
             response = try await downloader.load(endpoint, options: options, progress: nil)
         } catch {
-            return .failure(Self.unreachable(error, location: location, account: account, endpoint: endpoint))
+            return .failure(Self.unreachable(error, account: account, endpoint: endpoint))
         }
         let answer = TokenAnswer(response.data)
         let status = response.head.statusCode
@@ -104,13 +108,13 @@ actor GCSAccessTokens {
             let reason = answer.error.map { error in error + (answer.errorDescription.map { ": \($0)" } ?? "") }
                 ?? Self.text(response.data)
             return .failure(.accessDenied(
-                "\(location): the token endpoint \(endpoint.absoluteString) refused the service account \(account) (HTTP \(status)\(reason.isEmpty ? "" : ": \(reason)")); "
+                "the token endpoint \(endpoint.absoluteString) refused the service account \(account) (HTTP \(status)\(reason.isEmpty ? "" : ": \(reason)")); "
                     + "check that the account and its key exist and are enabled, and that the clock of this machine is right"
             ))
         }
         guard let value = answer.accessToken, !value.isEmpty else {
             return .failure(.invalidResponse(
-                "\(location): the token endpoint \(endpoint.absoluteString) answered the service account \(account) without an access_token (\(Self.text(response.data)))"
+                "the token endpoint \(endpoint.absoluteString) answered the service account \(account) without an access_token (\(Self.text(response.data)))"
             ))
         }
         let lifetime = answer.expiresIn ?? GCSTokenAssertion.lifetime
@@ -118,13 +122,25 @@ actor GCSAccessTokens {
     }
 
     /// The downloader's error for a token endpoint it could not ask, saying what it was for.
-    private static func unreachable(_ error: ImageError, location: GCSObjectLocation, account: String, endpoint: URL) -> ImageError {
-        let context = "\(location): asking the token endpoint \(endpoint.absoluteString) for a token of the service account \(account)"
+    private static func unreachable(_ error: ImageError, account: String, endpoint: URL) -> ImageError {
+        prefixed(error, "asking the token endpoint \(endpoint.absoluteString) for a token of the service account \(account)")
+    }
+
+    /// A token request's error, said of the object `location` a caller asked for.
+    private static func error(_ error: ImageError, for location: GCSObjectLocation) -> ImageError {
+        prefixed(error, "\(location)")
+    }
+
+    /// `error` with `context` and a colon before its reason, for the cases a token request fails with.
+    private static func prefixed(_ error: ImageError, _ context: String) -> ImageError {
         switch error {
-        case .network(let reason): return .network("\(context): \(reason)")
-        case .timedOut(let reason): return .timedOut("\(context): \(reason)")
-        case .forbiddenSource(let reason): return .forbiddenSource("\(context): \(reason)")
-        default: return error
+        case .accessDenied(let reason): .accessDenied("\(context): \(reason)")
+        case .invalidResponse(let reason): .invalidResponse("\(context): \(reason)")
+        case .invalidRequest(let field, let reason): .invalidRequest(field: "\(context): \(field)", reason: reason)
+        case .network(let reason): .network("\(context): \(reason)")
+        case .timedOut(let reason): .timedOut("\(context): \(reason)")
+        case .forbiddenSource(let reason): .forbiddenSource("\(context): \(reason)")
+        default: error
         }
     }
 

@@ -60,7 +60,7 @@ struct GCSServiceAccountTests {
         }
     }
 
-    @Test("a token is asked for once while it lives, again once it is about to expire")
+    @Test("a token is asked for once while it lives, again once it is about to expire or has expired")
     func tokenKeptUntilItExpires() async throws {
         try await withOriginAndDownloader { origin, downloader in
             let account = try TestServiceAccount(origin: origin, tokenLifetime: 3600)
@@ -78,6 +78,11 @@ struct GCSServiceAccountTests {
             _ = try await loader.load(url, options: DownloadOptions(), progress: nil)
             #expect(origin.requestCount(account.tokenPath) == 2)
             #expect(origin.lastRequest(Self.objectPath)?.header("authorization") == "Bearer token-2")
+
+            clock.withLock { $0 += 7200 }  // long expired
+            _ = try await loader.load(url, options: DownloadOptions(), progress: nil)
+            #expect(origin.requestCount(account.tokenPath) == 3)
+            #expect(origin.lastRequest(Self.objectPath)?.header("authorization") == "Bearer token-3")
         }
     }
 
@@ -135,6 +140,7 @@ struct GCSServiceAccountTests {
                 Issue.record("expected accessDenied, got \(String(describing: error))")
                 return
             }
+            #expect(reason.hasPrefix("gs://photos/cats/tom.png: "))
             #expect(reason.contains(account.email))
             #expect(reason.contains(account.tokenURI.absoluteString))
             #expect(reason.contains("invalid_grant: Invalid grant: account not found"))
