@@ -4,10 +4,11 @@ import NIOHTTP1
 /// Loads `gs://<bucket>/<object>[?<generation>]` URLs from Google Cloud Storage.
 ///
 /// With a service account's key (``GCSCredentials/serviceAccount(_:)``) or no credentials,
-/// objects are read through GCS's JSON API (`GET <endpoint>/storage/v1/b/<bucket>/o/<object>?alt=media`),
-/// each request carrying an access token of the account (``GCSAccessTokens``: asked for
-/// once, kept until shortly before it expires, asked again once when GCS refuses it). With an
-/// HMAC key (``GCSCredentials/hmac(_:)``), through GCS's S3-compatible XML API by an
+/// objects are read through GCS's JSON API
+/// (`GET <endpoint>/storage/v1/b/<bucket>/o/<object>?alt=media`); with the key, each request
+/// carries an access token of the account (asked for once, kept until a minute before it
+/// expires, asked again once when GCS refuses it). With an HMAC key
+/// (``GCSCredentials/hmac(_:)``), objects are read through GCS's S3-compatible XML API by an
 /// ``S3ImageLoader`` signing with AWS Signature Version 4.
 ///
 /// Every request, the token requests included, goes through an ``ImageDownloader`` like any

@@ -3,8 +3,7 @@ import Foundation
 
 /// A Google Cloud service account's JSON key (`"type": "service_account"`), the file the
 /// Cloud console downloads: the account's email, its RSA private key and the OAuth 2.0 token
-/// endpoint that exchanges a token signed with that key for an access token
-/// (``GCSAccessTokens``).
+/// endpoint that exchanges a token signed with that key for an access token.
 public struct GCSServiceAccountKey: Sendable, CustomStringConvertible {
     /// The service account, e.g. `images@my-project.iam.gserviceaccount.com`.
     public var clientEmail: String

@@ -8,7 +8,8 @@ extension ServerSetting {
         allowedSource, allowLoopback, allowPrivate, allowLinkLocal, proxy, noProxy, trustProxyAddress, caFile, clientCert, clientKey,
         userAgent, maxRedirects, downloadTimeout, sourceKeepAliveTimeout, maxDownloads, maxDownloadsPerHost, localFilesystemRoot, baseURL,
         urlReplacements, useS3, s3Endpoint, s3Region, s3EndpointUsePathStyle, s3AllowedBucket, s3DeniedBucket, useGCS, gcsKey, gcsEndpoint,
-        gcsHMACAccessID, gcsHMACSecret, gcsAllowedBucket, gcsDeniedBucket, fallbackImageData, fallbackImagePath, fallbackImageURL, fallbackImageHTTPCode, fallbackImageTTL,
+        gcsHMACAccessID, gcsHMACSecret, gcsAllowedBucket, gcsDeniedBucket, fallbackImageData, fallbackImagePath, fallbackImageURL,
+        fallbackImageHTTPCode, fallbackImageTTL,
     ]
 
     /// `--allowed-source`: source URL prefixes allowed, e.g. `https://images.example.com/`, checked on the normalised URL and on every redirect.
