@@ -107,6 +107,11 @@ actor GCSAccessTokens {
         guard (200..<300).contains(status) else {
             let reason = answer.error.map { error in error + (answer.errorDescription.map { ": \($0)" } ?? "") }
                 ?? Self.text(response.data)
+            if status >= 500 {
+                return .failure(.invalidResponse(
+                    "the token endpoint \(endpoint.absoluteString) failed for the service account \(account) (HTTP \(status)\(reason.isEmpty ? "" : ": \(reason)")); retry later"
+                ))
+            }
             return .failure(.accessDenied(
                 "the token endpoint \(endpoint.absoluteString) refused the service account \(account) (HTTP \(status)\(reason.isEmpty ? "" : ": \(reason)")); "
                     + "check that the account and its key exist and are enabled, and that the clock of this machine is right"

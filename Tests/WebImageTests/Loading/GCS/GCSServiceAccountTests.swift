@@ -148,6 +148,23 @@ struct GCSServiceAccountTests {
         }
     }
 
+    @Test("a token endpoint that fails (5xx) is invalidResponse naming it, not a refusal")
+    func failingTokenEndpoint() async throws {
+        try await withOriginAndDownloader { origin, downloader in
+            let account = try TestServiceAccount(origin: origin, refusal: (503, #"{"error":"backend_error"}"#))
+            serveObject(on: origin)
+            let loader = try loader(account, origin: origin, downloader: downloader, clock: Locked(Date()))
+            let error = await #expect(throws: ImageError.self) {
+                _ = try await loader.load(URL(string: "gs://photos/cats/tom.png")!, options: DownloadOptions(), progress: nil)
+            }
+            guard case .invalidResponse(let reason) = error else {
+                Issue.record("expected invalidResponse, got \(String(describing: error))")
+                return
+            }
+            #expect(reason.contains("\(account.tokenURI.absoluteString) failed for the service account \(account.email) (HTTP 503: backend_error)"))
+        }
+    }
+
     @Test("an object the account may not read is accessDenied naming the account and GCS's reason")
     func forbiddenObject() async throws {
         try await withOriginAndDownloader { origin, downloader in
