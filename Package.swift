@@ -58,6 +58,8 @@ let package = Package(
                 "CWebImageSupport",
                 "WebImageLocking",
                 .product(name: "Crypto", package: "swift-crypto"),
+                // RS256 (RSA PKCS#1 v1.5) signing of GCS service-account tokens.
+                .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Collections", package: "swift-collections"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -133,6 +135,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             path: "Tests/WebImageTestSupport"
@@ -154,6 +157,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
             // Binary inputs the tests read through #filePath (Fixtures/README.md).
             exclude: ["Fixtures", "Placeholders/make-thumbhash-vectors.mjs"]

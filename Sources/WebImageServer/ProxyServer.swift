@@ -91,8 +91,9 @@ public final class ProxyServer: Sendable {
             warnings.watch(variantDisk, name: "variants")
         }
         context.originalCache = originalCache
-        // `local://` and `s3://` sources load through the same manager: cached and coalesced
-        // like downloads. S3 requests go through the downloader: its limits and the guard apply.
+        // `local://`, `s3://` and `gs://` sources load through the same manager: cached and
+        // coalesced like downloads. S3 and GCS requests (GCS's token requests too) go through
+        // the downloader: its limits and the guard apply.
         var loaders: [any ImageLoader] = []
         if let localFiles { loaders.append(localFiles) }
         s3Configuration = try config.sources.s3Configuration(profile: config.profile)
@@ -107,6 +108,9 @@ public final class ProxyServer: Sendable {
             loaders.append(S3ImageLoader(configuration: s3Configuration, downloader: s3Downloader))
         } else {
             s3Downloader = nil
+        }
+        if let gcs = parts.gcs {
+            loaders.append(GCSImageLoader(configuration: gcs, downloader: downloader))
         }
         // The fallback image is a source of the manager's like any other, so its variants
         // are made and cached like theirs; it is held in memory under a URL of its own.

@@ -23,7 +23,7 @@ struct ServeCommand: AsyncParsableCommand {
             flags win over WEBIMAGE_*, which win over IMGPROXY_*. When any IMGPROXY_* variable is set \
             (or --imgproxy-defaults is given), every default and status code is imgproxy's; the start-up \
             log says which. IMGPROXY_* variables WebImage does not apply are listed with the reason in one \
-            warning at start-up, and one it cannot run without (gs:// sources, settings from a secrets manager…) stops it. \
+            warning at start-up, and one it cannot run without (Azure Blob Storage or Swift sources, settings from a secrets manager…) stops it. \
             SIGTERM or SIGINT stops accepting connections, lets requests in flight finish, and exits 0. \
             Traces go by OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_TRACES_EXPORTER=otlp is set, \
             metrics as well when OTEL_EXPORTER_OTLP_METRICS_ENDPOINT or OTEL_METRICS_EXPORTER=otlp is set. \
@@ -69,6 +69,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         logger.info("\(settings.profile.startupLine(imgproxyDefaults: settings.profileChoice))")
         logger.info("\(config.caching.startupLine)")
+        if let gcs = config.sources.gcsAuthenticationSummary {
+            logger.info("\(gcs)")
+        }
         if let warning = ImgproxyEnvironment.warning(ignored: settings.unknownImgproxySettings) {
             logger.warning("\(warning)")
         }

@@ -58,13 +58,12 @@ extension ImgproxyEnvironment {
 
         // Sources
         refused(
-            "WebImage loads http(s), local:// and s3:// sources only",
-            "IMGPROXY_USE_ABS", "IMGPROXY_USE_GCS", "IMGPROXY_USE_SWIFT"
+            "WebImage loads http(s), local://, s3:// and gs:// sources only",
+            "IMGPROXY_USE_ABS", "IMGPROXY_USE_SWIFT"
         )
         ignored(
-            "WebImage loads http(s), local:// and s3:// sources only",
+            "WebImage loads http(s), local://, s3:// and gs:// sources only",
             "IMGPROXY_ABS_NAME", "IMGPROXY_ABS_KEY", "IMGPROXY_ABS_ENDPOINT", "IMGPROXY_ABS_ALLOWED_BUCKETS", "IMGPROXY_ABS_DENIED_BUCKETS",
-            "IMGPROXY_GCS_KEY", "IMGPROXY_GCS_ENDPOINT", "IMGPROXY_GCS_ALLOWED_BUCKETS", "IMGPROXY_GCS_DENIED_BUCKETS",
             "IMGPROXY_SWIFT_USERNAME", "IMGPROXY_SWIFT_API_KEY", "IMGPROXY_SWIFT_AUTH_URL", "IMGPROXY_SWIFT_AUTH_VERSION",
             "IMGPROXY_SWIFT_DOMAIN", "IMGPROXY_SWIFT_TENANT", "IMGPROXY_SWIFT_CONNECT_TIMEOUT_SECONDS", "IMGPROXY_SWIFT_TIMEOUT_SECONDS",
             "IMGPROXY_SWIFT_ALLOWED_BUCKETS", "IMGPROXY_SWIFT_DENIED_BUCKETS"
@@ -73,7 +72,7 @@ extension ImgproxyEnvironment {
             "S3 access points and client-side decryption are not supported",
             "IMGPROXY_S3_ACCESS_POINTS", "IMGPROXY_S3_USE_DECRYPTION_CLIENT"
         )
-        ignored("a source's query string is part of its URL; s3:// versions follow a ?", "IMGPROXY_SOURCE_URL_QUERY_SEPARATOR")
+        ignored("a source's query string is part of its URL; s3:// versions and gs:// generations follow a ?", "IMGPROXY_SOURCE_URL_QUERY_SEPARATOR")
         refused("WebImage always verifies sources' certificates; trust a private authority with --ca-file", "IMGPROXY_IGNORE_SSL_VERIFICATION")
         ignored(
             "cookies are never passed to sources",

@@ -2,7 +2,7 @@ import Foundation
 import WebImage
 
 extension ServerConfig {
-    /// Which sources are fetched, and how: allowed addresses, downloads, proxies, TLS, `local://`, `s3://` and the fallback image.
+    /// Which sources are fetched, and how: allowed addresses, downloads, proxies, TLS, `local://`, `s3://`, `gs://` and the fallback image.
     public struct Sources: Sendable {
         /// Source URL prefixes allowed; empty allows any http(s) source. A prefix naming only a
         /// host must end with `/`.
@@ -102,6 +102,27 @@ extension ServerConfig {
         /// Buckets `s3://` sources may not name (imgproxy's `IMGPROXY_S3_DENIED_BUCKETS`); a
         /// source in one answers 404.
         public var s3DeniedBuckets: [String] = []
+        /// Load `gs://<bucket>/<object>[?<generation>]` sources from Google Cloud Storage
+        /// (imgproxy's `IMGPROXY_USE_GCS`). Default off: such sources answer 404.
+        public var useGCS = false
+        /// A service account's JSON key, its content (imgproxy's `IMGPROXY_GCS_KEY`): `gs://`
+        /// requests carry access tokens of that account. `nil`, and no HMAC key: they go
+        /// unauthenticated, which only public objects answer.
+        public var gcsKey: String?
+        /// The GCS server, e.g. `http://127.0.0.1:4443` (a `/storage/v1` path is taken as the
+        /// same server); `nil`: `https://storage.googleapis.com`.
+        public var gcsEndpoint: String?
+        /// The access ID of an HMAC key (`GOOG1…`): with ``gcsHMACSecret``, `gs://` requests go
+        /// to GCS's S3-compatible XML API, signed with AWS Signature Version 4.
+        public var gcsHMACAccessID: String?
+        /// The secret of the HMAC key of ``gcsHMACAccessID``.
+        public var gcsHMACSecret: String?
+        /// The only buckets `gs://` sources may name (imgproxy's `IMGPROXY_GCS_ALLOWED_BUCKETS`);
+        /// empty: any. A source in another bucket answers 404.
+        public var gcsAllowedBuckets: [String] = []
+        /// Buckets `gs://` sources may not name (imgproxy's `IMGPROXY_GCS_DENIED_BUCKETS`); a
+        /// source in one answers 404.
+        public var gcsDeniedBuckets: [String] = []
 
         /// The defaults.
         public init() {}

@@ -3,7 +3,7 @@ import WebImage
 
 /// The components a ``ProxyServer`` is built from that a configuration can fail to make,
 /// each made once by ``ServerConfig/makeParts()``: the URL parser (signing keys, the source
-/// cipher and the presets), the `local://` loader and the downloader's settings.
+/// cipher and the presets), the `local://` loader, the downloader's settings and the GCS settings.
 struct ServerParts: Sendable {
     /// Parses proxy paths with the signing settings.
     let parser: ProxyURLParser
@@ -11,13 +11,15 @@ struct ServerParts: Sendable {
     let localFiles: RootedFileLoader?
     /// The downloader's settings, before the source guard's hooks are added.
     let downloaderConfig: DownloaderConfig
+    /// Where `gs://` sources come from and how they are authenticated; nil when they are off.
+    let gcs: GCSConfiguration?
 }
 
 extension ServerConfig {
     /// Checks every setting and makes the server's parts, in this order: each setting's own
     /// value (``ServerSetting/bounds`` and its own check), the settings read together, then
-    /// the URL parser (keys, salts, the source key, presets), the local root and the
-    /// downloader's settings. The first problem is thrown.
+    /// the URL parser (keys, salts, the source key, presets), the local root, the
+    /// downloader's settings and the GCS settings. The first problem is thrown.
     /// - Throws: ``ServerConfigError`` naming the setting and what to change.
     func makeParts() throws(ServerConfigError) -> ServerParts {
         for setting in ServerSetting.allCases {
@@ -42,7 +44,8 @@ extension ServerConfig {
         return ServerParts(
             parser: parser,
             localFiles: try sources.localFiles(maxFileSize: limits.maxSourceBytes),
-            downloaderConfig: try sources.downloaderConfig(maxBodySize: limits.maxSourceBytes)
+            downloaderConfig: try sources.downloaderConfig(maxBodySize: limits.maxSourceBytes),
+            gcs: try sources.gcsConfiguration()
         )
     }
 }

@@ -97,7 +97,8 @@ enum ProxySource {
         if decoded.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
             throw .badRequest("source '\(shown.prefix(100))' contains control characters; remove them from the source URL")
         }
-        let text = decoded.prefix(5).lowercased() == "s3://" ? s3URLText(decoded) : decoded
+        let scheme = decoded.prefix(5).lowercased()
+        let text = scheme == "s3://" || scheme == "gs://" ? objectURLText(decoded) : decoded
         guard let url = URL(string: text), let scheme = url.scheme, !scheme.isEmpty else {
             throw .badRequest("source '\(decoded.prefix(100))' is not an absolute URL; give a URL with a scheme, e.g. https://example.com/image.jpg")
         }
@@ -110,14 +111,16 @@ enum ProxySource {
 }
 
 extension ProxySource {
-    /// `s3://<bucket>/<key>[?<version ID>]` with the key and version escaped: an S3 key is
-    /// the source's text as written, as imgproxy reads it, so a `%` or `#` in it is that
-    /// character, not an escape or a fragment. The first `?` starts the version ID.
-    static func s3URLText(_ decoded: String) -> String {
+    /// `s3://<bucket>/<key>[?<version ID>]` and `gs://<bucket>/<object>[?<generation>]` with
+    /// the key and version escaped: an object's name is the source's text as written, as
+    /// imgproxy reads it, so a `%` or `#` in it is that character, not an escape or a
+    /// fragment. The first `?` starts the version ID or generation.
+    static func objectURLText(_ decoded: String) -> String {
+        let scheme = decoded.prefix(5).lowercased()
         let rest = decoded.dropFirst(5)
         let question = rest.firstIndex(of: "?")
         let object = rest[..<(question ?? rest.endIndex)]
-        var text = "s3://" + AWSURIEncoding.encode(object, keepingSlashes: true)
+        var text = scheme + AWSURIEncoding.encode(object, keepingSlashes: true)
         if let question { text += "?" + AWSURIEncoding.encode(rest[rest.index(after: question)...]) }
         return text
     }

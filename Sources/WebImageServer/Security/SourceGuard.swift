@@ -6,13 +6,16 @@ import WebImage
 /// - ``checkPolicy(_:)`` runs once per request on the source URL (normalised,
 ///   ``SourceURLNormalization``): only `http` and `https`
 ///   (and `local` when a local file-system root is configured, `s3` when S3 sources are
-///   on), no credentials in the URL,
+///   on, `gs` when GCS sources are), no credentials in the URL, `s3://` and `gs://` buckets
+///   held to their allowed and denied lists,
 ///   and (when configured) one of the allowed prefixes, which ``checkRedirect(to:from:)``
 ///   holds on every redirect too. A `local://` path with `.`, `..`
 ///   (also percent-encoded) or a host is refused here, before any file is touched; the
 ///   ``RootedFileLoader`` refuses symbolic links out of the root when it opens the file.
 ///   A refusal answers 404, as if the image did not exist.
-/// - ``address(for:)`` runs on every hop the downloader makes, redirects included: the
+/// - ``address(for:)`` runs on every hop the downloader makes, redirects included, and on
+///   every request to the GCS endpoint (and GCS's token endpoint) a `gs://` source is
+///   loaded from: the
 ///   host is resolved here and refused (403) if ANY of its addresses is loopback, private,
 ///   link-local, carrier-grade NAT, unspecified, multicast or reserved (IPv4-mapped and
 ///   IPv4-compatible IPv6 addresses count as the IPv4 address they carry), unless the
@@ -42,12 +45,19 @@ struct SourceGuard: Sendable {
     let allowedBuckets: Set<String>
     /// Buckets `s3://` sources may not name.
     let deniedBuckets: Set<String>
+    /// Whether `gs://` sources are loaded (their requests go to the GCS endpoint, whose
+    /// address ``address(for:)`` checks like any other).
+    let allowsGCS: Bool
+    /// The only buckets `gs://` sources may name; empty: any.
+    let gcsAllowedBuckets: Set<String>
+    /// Buckets `gs://` sources may not name.
+    let gcsDeniedBuckets: Set<String>
     /// Resolves a host name; the server's ``HostResolver`` unless a test replaces it.
     let resolve: @Sendable (String) async throws(ImageError) -> [IPAddress]
 
     /// The guard of a server with these source settings.
     /// - Parameters:
-    ///   - sources: the allowed sources, the kinds of address allowed, and the `s3://` buckets.
+    ///   - sources: the allowed sources, the kinds of address allowed, and the `s3://` and `gs://` buckets.
     ///   - localFiles: the loader of `local://` sources; `nil`: such sources are refused.
     ///   - resolve: resolves a host name; the system's resolver by default.
     init(
@@ -62,6 +72,9 @@ struct SourceGuard: Sendable {
         self.allowsS3 = sources.useS3
         self.allowedBuckets = Set(sources.s3AllowedBuckets)
         self.deniedBuckets = Set(sources.s3DeniedBuckets)
+        self.allowsGCS = sources.useGCS
+        self.gcsAllowedBuckets = Set(sources.gcsAllowedBuckets)
+        self.gcsDeniedBuckets = Set(sources.gcsDeniedBuckets)
         var categories: Set<IPCategory> = [.global]
         if sources.allowLoopback { categories.insert(.loopback) }
         if sources.allowPrivate { categories.formUnion([.privateNetwork, .sharedCGNAT]) }
@@ -97,9 +110,11 @@ struct SourceGuard: Sendable {
             guard url.user == nil, url.password == nil else {
                 throw ProxyError(status: 404, message: "source URLs with credentials (user:password@) are not allowed", kind: .invalidSourceURL)
             }
+        } else if scheme == "gs" {
+            try checkGCSPolicy(url)
         } else {
             guard scheme == "http" || scheme == "https" else {
-                let others = (localFiles == nil ? "" : ", local:// files") + (allowsS3 ? ", s3:// objects" : "")
+                let others = (localFiles == nil ? "" : ", local:// files") + (allowsS3 ? ", s3:// objects" : "") + (allowsGCS ? ", gs:// objects" : "")
                 throw ProxyError(status: 404, message: "source scheme '\(scheme)' is not allowed: only http and https sources are fetched\(others)", kind: .invalidSourceURL)
             }
             guard url.user == nil, url.password == nil else {
@@ -108,6 +123,29 @@ struct SourceGuard: Sendable {
         }
         guard isAllowedSource(url.absoluteString) else {
             throw ProxyError(status: 404, message: "source \(url.absoluteString.prefix(200)) is not under an allowed source prefix", kind: .invalidSourceURL)
+        }
+    }
+
+    /// The checks of a `gs://` source: GCS sources on, a bucket and an object, the bucket
+    /// allowed, no credentials in the URL.
+    private func checkGCSPolicy(_ url: URL) throws(ProxyError) {
+        guard allowsGCS else {
+            throw ProxyError(status: 404, message: "gs:// sources are off: start the server with \(ServerSetting.useGCS.names) on to load them", kind: .invalidSourceURL)
+        }
+        let location: GCSObjectLocation
+        do throws(ImageError) {
+            location = try GCSObjectLocation(url: url)
+        } catch {
+            throw ProxyError(status: 404, message: error.description, kind: .invalidSourceURL)
+        }
+        if (!gcsAllowedBuckets.isEmpty && !gcsAllowedBuckets.contains(location.bucket)) || gcsDeniedBuckets.contains(location.bucket) {
+            throw ProxyError(
+                status: 404, message: "the GCS bucket '\(location.bucket)' is not allowed (\(ServerSetting.gcsAllowedBucket.names), \(ServerSetting.gcsDeniedBucket.names))",
+                kind: .invalidSourceURL
+            )
+        }
+        guard url.user == nil, url.password == nil else {
+            throw ProxyError(status: 404, message: "source URLs with credentials (user:password@) are not allowed", kind: .invalidSourceURL)
         }
     }
 
@@ -180,21 +218,21 @@ struct SourceGuard: Sendable {
 
     /// Why an allowed-source prefix cannot be used, or `nil` when it is fine: it must be an
     /// http(s) URL with a host, and end with `/` after the host, or `https://example.com`
-    /// would also allow `https://example.com.evil.org`; or an `s3://` URL with a bucket and
-    /// the `/` after it (`s3://photos/`); or a `local:///` prefix. A `*` stands for any
+    /// would also allow `https://example.com.evil.org`; or an `s3://` or `gs://` URL with a
+    /// bucket and the `/` after it (`s3://photos/`); or a `local:///` prefix. A `*` stands for any
     /// characters but `/` (``SourcePattern``).
     static func problem(withPrefix prefix: String) -> String? {
         if prefix.lowercased().hasPrefix("local:///") { return nil }
         // `*` is not a host character: check the pattern with a letter in its place.
         let sample = prefix.replacing("*", with: "x")
-        guard let url = URL(string: sample), let scheme = url.scheme?.lowercased(), ["http", "https", "s3"].contains(scheme),
+        guard let url = URL(string: sample), let scheme = url.scheme?.lowercased(), ["http", "https", "s3", "gs"].contains(scheme),
               let host = url.host, !host.isEmpty
         else {
-            return "allowed source '\(prefix)' is not an http(s) URL with a host, e.g. https://images.example.com/ (or an s3://<bucket>/ or local:/// prefix)"
+            return "allowed source '\(prefix)' is not an http(s) URL with a host, e.g. https://images.example.com/ (or an s3://<bucket>/, gs://<bucket>/ or local:/// prefix)"
         }
         if url.path.isEmpty, !prefix.hasSuffix("/") {
-            let whole = scheme == "s3" ? "bucket" : "host"
-            return "allowed source '\(prefix)' must end with '/' after the \(whole) (\(prefix)/), or it would also allow \(prefix)\(scheme == "s3" ? "-other" : ".evil.example")"
+            let isBucket = scheme == "s3" || scheme == "gs"
+            return "allowed source '\(prefix)' must end with '/' after the \(isBucket ? "bucket" : "host") (\(prefix)/), or it would also allow \(prefix)\(isBucket ? "-other" : ".evil.example")"
         }
         return nil
     }

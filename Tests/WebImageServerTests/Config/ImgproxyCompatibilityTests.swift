@@ -23,12 +23,12 @@ struct ImgproxyCompatibilityTests {
             "IMGPROXY_ONLY_PRESETS": "1", "IMGPROXY_USE_ETAG": "false", "IMGPROXY_LOCAL_FILESYSTEM_ROOT": Self.samples,
             "IMGPROXY_SOURCE_URL_ENCRYPTION_KEY": String(repeating: "ab", count: 32), "IMGPROXY_WATERMARK_OPACITY": "0.5",
             "IMGPROXY_DOWNLOAD_TIMEOUT": "3", "IMGPROXY_TIMEOUT": "20", "IMGPROXY_ALLOW_SECURITY_OPTIONS": "TRUE",
-            "IMGPROXY_PRESERVE_HDR": "true", "IMGPROXY_USE_GCS": "false", "IMGPROXY_WRITE_RESPONSE_TIMEOUT": "", "WEBIMAGE_PORT": "1",
+            "IMGPROXY_PRESERVE_HDR": "true", "IMGPROXY_USE_ABS": "false", "IMGPROXY_WRITE_RESPONSE_TIMEOUT": "", "WEBIMAGE_PORT": "1",
             "IMGPROXY_READ_REQUEST_TIMEOUT": "4", "IMGPROXY_READ_TIMEOUT": "9", "IMGPROXY_KEEP_ALIVE_TIMEOUT": "0", "IMGPROXY_MAX_CLIENTS": "0",
         ], to: &config)
         try config.validate()
         // Set but not applied; an empty variable is skipped.
-        #expect(unknown == ["IMGPROXY_PRESERVE_HDR", "IMGPROXY_USE_GCS"])
+        #expect(unknown == ["IMGPROXY_PRESERVE_HDR", "IMGPROXY_USE_ABS"])
         #expect(ImgproxyEnvironment.warning(ignored: unknown)?.hasPrefix("ignoring 2 imgproxy settings: IMGPROXY_PRESERVE_HDR (") == true)
         #expect(ImgproxyEnvironment.warning(ignored: []) == nil)
         #expect(config.signing.keys == ["736563726574", "6b6579"] && config.signing.salts.count == 2)

@@ -200,15 +200,15 @@ struct ImgproxyProfileTests {
 
     @Test("a variable WebImage cannot run without stops start-up, naming it; a false boolean does not")
     func refusedVariables() throws {
-        for (name, value) in [("IMGPROXY_USE_GCS", "true"), ("IMGPROXY_USE_SWIFT", "true"), ("IMGPROXY_IGNORE_SSL_VERIFICATION", "1")] {
+        for (name, value) in [("IMGPROXY_USE_ABS", "true"), ("IMGPROXY_USE_SWIFT", "true"), ("IMGPROXY_IGNORE_SSL_VERIFICATION", "1")] {
             var config = ServerConfig()
             #expect { try ImgproxyEnvironment.apply([name: value], to: &config) } throws: { error in
                 (error as? ServerConfigError)?.message.hasPrefix("\(name) is set, but") == true
             }
         }
         var config = ServerConfig()
-        let ignored = try ImgproxyEnvironment.apply(["IMGPROXY_USE_GCS": "false", "IMGPROXY_PRESERVE_HDR": "true", "IMGPROXY_NO_SUCH_THING": "1"], to: &config)
-        #expect(ignored == ["IMGPROXY_NO_SUCH_THING", "IMGPROXY_PRESERVE_HDR", "IMGPROXY_USE_GCS"])
+        let ignored = try ImgproxyEnvironment.apply(["IMGPROXY_USE_ABS": "false", "IMGPROXY_PRESERVE_HDR": "true", "IMGPROXY_NO_SUCH_THING": "1"], to: &config)
+        #expect(ignored == ["IMGPROXY_NO_SUCH_THING", "IMGPROXY_PRESERVE_HDR", "IMGPROXY_USE_ABS"])
         let warning = try #require(ImgproxyEnvironment.warning(ignored: ignored))
         #expect(warning.contains("IMGPROXY_PRESERVE_HDR (high dynamic range is not kept"))
         #expect(warning.contains("IMGPROXY_NO_SUCH_THING (imgproxy has no such variable)"))

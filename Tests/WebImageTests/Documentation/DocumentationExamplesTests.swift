@@ -299,6 +299,16 @@ enum DocumentationExamples {
         print(minio, result.cacheType)
     }
 
+    static func gcs() async throws {
+        let key = try GCSServiceAccountKey(json: Data(contentsOf: URL(fileURLWithPath: "/etc/webimage/gcs-key.json")))
+        let gcs = GCSImageLoader(configuration: GCSConfiguration(credentials: .serviceAccount(key)))
+        let hmac = GCSImageLoader(configuration: GCSConfiguration(credentials: .hmac(AWSCredentials(accessKeyID: "GOOG1…", secretAccessKey: "…"))))
+        let emulator = GCSImageLoader(configuration: GCSConfiguration(endpoint: "http://127.0.0.1:4443"))
+        let manager = ImageManager(loader: ImageLoaders([gcs, ImageDownloader.shared]))
+        let result = try await manager.loadImage(from: URL(string: "gs://photos/cats/tom.jpg")!)
+        print(hmac, emulator, result.cacheType)
+    }
+
     static func proxiesAndCertificates() throws {
         var config = DownloaderConfig()
         config.proxy = try DownloaderProxy.fromEnvironment()

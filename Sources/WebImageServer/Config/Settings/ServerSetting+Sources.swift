@@ -8,7 +8,7 @@ extension ServerSetting {
         allowedSource, allowLoopback, allowPrivate, allowLinkLocal, proxy, noProxy, trustProxyAddress, caFile, clientCert, clientKey,
         userAgent, maxRedirects, downloadTimeout, sourceKeepAliveTimeout, maxDownloads, maxDownloadsPerHost, localFilesystemRoot, baseURL,
         urlReplacements, useS3, s3Endpoint, s3Region, s3EndpointUsePathStyle, s3AssumeRoleARN, s3AssumeRoleExternalID, s3AllowedBucket,
-        s3DeniedBucket, fallbackImageData,
+        s3DeniedBucket, useGCS, gcsKey, gcsEndpoint, gcsHMACAccessID, gcsHMACSecret, gcsAllowedBucket, gcsDeniedBucket, fallbackImageData,
         fallbackImagePath, fallbackImageURL, fallbackImageHTTPCode, fallbackImageTTL,
     ]
 
@@ -223,6 +223,70 @@ extension ServerSetting {
         "s3DeniedBucket", .sources, \.sources.s3DeniedBuckets, placeholder: "NAME",
         imgproxy: [same("IMGPROXY_S3_DENIED_BUCKETS")],
         help: "buckets `s3://` sources may not name"
+    )
+
+    /// `--use-gcs`: load `gs://<bucket>/<object>[?<generation>]` sources from Google Cloud Storage, as the service account of `--gcs-key`, with the HMAC key of `--gcs-hmac-access-id`, or unauthenticated (public objects).
+    public static let useGCS = bool(
+        "useGCS", .sources, \.sources.useGCS, flag: "use-gcs",
+        imgproxy: [same("IMGPROXY_USE_GCS")],
+        help: "load `gs://<bucket>/<object>[?<generation>]` sources from Google Cloud Storage, as the service account of `--gcs-key`, with the HMAC key of `--gcs-hmac-access-id`, or unauthenticated (public objects)"
+    )
+
+    /// `--gcs-key`: a service account's JSON key, its content: `gs://` requests carry the account's access tokens (its `token_uri` gives them).
+    public static let gcsKey = optionalText(
+        "gcsKey", .sources, \.sources.gcsKey, placeholder: "JSON",
+        imgproxy: [same("IMGPROXY_GCS_KEY")],
+        default: "none: unauthenticated",
+        help: "a service account's JSON key, its content: `gs://` requests carry the account's access tokens (its `token_uri` gives them)",
+        check: { setting, json throws(ServerConfigError) in
+            do throws(ImageError) {
+                _ = try GCSServiceAccountKey(json: Data(json.utf8))
+            } catch {
+                throw setting.error(error.description)
+            }
+        }
+    )
+
+    /// `--gcs-endpoint`: the GCS server (a `/storage/v1` path names the same server; no scheme: `https://`).
+    public static let gcsEndpoint = optionalText(
+        "gcsEndpoint", .sources, \.sources.gcsEndpoint, placeholder: "URL",
+        imgproxy: [same("IMGPROXY_GCS_ENDPOINT")],
+        default: "`https://storage.googleapis.com`",
+        help: "the GCS server (a `/storage/v1` path names the same server; no scheme: `https://`)",
+        check: { setting, endpoint throws(ServerConfigError) in
+            do throws(ImageError) {
+                _ = try GCSConfiguration(endpoint: endpoint).serverURL()
+            } catch {
+                throw setting.error(error.description)
+            }
+        }
+    )
+
+    /// `--gcs-hmac-access-id`: the access ID of an HMAC key: with `--gcs-hmac-secret`, `gs://` requests go to GCS's S3-compatible XML API, signed with AWS Signature Version 4 (generations are not read so).
+    public static let gcsHMACAccessID = optionalText(
+        "gcsHMACAccessID", .sources, \.sources.gcsHMACAccessID, placeholder: "ID", flag: "gcs-hmac-access-id",
+        help: "the access ID of an HMAC key: with `--gcs-hmac-secret`, `gs://` requests go to GCS's S3-compatible XML API, signed with AWS Signature Version 4 (generations are not read so)"
+    )
+
+    /// `--gcs-hmac-secret`: the secret of the HMAC key of `--gcs-hmac-access-id`.
+    public static let gcsHMACSecret = optionalText(
+        "gcsHMACSecret", .sources, \.sources.gcsHMACSecret, placeholder: "SECRET", flag: "gcs-hmac-secret",
+        help: "the secret of the HMAC key of `--gcs-hmac-access-id`"
+    )
+
+    /// `--gcs-allowed-bucket`: the only buckets `gs://` sources may name.
+    public static let gcsAllowedBucket = list(
+        "gcsAllowedBucket", .sources, \.sources.gcsAllowedBuckets, placeholder: "NAME",
+        imgproxy: [same("IMGPROXY_GCS_ALLOWED_BUCKETS")],
+        default: "any",
+        help: "the only buckets `gs://` sources may name"
+    )
+
+    /// `--gcs-denied-bucket`: buckets `gs://` sources may not name.
+    public static let gcsDeniedBucket = list(
+        "gcsDeniedBucket", .sources, \.sources.gcsDeniedBuckets, placeholder: "NAME",
+        imgproxy: [same("IMGPROXY_GCS_DENIED_BUCKETS")],
+        help: "buckets `gs://` sources may not name"
     )
 
     /// `--fallback-image-data`: an image served, processed as the URL asks, in place of a source that cannot be downloaded (unreachable, an error status, too large, timed out); a source whose bytes are not an image still gets its 422 (base64; first of the three).
