@@ -19,6 +19,10 @@ struct OptionApplier: Sendable {
     /// side times its factors within integer range. The result is scaled down to the
     /// largest result side all the same.
     static let maxFactor = 1000.0
+    /// Largest `blur` sigma. imgproxy reads any number; past the image's size every larger
+    /// sigma gives the same flat image, and a wide blur costs no more than a narrow one
+    /// (``BlurTransformer``).
+    static let maxBlurSigma = 100_000.0
 
     /// How deep presets may nest; a preset already being expanded is skipped, as imgproxy does.
     static let maxPresetDepth = 8
@@ -116,7 +120,7 @@ struct OptionApplier: Sendable {
             }
         case .blur:
             try segment.requireCount(1...1, usage: usage)
-            let sigma = try segment.decimal(0, "blur sigma", in: 0...100, usage: usage)
+            let sigma = try segment.decimal(0, "blur sigma", in: 0...Self.maxBlurSigma, usage: usage)
             options.blur = sigma == 0 ? nil : sigma
         case .sharpen:
             try segment.requireCount(1...1, usage: usage)

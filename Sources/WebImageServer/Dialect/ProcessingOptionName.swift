@@ -84,7 +84,7 @@ enum ProcessingOptionName: CaseIterable {
         case .quality: "quality:<1…100> or quality:auto[:<SSIM target 0.5…0.9999>] (alias q)"
         case .maxBytes: "max_bytes:<bytes> (alias mb)"
         case .format: "format:<jpg|png|webp|avif|gif|tiff|heic|jxl|bmp|ico|svg|best|thumbhash> (aliases f, ext)"
-        case .blur: "blur:<sigma up to 100> (alias bl)"
+        case .blur: "blur:<sigma up to 100000> (alias bl)"
         case .sharpen: "sharpen:<sigma up to 100> (alias sh)"
         case .rotate: "rotate:<a multiple of 90> (alias rot)"
         case .background: "background:<r>:<g>:<b> or background:<hex colour> (alias bg)"
