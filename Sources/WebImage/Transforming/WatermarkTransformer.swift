@@ -30,7 +30,8 @@ public struct WatermarkTransformer: ImageTransformer {
     /// Where the mark goes.
     public let placement: Placement
     /// When set (above 0), the mark is resized to fit, enlarged or reduced, into this
-    /// fraction of the image's width and height.
+    /// fraction of the image's width and height. Above 1 the mark is larger than the image:
+    /// only the part over the image is made, so its cost is the image's, whatever the scale.
     public let scale: Double?
 
     /// Creates a watermark.
@@ -65,7 +66,7 @@ public struct WatermarkTransformer: ImageTransformer {
         guard opacity > 0 else { return image }
         let frameSize = image.pixelSize
         var prepared = try preparedMark(for: frameSize)
-        let origin: (x: Int, y: Int)
+        var origin: (x: Int, y: Int)
         switch placement {
         case .anchored(let gravity, let x, let y):
             origin = Self.position(of: PixelSize(width: prepared.width, height: prepared.height), in: frameSize, gravity: gravity, xOffset: x, yOffset: y)
@@ -73,6 +74,8 @@ public struct WatermarkTransformer: ImageTransformer {
             prepared = try Self.tiled(prepared, over: frameSize, spacing: (x, y))
             origin = (0, 0)
         }
+        if let scale, scale > 1 { (prepared, origin) = try Self.visiblePart(of: prepared, at: origin, in: frameSize) }
+        let placedAt = origin
         // A grey mark on a colour image turns colour; a colour mark turns a grey image colour.
         let colour = ImageColor(red: 255, green: 0, blue: 0)
         let greyImage = image.channels <= 2
@@ -86,7 +89,7 @@ public struct WatermarkTransformer: ImageTransformer {
             }
             let target = base
             let composited = try Vips.run("compositing the watermark", failure: .invalidTransform) {
-                wi_composite_over_at(target.pointer, mark.pointer, $0, Int32(origin.x), Int32(origin.y))
+                wi_composite_over_at(target.pointer, mark.pointer, $0, Int32(placedAt.x), Int32(placedAt.y))
             }
             guard !target.hasAlpha else { return composited }
             // The image had no alpha: the result keeps none.
@@ -96,19 +99,29 @@ public struct WatermarkTransformer: ImageTransformer {
         }
     }
 
-    /// The mark's first frame, scaled, with an alpha band multiplied by the opacity.
+    /// The mark's first frame, scaled, with an alpha band multiplied by the opacity. Scaled
+    /// past the image (``scale`` above 1), the mark is left to be computed where it is cut
+    /// to the image (``visiblePart(of:at:in:)``).
     private func preparedMark(for frameSize: PixelSize) throws(ImageError) -> VipsImageHandle {
         var source = mark
+        var box: PixelSize?
         if let scale, scale > 0 {
-            let box = PixelSize(
+            box = PixelSize(
                 width: max(1, Int((Double(frameSize.width) * scale).rounded(.toNearestOrEven))),
                 height: max(1, Int((Double(frameSize.height) * scale).rounded(.toNearestOrEven)))
             )
+        }
+        if let box, let scale, scale <= 1 {
             source = try ResizeTransformer(size: box, mode: .fit, enlarge: true).transform(mark)
         }
         var handle = source.handle
         if source.isAnimated {
             handle = try VipsTransform.extract(handle, PixelRect(x: 0, y: 0, width: source.pixelSize.width, height: source.pixelSize.height))
+        }
+        if let box, let scale, scale > 1 {
+            let fit = min(Double(box.width) / Double(handle.width), Double(box.height) / Double(handle.height))
+            let first = handle
+            handle = try Vips.run("scaling the watermark", failure: .invalidTransform) { wi_resize(first.pointer, $0, fit, fit) }
         }
         handle = try VipsTransform.prepare(handle, for: .white, addAlpha: true)
         guard opacity < 1 else { return handle }
@@ -145,6 +158,21 @@ public struct WatermarkTransformer: ImageTransformer {
         x = min(max(x, 1 - size.width), bounds.width - 1)
         y = min(max(y, 1 - size.height), bounds.height - 1)
         return (x, y)
+    }
+
+    /// The part of `mark`, placed at `origin`, that lies over an image of `bounds`, computed
+    /// into memory, and where it goes: a mark larger than the image is never made whole.
+    private static func visiblePart(
+        of mark: VipsImageHandle, at origin: (x: Int, y: Int), in bounds: PixelSize
+    ) throws(ImageError) -> (VipsImageHandle, (x: Int, y: Int)) {
+        let left = max(0, origin.x), top = max(0, origin.y)
+        let right = min(bounds.width, origin.x + mark.width), bottom = min(bounds.height, origin.y + mark.height)
+        let window = PixelRect(x: left - origin.x, y: top - origin.y, width: max(1, right - left), height: max(1, bottom - top))
+        let part = try VipsTransform.extract(mark, window)
+        guard let memory = vips_image_copy_memory(part.pointer) else {
+            throw .invalidTransform("computing the watermark failed in libvips: \(Vips.takeError())")
+        }
+        return (VipsImageHandle(memory), (left, top))
     }
 
     /// The mark with the spacing around it (half on each side), repeated an odd number of

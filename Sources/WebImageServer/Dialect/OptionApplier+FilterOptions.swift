@@ -52,7 +52,7 @@ extension OptionApplier {
         let bound = Double(Self.maxSide)
         if segment.optional(2) != nil { mark.xOffset = try segment.decimal(2, "watermark x offset", in: -bound...bound, usage: usage) }
         if segment.optional(3) != nil { mark.yOffset = try segment.decimal(3, "watermark y offset", in: -bound...bound, usage: usage) }
-        if segment.optional(4) != nil { mark.scale = try segment.decimal(4, "watermark scale", in: 0...1, usage: usage) }
+        if segment.optional(4) != nil { mark.scale = try segment.decimal(4, "watermark scale", in: 0...Self.maxWatermarkScale, usage: usage) }
         return opacity > 0 ? mark : nil
     }
 }

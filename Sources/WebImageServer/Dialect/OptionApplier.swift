@@ -23,6 +23,9 @@ struct OptionApplier: Sendable {
     /// sigma gives the same flat image, and a wide blur costs no more than a narrow one
     /// (``BlurTransformer``).
     static let maxBlurSigma = 100_000.0
+    /// Largest watermark scale (a multiple of the image's size). imgproxy reads any positive
+    /// number; only the part of a mark over the image is made (``WatermarkTransformer``).
+    static let maxWatermarkScale = 100.0
 
     /// How deep presets may nest; a preset already being expanded is skipped, as imgproxy does.
     static let maxPresetDepth = 8

@@ -143,7 +143,7 @@ struct OutputFilterSecurityOptionsTests {
         ("wm:1.5", "out of range 0…1"),
         ("wm:1:up", "unknown watermark position 'up'"),
         ("wm:1:ce:abc", "not a number"),
-        ("wm:1:ce:0:0:2", "out of range 0…1"),
+        ("wm:1:ce:0:0:101", "out of range 0…100"),
         ("wm:1:ce:0:0:0.5:1", "expected 1 to 5 arguments"),
         ("msr:-1", "out of range"),
         ("msr:lots", "not a number"),

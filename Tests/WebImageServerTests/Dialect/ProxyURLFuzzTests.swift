@@ -164,7 +164,7 @@ struct ProxyURLFuzzTests {
         if options.formatQuality.values.contains(where: { !(1...100).contains($0) }) { return "format quality out of bounds" }
         if let pixelate = options.pixelate, !(2...side).contains(pixelate) { return "pixelate \(pixelate)" }
         if let trim = options.trim, !(0...1000).contains(trim.threshold) { return "trim threshold \(trim.threshold)" }
-        if let mark = options.watermark, !(mark.opacity > 0 && mark.opacity <= 1 && (0...1).contains(mark.scale)) { return "watermark \(mark)" }
+        if let mark = options.watermark, !(mark.opacity > 0 && mark.opacity <= 1 && (0...OptionApplier.maxWatermarkScale).contains(mark.scale)) { return "watermark \(mark)" }
         if !options.limits.isEmpty { return "security options without the server allowing them" }
         if request.source.scheme?.isEmpty ?? true { return "source without a scheme" }
         return nil

@@ -41,6 +41,34 @@ struct WatermarkTransformerTests {
         #expect(try WatermarkTransformer(mark: try Self.mark(), markKey: "m", opacity: 0).transform(base).pixel(x: 50, y: 40) == base.pixel(x: 50, y: 40))
     }
 
+    @Test("a scale above 1 makes the mark larger than the image: the part over the image is shown, placed as the gravity says")
+    func scaleAboveOne() throws {
+        let base = try F.solid(F.white, width: 100, height: 80)
+        // 20 × 10, red on the left, blue on the right.
+        var pixels = [UInt8]()
+        for _ in 0..<10 { for x in 0..<20 { pixels += x < 10 ? [255, 0, 0] : [0, 0, 255] } }
+        let halves = try Image(pixels: pixels, width: 20, height: 10, channels: 3)
+        // Fitted into 200 × 160: 200 × 100, centred at (−50, −10); its halves meet at x = 50.
+        let covered = try WatermarkTransformer(mark: halves, markKey: "h", scale: 2).transform(base)
+        #expect(covered.pixelSize == base.pixelSize)
+        #expect(try pixel(covered, 25, 40, is: [255, 0, 0], tolerance: 2))
+        #expect(try pixel(covered, 75, 40, is: [0, 0, 255], tolerance: 2))
+        #expect(try pixel(covered, 5, 0, is: [255, 0, 0], tolerance: 2) && pixel(covered, 95, 79, is: [0, 0, 255], tolerance: 2))
+        // At the north-west corner the mark's top-left quarter shows: red only.
+        let corner = try WatermarkTransformer(mark: halves, markKey: "h", placement: .anchored(.northWest, xOffset: 0, yOffset: 0), scale: 2).transform(base)
+        #expect(try pixel(corner, 95, 75, is: [255, 0, 0], tolerance: 2))
+    }
+
+    @Test("a scale of 50 costs the image's size, not the mark's (made whole it would be 50,000 pixels a side)")
+    func scaleFarAboveOne() throws {
+        let base = try F.solid(F.white, width: 1000, height: 800)
+        let covered = try WatermarkTransformer(mark: try Self.mark(), markKey: "m", scale: 50).transform(base)
+        #expect(covered.pixelSize == base.pixelSize)
+        #expect(try pixel(covered, 0, 0, is: F.red, tolerance: 0) && pixel(covered, 999, 799, is: F.red, tolerance: 0))
+        let tiled = try WatermarkTransformer(mark: try Self.mark(), markKey: "m", placement: .tiled(xSpacing: 0, ySpacing: 0), scale: 50).transform(base)
+        #expect(try pixel(tiled, 500, 400, is: F.red, tolerance: 0))
+    }
+
     @Test("tiled: the mark repeats with the spacing, centred on the image")
     func tiled() throws {
         let base = try F.solid(F.white, width: 100, height: 80)
