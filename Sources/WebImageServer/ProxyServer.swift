@@ -23,9 +23,10 @@ public final class ProxyServer: Sendable {
     /// The client connections open per address, against ``ServerConfig/Listen/maxClientsPerAddress``.
     let clientConnections: ClientConnections
     let downloader: ImageDownloader
-    /// The downloader of `s3://` sources' requests, which reach the S3 endpoint the settings
-    /// name on any address; `nil` when S3 sources are off.
-    let s3Downloader: ImageDownloader?
+    /// The downloader of `s3://` and `gs://` sources' requests, which reach the S3 and GCS
+    /// endpoints the settings name (and GCS's token endpoint) on any address; `nil` when
+    /// both are off.
+    let objectStoreDownloader: ImageDownloader?
     /// The S3 settings of `s3://` sources; `nil` when they are off.
     let s3Configuration: S3Configuration?
     let manager: ImageManager
@@ -97,20 +98,24 @@ public final class ProxyServer: Sendable {
         var loaders: [any ImageLoader] = []
         if let localFiles { loaders.append(localFiles) }
         s3Configuration = try config.sources.s3Configuration(profile: config.profile)
-        if let s3Configuration {
-            // The endpoint is the settings' own: trusted on whatever address it has. Its
-            // redirects elsewhere, and every http(s) source, are checked as always.
-            let endpoint = (try? s3Configuration.endpointURL()).flatMap(TrustedEndpoint.init)
-            var s3Config = downloaderConfig
-            s3Config.hopAddress = { url in try await sourceGuard.address(for: url, trusting: endpoint) }
-            let s3Downloader = ImageDownloader(config: s3Config)
-            self.s3Downloader = s3Downloader
-            loaders.append(S3ImageLoader(configuration: s3Configuration, downloader: s3Downloader))
-        } else {
-            s3Downloader = nil
-        }
+        // The object stores' endpoints are the settings' own: trusted on whatever address
+        // they have, through a downloader of their own. Their redirects elsewhere, and every
+        // http(s) source, are checked as always.
+        var trusted: [TrustedEndpoint] = []
+        if let endpoint = (try? s3Configuration?.endpointURL()).flatMap({ $0 }).flatMap(TrustedEndpoint.init) { trusted.append(endpoint) }
         if let gcs = parts.gcs {
-            loaders.append(GCSImageLoader(configuration: gcs, downloader: downloader))
+            if let endpoint = (try? gcs.serverURL()).flatMap(TrustedEndpoint.init) { trusted.append(endpoint) }
+            if case .serviceAccount(let key) = gcs.credentials, let endpoint = TrustedEndpoint(key.tokenURI) { trusted.append(endpoint) }
+        }
+        if s3Configuration != nil || parts.gcs != nil {
+            var storeConfig = downloaderConfig
+            storeConfig.hopAddress = { [trusted] url in try await sourceGuard.address(for: url, trusting: trusted) }
+            let storeDownloader = ImageDownloader(config: storeConfig)
+            objectStoreDownloader = storeDownloader
+            if let s3Configuration { loaders.append(S3ImageLoader(configuration: s3Configuration, downloader: storeDownloader)) }
+            if let gcs = parts.gcs { loaders.append(GCSImageLoader(configuration: gcs, downloader: storeDownloader)) }
+        } else {
+            objectStoreDownloader = nil
         }
         // The fallback image is a source of the manager's like any other, so its variants
         // are made and cached like theirs; it is held in memory under a URL of its own.
@@ -243,7 +248,7 @@ public final class ProxyServer: Sendable {
                 address: .hostname(listen.host, port: listen.port), serverName: WebImageServer.serverHeader,
                 availableConnectionsDelegate: MaximumAvailableConnections(listen.maxClients)
             ),
-            services: [SourceConnections(downloaders: [downloader] + (s3Downloader.map { [$0] } ?? []))],
+            services: [SourceConnections(downloaders: [downloader] + (objectStoreDownloader.map { [$0] } ?? []))],
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
             logger: logger
         )

@@ -13,17 +13,16 @@ import WebImage
 ///   (also percent-encoded) or a host is refused here, before any file is touched; the
 ///   ``RootedFileLoader`` refuses symbolic links out of the root when it opens the file.
 ///   A refusal answers 404, as if the image did not exist.
-/// - ``address(for:)`` runs on every hop the downloader makes, redirects included, and on
-///   every request to the GCS endpoint (and GCS's token endpoint) a `gs://` source is
-///   loaded from: the
+/// - ``address(for:)`` runs on every hop the downloader makes, redirects included: the
 ///   host is resolved here and refused (403) if ANY of its addresses is loopback, private,
 ///   link-local, carrier-grade NAT, unspecified, multicast or reserved (IPv4-mapped and
 ///   IPv4-compatible IPv6 addresses count as the IPv4 address they carry), unless the
 ///   configuration allows that kind. The downloader then connects to the address checked
 ///   here (``DownloaderConfig/hopAddress``), so a second DNS answer cannot redirect it.
-///   The S3 endpoint the server's settings name is trusted by them: the requests of `s3://`
-///   sources reach it on any address (``address(for:trusting:)``), while a source URL
-///   naming the same host is checked like any other.
+///   The S3 and GCS endpoints the server's settings name (and GCS's token endpoint) are
+///   trusted by them: the requests of `s3://` and `gs://` sources reach them on any address
+///   (``address(for:trusting:)``), while a source URL naming the same host is checked like
+///   any other.
 ///
 /// Connections stay pooled: the downloader keeps keep-alive connections per host and
 /// approved address, and a hop uses only those of the address approved for that hop. As
@@ -171,13 +170,14 @@ struct SourceGuard: Sendable {
     /// (checked afresh on each call). Throws ``ImageError/forbiddenSource(_:)`` for a
     /// refused address or scheme.
     func address(for url: URL) async throws(ImageError) -> String {
-        try await address(for: url, trusting: nil)
+        try await address(for: url, trusting: [])
     }
 
-    /// The address a hop to `url` connects to: for a hop to `endpoint` (the S3 endpoint the
-    /// server's settings name), any address of its host, loopback and private ones too;
-    /// for any other, one after checking every address of its host as ``address(for:)`` does.
-    func address(for url: URL, trusting endpoint: TrustedEndpoint?) async throws(ImageError) -> String {
+    /// The address a hop to `url` connects to: for a hop to one of `endpoints` (the S3 and
+    /// GCS endpoints the server's settings name, GCS's token endpoint), any address of its
+    /// host, loopback and private ones too; for any other, one after checking every address
+    /// of its host as ``address(for:)`` does.
+    func address(for url: URL, trusting endpoints: [TrustedEndpoint]) async throws(ImageError) -> String {
         let scheme = url.scheme?.lowercased() ?? ""
         guard scheme == "http" || scheme == "https" else {
             throw .forbiddenSource("\(url.absoluteString.prefix(200)): only http and https sources are fetched")
@@ -192,7 +192,7 @@ struct SourceGuard: Sendable {
             addresses = try await resolve(host)
         }
         guard !addresses.isEmpty else { throw .network("\(host) has no address") }
-        if endpoint?.covers(url) != true {
+        if !endpoints.contains(where: { $0.covers(url) }) {
             for address in addresses {
                 let category = address.category
                 guard allowedCategories.contains(category) else {

@@ -1,8 +1,9 @@
 import Foundation
 
-/// An endpoint the server's own settings name (the S3 endpoint of `s3://` sources), which
-/// the source guard lets the server reach on any address: a MinIO on 127.0.0.1 or 10.x
-/// beside the proxy works without allowing loopback or private sources.
+/// An endpoint the server's own settings name (the S3 endpoint of `s3://` sources, the GCS
+/// endpoint of `gs://` sources and its key's token endpoint), which the source guard lets
+/// the server reach on any address: a MinIO or fake-gcs-server on 127.0.0.1 or 10.x beside
+/// the proxy works without allowing loopback or private sources.
 struct TrustedEndpoint: Sendable, Equatable {
     /// `http` or `https`.
     let scheme: String

@@ -31,14 +31,14 @@ struct TrustedEndpointTests {
             default: throw .network("no such host")
             }
         }
-        let endpoint = TrustedEndpoint(URL(string: "http://minio.internal:9000")!)
+        let endpoint = [try #require(TrustedEndpoint(URL(string: "http://minio.internal:9000")!))]
         #expect(try await guard_.address(for: URL(string: "http://minio.internal:9000/b/k.png")!, trusting: endpoint) == "10.1.2.3")
         #expect(try await guard_.address(for: URL(string: "http://photos.minio.internal:9000/k.png")!, trusting: endpoint) == "10.1.2.3")
         await #expect(throws: ImageError.self) { _ = try await guard_.address(for: URL(string: "http://minio.internal:9000/b/k.png")!) }
         await #expect(throws: ImageError.self) {
             _ = try await guard_.address(for: URL(string: "http://minio.internal:8080/b/k.png")!, trusting: endpoint)
         }
-        let local = TrustedEndpoint(URL(string: "http://127.0.0.1:9000")!)
+        let local = [try #require(TrustedEndpoint(URL(string: "http://127.0.0.1:9000")!))]
         #expect(try await guard_.address(for: URL(string: "http://127.0.0.1:9000/b/k.png")!, trusting: local) == "127.0.0.1")
         await #expect(throws: ImageError.self) { _ = try await guard_.address(for: URL(string: "http://127.0.0.2:9000/b/k.png")!, trusting: local) }
     }
