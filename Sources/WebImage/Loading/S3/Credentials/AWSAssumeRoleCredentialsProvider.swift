@@ -32,14 +32,9 @@ public final class AWSAssumeRoleCredentialsProvider: AWSCredentialsProvider {
         roleARN: String, externalID: String? = nil, sessionName: String? = nil, base: any AWSCredentialsProvider, region: String? = nil,
         stsEndpoint: URL? = nil
     ) throws(ImageError) {
-        let endpoint: URL
-        if let stsEndpoint {
-            endpoint = stsEndpoint
-        } else {
-            endpoint = try AWSServiceEndpoints(environment: [:]).sts(region: region)
-        }
         self.init(
-            roleARN: roleARN, externalID: externalID, sessionName: sessionName, base: base, sts: AWSSecurityTokenService(endpoint: endpoint, region: region)
+            roleARN: roleARN, externalID: externalID, sessionName: sessionName, base: base,
+            sts: try AWSSecurityTokenService(endpoint: stsEndpoint, region: region)
         )
     }
 

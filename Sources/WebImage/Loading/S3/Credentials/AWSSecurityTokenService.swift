@@ -22,6 +22,14 @@ struct AWSSecurityTokenService: Sendable {
         self.http = http
     }
 
+    /// The service at `endpoint`, else at `region`'s STS endpoint (the global one without a
+    /// region), as a provider given either one is configured.
+    init(endpoint: URL?, region: String?) throws(ImageError) {
+        let resolved: URL
+        if let endpoint { resolved = endpoint } else { resolved = try AWSServiceEndpoints(environment: [:]).sts(region: region) }
+        self.init(endpoint: resolved, region: region)
+    }
+
     /// The credentials of `roleARN` for the holder of the web identity `token`.
     func assumeRoleWithWebIdentity(roleARN: String, sessionName: String, token: String) async throws(ImageError) -> AWSCredentials {
         let parameters = [

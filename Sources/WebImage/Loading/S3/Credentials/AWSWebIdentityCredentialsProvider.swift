@@ -29,13 +29,7 @@ public final class AWSWebIdentityCredentialsProvider: AWSCredentialsProvider {
     public convenience init(
         roleARN: String, tokenFile: String, sessionName: String? = nil, region: String? = nil, stsEndpoint: URL? = nil
     ) throws(ImageError) {
-        let endpoint: URL
-        if let stsEndpoint {
-            endpoint = stsEndpoint
-        } else {
-            endpoint = try AWSServiceEndpoints(environment: [:]).sts(region: region)
-        }
-        self.init(roleARN: roleARN, tokenFile: tokenFile, sessionName: sessionName, sts: AWSSecurityTokenService(endpoint: endpoint, region: region))
+        self.init(roleARN: roleARN, tokenFile: tokenFile, sessionName: sessionName, sts: try AWSSecurityTokenService(endpoint: stsEndpoint, region: region))
     }
 
     init(roleARN: String, tokenFile: String, sessionName: String?, sts: AWSSecurityTokenService, cache: AWSCredentialsCache = AWSCredentialsCache()) {
