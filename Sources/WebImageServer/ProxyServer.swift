@@ -102,7 +102,7 @@ public final class ProxyServer: Sendable {
         // they have, through a downloader of their own. Their redirects elsewhere, and every
         // http(s) source, are checked as always.
         var trusted: [TrustedEndpoint] = []
-        if let endpoint = (try? s3Configuration?.endpointURL()).flatMap({ $0 }).flatMap(TrustedEndpoint.init) { trusted.append(endpoint) }
+        if let url = try? s3Configuration?.endpointURL(), let endpoint = TrustedEndpoint(url) { trusted.append(endpoint) }
         if let gcs = parts.gcs {
             if let endpoint = (try? gcs.serverURL()).flatMap(TrustedEndpoint.init) { trusted.append(endpoint) }
             if case .serviceAccount(let key) = gcs.credentials, let endpoint = TrustedEndpoint(key.tokenURI) { trusted.append(endpoint) }
