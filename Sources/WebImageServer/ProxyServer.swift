@@ -79,8 +79,6 @@ public final class ProxyServer: Sendable {
         let originals = config.caching.cacheConfig(namespace: "proxy-originals")
         var variants = config.caching.cacheConfig(namespace: "proxy-variants")
         variants.maxVariantMemoryCost = max(1, config.caching.cacheMaxMemory)
-        var context = ImageContext()
-        context.limits = config.limits.imageLimits
         let tiers = config.caching.tiers
         // Without disk, no directory is made and nothing is read from one a disk run left.
         let (originalDisk, variantDisk) = tiers.usesDisk ? (DiskCache(config: originals), DiskCache(config: variants)) : (nil, nil)
@@ -91,7 +89,6 @@ public final class ProxyServer: Sendable {
             warnings.watch(originalDisk, name: "originals")
             warnings.watch(variantDisk, name: "variants")
         }
-        context.originalCache = originalCache
         // `local://`, `s3://` and `gs://` sources load through the same manager: cached and
         // coalesced like downloads. S3 and GCS requests (GCS's token requests too) go through
         // the downloader: its limits and the guard apply.
@@ -124,7 +121,7 @@ public final class ProxyServer: Sendable {
         let loader: any ImageLoader = loaders.isEmpty ? downloader : ImageLoaders(loaders + [downloader])
         manager = ImageManager(
             cache: variantCache, loader: loader,
-            failedURLs: FailedURLs(ttl: .seconds(60)), defaultContext: context, cachePolicy: tiers.policy,
+            failedURLs: FailedURLs(ttl: .seconds(60)), cachePolicy: tiers.policy,
             variantWorkLimiter: config.limits.workLimiter(),
             maxEncodesPerOutput: config.limits.maxEncodes
         )
@@ -133,6 +130,9 @@ public final class ProxyServer: Sendable {
             manager: manager, metrics: metrics,
             imgproxyMetrics: config.profile == .imgproxy ? ImgproxyMetrics(namespace: namespace, limiter: manager.variantWorkLimiter) : nil,
             settings: config.encoding,
+            defaults: ProxyPipeline.RequestDefaults(
+                limits: config.limits.imageLimits, originals: ImageRequest.OriginalCaching(cache: originalCache)
+            ),
             fallback: fallbackImage.map { _ in
                 ProxyPipeline.Fallback(url: Self.fallbackURL, statusCode: config.sources.fallbackImageHTTPCode, ttl: config.sources.fallbackImageTTL)
             }

@@ -16,9 +16,10 @@ enum ThumbnailRoute {
             guard let source = URL(string: sourceBase + context.parameters.getCatchAll().joined(separator: "/")) else {
                 throw HTTPError(.badRequest)
             }
-            let request = VariantRequest(
-                url: source, transformer: ResizeTransformer(size: PixelSize(width: width, height: width), mode: .fit),
-                encoding: VariantEncoding(format: .fixed(.webp), quality: 75)
+            let request = ImageRequest(
+                url: source,
+                processing: ImageProcessing(transformer: ResizeTransformer(size: PixelSize(width: width, height: width), mode: .fit)),
+                output: .encoded(VariantEncoding(format: .fixed(.webp), quality: 75))
             )
             do throws(ImageError) {
                 let variant = try await manager.loadVariant(request).variant

@@ -7,22 +7,31 @@ extension ImageManager {
     /// - Parameters:
     ///   - url: the image's URL.
     ///   - includeGPS: whether to include the EXIF position (left out by default).
-    ///   - options: the load's options, as for any load.
-    ///   - context: the load's context, as for any load.
-    public func loadDetails(
-        for url: URL, includeGPS: Bool = false, options: ImageOptions = [], context: ImageContext? = nil
-    ) async throws(ImageError) -> ImageDetails {
-        let result = try await loadVariant(VariantRequest(url: url, output: .details(includeGPS: includeGPS)), options: options, context: context)
-        return try ImageDetails(json: result.variant.data)
+    public func loadDetails(for url: URL, includeGPS: Bool = false) async throws(ImageError) -> ImageDetails {
+        try await loadDetails(ImageRequest(url: url), includeGPS: includeGPS)
+    }
+
+    /// The details of `request`'s source, loaded, cached and limited as `request` says
+    /// (its processing and output are replaced by ``ImageOutput/details(includeGPS:)``).
+    public func loadDetails(_ request: ImageRequest, includeGPS: Bool = false) async throws(ImageError) -> ImageDetails {
+        var request = request
+        request.processing = .none
+        request.output = .details(includeGPS: includeGPS)
+        return try ImageDetails(json: try await loadVariant(request).variant.data)
     }
 
     /// The ThumbHash of the image at `url` after `transformer`, cached and coalesced like
     /// a variant; decode it with ``ThumbHash/image()`` for an ``ImageTarget`` placeholder.
-    public func loadThumbHash(
-        for url: URL, transformer: (any ImageTransformer)? = nil, options: ImageOptions = [], context: ImageContext? = nil
-    ) async throws(ImageError) -> ThumbHash {
-        let request = VariantRequest(url: url, transformer: transformer, output: .thumbHash)
-        let result = try await loadVariant(request, options: options, context: context)
+    public func loadThumbHash(for url: URL, transformer: (any ImageTransformer)? = nil) async throws(ImageError) -> ThumbHash {
+        try await loadThumbHash(ImageRequest(url: url, processing: ImageProcessing(transformer: transformer)))
+    }
+
+    /// The ThumbHash of `request`'s source after its processing, loaded, cached and limited
+    /// as `request` says (its output is replaced by ``ImageOutput/thumbHash``).
+    public func loadThumbHash(_ request: ImageRequest) async throws(ImageError) -> ThumbHash {
+        var request = request
+        request.output = .thumbHash
+        let result = try await loadVariant(request)
         return try ThumbHash(base64: String(decoding: result.variant.data, as: UTF8.self))
     }
 }

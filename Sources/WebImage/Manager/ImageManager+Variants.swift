@@ -1,30 +1,13 @@
 import Foundation
 
 extension ImageManager {
-    /// The cache key of `request`'s variant: the source's key (after the context's key
-    /// filter) with ``VariantRequest/variantKey`` inserted as a transformer key would be;
-    /// `nil` when the key filter says not to cache the source, or when `request` and
-    /// `context` do not make a valid request.
-    public func variantKey(for request: VariantRequest, context: ImageContext? = nil) -> String? {
-        guard let imageRequest = try? self.request(for: request, options: [], context: context) else { return nil }
-        return cacheKey(for: imageRequest)
-    }
-
-    /// The variant held in memory under `key` (a ``variantKey(for:context:)``), without a
-    /// suspension: the hot path of a server answering cached variants.
-    public func variantFromMemory(forKey key: String, context: ImageContext? = nil) -> EncodedVariant? {
-        (context?.cache ?? cache).variantFromMemory(forKey: key)
-    }
-
-    /// An encoded variant of `request.url` (see ``loadVariant(_:)-(ImageRequest)``), with
-    /// SDWebImage's `options` and `context` (``request(for:options:context:)-(VariantRequest,_,_)``
-    /// says how they make the request, and which of them fail it).
-    public func loadVariant(
-        _ request: VariantRequest,
-        options: ImageOptions = [],
-        context: ImageContext? = nil
-    ) async throws(ImageError) -> VariantResult {
-        try await loadVariant(try self.request(for: request, options: options, context: context))
+    /// The encoded output `request` asks for held in memory under `key` (its
+    /// ``cacheKey(for:)``), when the request may be answered from memory: it looks there
+    /// and does not revalidate. No suspension: the hot path of a server answering cached
+    /// variants, which computes the key once and keeps it.
+    public func variantFromMemory(for request: ImageRequest, key: String) -> EncodedVariant? {
+        guard request.caching.query.includesMemory, !request.options.contains(.refreshCached) else { return nil }
+        return (request.caching.cache ?? cache).variantFromMemory(forKey: key)
     }
 
     /// The encoded output of `request` (``ImageOutput/encoded(_:passthrough:)``, details or a
@@ -46,16 +29,21 @@ extension ImageManager {
     /// and cached.
     public func loadVariant(_ request: ImageRequest) async throws(ImageError) -> VariantResult {
         let resolved = try resolve(request, wantsImage: false)
-        if let key = resolved.key, !request.options.contains(.refreshCached) {
-            if request.caching.query.includesMemory, let variant = resolved.cache.variantFromMemory(forKey: key) {
-                return VariantResult(variant: variant, cacheType: .memory)
-            }
-            if request.options.contains(.queryDiskDataSync), request.caching.query.includesDisk,
-               let variant = resolved.cache.entrySync(forKey: key).flatMap(EncodedVariant.init(entry:)) {
-                if resolved.resultStore.includesMemory { resolved.cache.storeVariantToMemory(variant, forKey: key) }
-                return VariantResult(variant: variant, cacheType: .disk)
-            }
+        if let key = resolved.key {
+            if let variant = variantFromMemory(for: request, key: key) { return VariantResult(variant: variant, cacheType: .memory) }
+            if let variant = diskHitSync(resolved, key: key) { return VariantResult(variant: variant, cacheType: .disk) }
         }
         return try await pipeline.variant(resolved, manager: self)
+    }
+
+    /// With ``ImageRequest/Options/queryDiskDataSync``: the output read from disk on the
+    /// calling thread, and kept in memory when the request keeps it there.
+    private func diskHitSync(_ resolved: ResolvedRequest, key: String) -> EncodedVariant? {
+        let request = resolved.request
+        guard request.options.contains(.queryDiskDataSync), !request.options.contains(.refreshCached), request.caching.query.includesDisk,
+              let variant = resolved.cache.entrySync(forKey: key).flatMap(EncodedVariant.init(entry:))
+        else { return nil }
+        if resolved.resultStore.includesMemory { resolved.cache.storeVariantToMemory(variant, forKey: key) }
+        return variant
     }
 }

@@ -168,7 +168,7 @@ public final class ImageManager: Sendable {
         completion: @Sendable (Result<ImageResult, ImageError>) -> Void
     ) -> ImageTask? {
         guard let url, let image = plainMemoryHit(url, options: options, context: context) else { return nil }
-        let task = ImageTask(completedLoadOf: url, options: options)
+        let task = ImageTask(completedLoadOf: url, options: ImageRequest.Options(options))
         completion(.success(ImageResult(image: consume image, data: nil, cacheType: .memory, url: consume url)))
         return task
     }
@@ -184,11 +184,11 @@ public final class ImageManager: Sendable {
             request = try self.request(for: url, options: options, context: context, forTarget: forTarget)
         } catch {
             let completion = ImageCallbackExecutor.deliver(completion, on: (context ?? defaultContext).callbackExecutor)
-            let task = ImageTask(url: url, options: options, completion: completion, onEnd: { _ in })
+            let task = ImageTask(url: url, options: ImageRequest.Options(options), completion: completion, onEnd: { _ in })
             task.deliver(.failure(error))
             return task
         }
-        return start(request, options: options, progress: progress, completion: completion)
+        return start(request, progress: progress, completion: completion)
     }
 
     /// Loads `request` (its output ``ImageOutput/image`` or ``ImageOutput/data``), calling
@@ -202,17 +202,17 @@ public final class ImageManager: Sendable {
         progress: (@Sendable (DownloadProgress) -> Void)? = nil,
         completion: @escaping @Sendable (Result<ImageResult, ImageError>) -> Void
     ) -> ImageTask {
-        start(request, options: ImageOptions(request.options), progress: progress, completion: completion)
+        start(request, progress: progress, completion: completion)
     }
 
-    /// Starts `request` as a cancellable task (`options`: what ``ImageTask/options`` says).
+    /// Starts `request` as a cancellable task.
     func start(
-        _ request: ImageRequest, options: ImageOptions,
+        _ request: ImageRequest,
         progress: (@Sendable (DownloadProgress) -> Void)?,
         completion: @escaping @Sendable (Result<ImageResult, ImageError>) -> Void
     ) -> ImageTask {
         let completion = ImageCallbackExecutor.deliver(completion, on: request.callbackExecutor)
-        let task = ImageTask(url: request.url, options: options, completion: completion) { [weak self] work in
+        let task = ImageTask(url: request.url, options: request.options, completion: completion) { [weak self] work in
             _ = self?.running.withLock { $0.removeValue(forKey: ObjectIdentifier(work)) }
         }
         let resolved: ResolvedRequest

@@ -13,8 +13,8 @@ import Foundation
 public struct ImageTask: Sendable {
     /// The URL being loaded.
     public let url: URL?
-    /// The options the load runs with.
-    public let options: ImageOptions
+    /// The flags the load runs with.
+    public let options: ImageRequest.Options
 
     /// The load as ``SharedWork`` with this caller as its subscriber (intermediate results
     /// are its progress); `nil` for a task that completed before it was returned.
@@ -24,7 +24,7 @@ public struct ImageTask: Sendable {
     /// A running load that completes through `completion`; `onEnd` runs when it finishes or
     /// is cancelled.
     init(
-        url: URL?, options: ImageOptions,
+        url: URL?, options: ImageRequest.Options,
         completion: @escaping @Sendable (Result<ImageResult, ImageError>) -> Void,
         onEnd: @escaping @Sendable (SharedWork<ImageResult, ImageResult>) -> Void
     ) {
@@ -38,7 +38,7 @@ public struct ImageTask: Sendable {
     }
 
     /// A task that completed before it was returned (a memory hit): nothing to cancel.
-    init(completedLoadOf url: URL, options: ImageOptions) {
+    init(completedLoadOf url: URL, options: ImageRequest.Options) {
         self.url = url
         self.options = options
         self.work = nil

@@ -5,14 +5,15 @@ extension ProcessingOptions {
     /// valid option segment: `bga`, `scp`, `kcr`, `eth`, `fq` and `skp` (formats sorted),
     /// `t`, `pix`, `wm`, then the limits (which parse back only where security options are
     /// allowed). ``filename`` and ``returnAttachment`` are left out: they change only the
-    /// response's headers.
-    var outputFilterAndLimitKeyParts: [String] {
+    /// response's headers. Without `includingOutput`, the encoder's `scp`, `kcr` and `fq`
+    /// are left out too.
+    func outputFilterAndLimitKeyParts(includingOutput output: Bool) -> [String] {
         var parts: [String] = []
         if let backgroundAlpha { parts.append("bga:\(Self.canonical(backgroundAlpha))") }
-        if let stripColorProfile { parts.append("scp:\(stripColorProfile ? 1 : 0)") }
-        if let keepCopyright { parts.append("kcr:\(keepCopyright ? 1 : 0)") }
+        if output, let stripColorProfile { parts.append("scp:\(stripColorProfile ? 1 : 0)") }
+        if output, let keepCopyright { parts.append("kcr:\(keepCopyright ? 1 : 0)") }
         if let enforceThumbnail { parts.append("eth:\(enforceThumbnail ? 1 : 0)") }
-        if !formatQuality.isEmpty {
+        if output, !formatQuality.isEmpty {
             let pairs = formatQuality.sorted { $0.key.fileExtension < $1.key.fileExtension }
             parts.append("fq:" + pairs.map { "\($0.key.fileExtension):\($0.value)" }.joined(separator: ":"))
         }

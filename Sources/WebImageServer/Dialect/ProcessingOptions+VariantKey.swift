@@ -5,7 +5,16 @@ extension ProcessingOptions {
     /// (it changes whether the URL is served, not what is served), ``filename`` and
     /// ``returnAttachment`` (they change only the response's headers). Empty when every option
     /// is at its default. Combine it with the source URL to key a variant.
-    public var variantKey: String {
+    public var variantKey: String { keyParts(includingOutput: true).joined(separator: "/") }
+
+    /// ``variantKey`` without the options only the encoder reads (quality, `max_bytes`,
+    /// format, `format_quality`, metadata, colour profile and copyright stripping) and the
+    /// outputs other than an image (`f:thumbhash`, the details' `gps`): what the processed
+    /// image depends on. Two URLs that differ only in those share one decode and one resize.
+    public var transformKey: String { keyParts(includingOutput: false).joined(separator: "/") }
+
+    /// The key's parts in their order; `includingOutput`: the encoder's and the outputs' too.
+    private func keyParts(includingOutput output: Bool) -> [String] {
         var parts: [String] = []
         if resizingType != .fit { parts.append("rt:\(resizingType.rawValue)") }
         if width != 0 { parts.append("w:\(width)") }
@@ -20,24 +29,24 @@ extension ProcessingOptions {
             parts.append(part)
         }
         if let padding { parts.append("pd:\(padding.top):\(padding.right):\(padding.bottom):\(padding.left)") }
-        if let quality { parts.append("q:\(quality)") }
-        if autoQuality { parts.append("q:auto" + (autoQualityTarget.map { ":\(Self.canonical($0))" } ?? "")) }
-        if let maxBytes { parts.append("mb:\(maxBytes)") }
-        if let format { parts.append("f:\(format.fileExtension)") }
-        if bestFormat { parts.append("f:best") }
-        if thumbHash { parts.append("f:thumbhash") }
-        if includeGPS { parts.append("gps:1") }
+        if output, let quality { parts.append("q:\(quality)") }
+        if output, autoQuality { parts.append("q:auto" + (autoQualityTarget.map { ":\(Self.canonical($0))" } ?? "")) }
+        if output, let maxBytes { parts.append("mb:\(maxBytes)") }
+        if output, let format { parts.append("f:\(format.fileExtension)") }
+        if output, bestFormat { parts.append("f:best") }
+        if output, thumbHash { parts.append("f:thumbhash") }
+        if output, includeGPS { parts.append("gps:1") }
         if let blur { parts.append("bl:\(Self.canonical(blur))") }
         if let sharpen { parts.append("sh:\(Self.canonical(sharpen))") }
         if rotate != 0 { parts.append("rot:\(rotate)") }
         if let background { parts.append("bg:" + (background.isOpaque ? String(background.hex.prefix(6)) : background.hex)) }
-        if let stripMetadata { parts.append("sm:\(stripMetadata ? 1 : 0)") }
+        if output, let stripMetadata { parts.append("sm:\(stripMetadata ? 1 : 0)") }
         if raw { parts.append("raw:1") }
         parts += geometryKeyParts
-        parts += outputFilterAndLimitKeyParts
+        parts += outputFilterAndLimitKeyParts(includingOutput: output)
         // Last: free text (it never holds a '/', being one path segment).
         if let cacheBuster { parts.append("cb:" + cacheBuster) }
-        return parts.joined(separator: "/")
+        return parts
     }
 
     static func canonical(_ gravity: ProxyGravity) -> String {

@@ -2,11 +2,11 @@ import WebImage
 
 /// The whole processing of a proxy URL as one `ImageTransformer`: it plans for the size
 /// of the image it is given and runs that plan's pipeline. The proxy hands it to the
-/// `ImageManager` in a `VariantRequest`, so the variant is made and cached by the library
+/// `ImageManager` in an `ImageRequest`, so the variant is made and cached by the library
 /// pipeline, with ``ProcessingOptions/thumbnailPixelSize`` as the request's thumbnail size
 /// (or ``shrinkOnLoadSize(forSourceSize:)``) for shrink-on-load.
 ///
-/// Key: `proxy-` and the options' ``ProcessingOptions/variantKey`` with `/` written as `,`
+/// Key: `proxy-` and the options' ``ProcessingOptions/transformKey`` with `/` written as `,`
 /// and any byte outside `A-Z a-z 0-9 . _ - : ,` percent-encoded (a key must be safe in a
 /// file name), e.g. `proxy-rt:fill,w:300,h:200`; `,linear` when resizing in linear light.
 public struct ProxyTransformer: ImageTransformer {
@@ -28,12 +28,12 @@ public struct ProxyTransformer: ImageTransformer {
     /// ``linearLight``.
     public var resizesInLinearLight: Bool { linearLight }
 
-    /// `proxy-` and the variant key, file-name safe (see the type's description), then
-    /// `,wmid:<digest>` naming the watermark image when one is put on, and `,linear` in
-    /// linear light.
+    /// `proxy-` and the options' transform key (less what only the encoder reads), file-name
+    /// safe (see the type's description), then `,wmid:<digest>` naming the watermark image
+    /// when one is put on, and `,linear` in linear light.
     public var key: String {
         var key = "proxy-"
-        for byte in options.variantKey.utf8 {
+        for byte in options.transformKey.utf8 {
             switch byte {
             case UInt8(ascii: "/"):
                 key.append(",")

@@ -40,9 +40,19 @@ final class ProxyPipeline: Sendable {
 
     /// The variant a path asks for under one format choice, and its cache key.
     struct Variant: Sendable {
-        var request: VariantRequest
+        /// The library request, built once per path and choice.
+        var request: ImageRequest
         /// The manager's key for it (`nil` would mean "not cached"; the proxy sets no key filter).
         var key: String?
+    }
+
+    /// What every variant request starts from: the server's limits, and the cache its
+    /// sources are looked up in and kept in.
+    struct RequestDefaults: Sendable {
+        /// The server's limits on sources (a URL's own replace them).
+        var limits: ImageLimits
+        /// Where sources are looked up and kept.
+        var originals: ImageRequest.OriginalCaching
     }
 
     let parser: ProxyURLParser
@@ -59,6 +69,8 @@ final class ProxyPipeline: Sendable {
     let encodeOptions: ImageEncodeOptions
     /// The fallback image, if the server has one.
     let fallback: Fallback?
+    /// What every variant request starts from.
+    let defaults: RequestDefaults
     /// Paths already resolved, so that a repeated path skips parsing and checking.
     private let resolvedPaths = ResolvedPaths()
     /// The server's watermark image, once loaded (before the server listens).
@@ -72,8 +84,10 @@ final class ProxyPipeline: Sendable {
     /// The pipeline of a server with `settings`, on its parser, guard, negotiation and manager.
     init(
         parser: ProxyURLParser, sourceGuard: SourceGuard, negotiation: FormatNegotiation, manager: ImageManager,
-        metrics: ServerMetrics, imgproxyMetrics: ImgproxyMetrics? = nil, settings: ServerConfig.Encoding, fallback: Fallback? = nil
+        metrics: ServerMetrics, imgproxyMetrics: ImgproxyMetrics? = nil, settings: ServerConfig.Encoding, defaults: RequestDefaults,
+        fallback: Fallback? = nil
     ) {
+        self.defaults = defaults
         self.imgproxyMetrics = imgproxyMetrics
         self.settings = settings
         self.encodeOptions = settings.encodeOptions
@@ -140,10 +154,7 @@ final class ProxyPipeline: Sendable {
             var variants: [FormatNegotiation.Choice: Variant] = [:]
             let choices = kind == .image
                 ? negotiation.possibleChoices(requested: request.options.format, best: request.options.bestFormat) : [.fromSource]
-            for choice in choices {
-                let variantRequest = variantRequest(for: request, choice: choice, kind: kind)
-                variants[choice] = Variant(request: variantRequest, key: manager.variantKey(for: variantRequest))
-            }
+            for choice in choices { variants[choice] = variant(for: request, choice: choice, kind: kind) }
             entry = ResolvedPaths.Entry(request: request, variants: variants, disposition: ContentDisposition(for: request), kind: kind)
             resolvedPaths.remember(entry, forPath: remembered)
         }
@@ -157,20 +168,28 @@ final class ProxyPipeline: Sendable {
         case .best: varies = negotiation.bestVariesWithAccept
         default: varies = negotiation.variesWithAccept
         }
-        let variant = entry.variants[choice] ?? {
-            let request = variantRequest(for: entry.request, choice: choice, kind: entry.kind)
-            return Variant(request: request, key: manager.variantKey(for: request))
-        }()
+        let variant = entry.variants[choice] ?? self.variant(for: entry.request, choice: choice, kind: entry.kind)
         return .success(Resolved(
             request: entry.request, variant: variant, variesWithAccept: varies, disposition: entry.disposition, kind: entry.kind
         ))
     }
 
+    /// The variant `request` asks for under `choice`, with its key.
+    private func variant(for request: ProxyRequest, choice: FormatNegotiation.Choice, kind: ProxyResponseKind) -> Variant {
+        let imageRequest = libraryRequest(for: request, choice: choice, kind: kind)
+        return Variant(request: imageRequest, key: manager.cacheKey(for: imageRequest))
+    }
+
     /// The library request for `request` encoded as `choice` says (or its details or
-    /// ThumbHash, as `kind` says).
-    private func variantRequest(for request: ProxyRequest, choice: FormatNegotiation.Choice, kind: ProxyResponseKind) -> VariantRequest {
+    /// ThumbHash, as `kind` says), within the server's and the URL's limits. Every request
+    /// reports the source's real status, never a stale block (``ImageRequest/Options/retryFailed``).
+    private func libraryRequest(for request: ProxyRequest, choice: FormatNegotiation.Choice, kind: ProxyResponseKind) -> ImageRequest {
+        var library = ImageRequest(url: request.source, options: .retryFailed, caching: ImageRequest.Caching(originals: defaults.originals))
+        library.limits = defaults.limits
+        Self.apply(request.options.limits, to: &library)
         if kind == .info {
-            return VariantRequest(url: request.source, output: .details(includeGPS: request.options.includeGPS))
+            library.output = .details(includeGPS: request.options.includeGPS)
+            return library
         }
         var options = request.options
         // The server's bound on the result's sides, unless the URL sets its own: dpr, zoom and
@@ -197,22 +216,27 @@ final class ProxyPipeline: Sendable {
             svgSources: settings.svgSources(for: options)
         )
         let watermark = options.watermark == nil ? nil : watermarkImage.withLock { $0 }
+        if options.raw {
+            library.output = .encoded(encoding, passthrough: .always)
+            return library
+        }
         let embeddedThumbnail = options.enforceThumbnail ?? false
-        // An SVG source served unprocessed goes through svgSources, sanitised as the server says.
-        var variant = VariantRequest(
-            url: request.source, transformer: ProxyTransformer(options: options, watermark: watermark, linearLight: settings.useLinearColorspace),
-            thumbnailPixelSize: embeddedThumbnail ? nil : options.thumbnailPixelSize, encoding: encoding, passthrough: options.raw,
-            passthroughFormats: options.passthroughFormats.subtracting([.svg]), preferEmbeddedThumbnail: embeddedThumbnail,
-            output: kind == .thumbHash ? .thumbHash : .image
+        library.processing = ImageProcessing(
+            thumbnailPixelSize: embeddedThumbnail ? nil : options.thumbnailPixelSize,
+            transformer: ProxyTransformer(options: options, watermark: watermark, linearLight: settings.useLinearColorspace),
+            preferEmbeddedThumbnail: embeddedThumbnail
         )
-        variant.jpegShrink = settings.jpegShrinkOnLoad
-        return variant
+        library.processing.jpegShrink = settings.jpegShrinkOnLoad
+        // An SVG source served unprocessed goes through svgSources, sanitised as the server says.
+        let passthrough = options.passthroughFormats.subtracting([.svg])
+        library.output = kind == .thumbHash ? .thumbHash : .encoded(encoding, passthrough: passthrough.isEmpty ? .never : .formats(passthrough))
+        return library
     }
 
     /// The variant from the memory cache, counted as a `memory` hit; `nil` (and nothing
     /// counted) when it is not there. Synchronous: a hit needs no task, timer or I/O.
     func memoryHit(_ resolved: Resolved) -> Outcome? {
-        guard let key = resolved.variant.key, let variant = manager.variantFromMemory(forKey: key) else { return nil }
+        guard let key = resolved.variant.key, let variant = manager.variantFromMemory(for: resolved.variant.request, key: key) else { return nil }
         metrics.cacheHit("memory")
         return Outcome(
             variant: variant, cache: .memory, variesWithAccept: resolved.variesWithAccept, disposition: resolved.disposition,
@@ -237,24 +261,19 @@ final class ProxyPipeline: Sendable {
         let result: VariantResult
         var replacedError: ProxyError?
         do throws(ImageError) {
-            // retryFailed: every request reports the source's real status, never a stale block.
-            let options: ImageOptions = [.retryFailed]
-            let context = context(for: resolved.request.options.limits)
-            if let conditions {
-                var request = try manager.request(for: resolved.variant.request, options: options, context: context)
-                request.sourceConditions = conditions
-                result = try await manager.loadVariant(request)
-            } else {
-                result = try await manager.loadVariant(resolved.variant.request, options: options, context: context)
-            }
+            var request = resolved.variant.request
+            request.sourceConditions = conditions
+            result = try await manager.loadVariant(request)
         } catch .cacheNotModified {
             return .failure(Self.sourceNotModified)
         } catch {
             guard let fallback, resolved.kind == .image, Self.isDownloadFailure(error) else { return .failure(ProxyError(error)) }
             var request = resolved.variant.request
-            request.url = fallback.url
+            request.source = .url(fallback.url)
+            // The fallback image's own failures may block it for a while.
+            request.options.remove(.retryFailed)
             do throws(ImageError) {
-                result = try await manager.loadVariant(request, context: context(for: resolved.request.options.limits))
+                result = try await manager.loadVariant(request)
             } catch {
                 return .failure(ProxyError(error))
             }

@@ -7,7 +7,7 @@ import WebImage
 struct ResolvedPathsTests {
     static func entry(_ path: String) throws -> ResolvedPaths.Entry {
         let request = try ProxyURLParser(keys: []).parse(path: path)
-        let variant = ProxyPipeline.Variant(request: VariantRequest(url: request.source), key: request.source.absoluteString + "|")
+        let variant = ProxyPipeline.Variant(request: ImageRequest.variant(url: request.source), key: request.source.absoluteString + "|")
         return ResolvedPaths.Entry(request: request, variants: [.fromSource: variant], disposition: ContentDisposition(stem: "a"), kind: .image)
     }
 

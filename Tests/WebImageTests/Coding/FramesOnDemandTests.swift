@@ -115,7 +115,7 @@ struct FramesOnDemandTests {
             let manager = ImageManager(cache: cache, loader: ImageLoaders([downloader]), variantWorkLimiter: limiter)
             // Lossless, so that every frame can be compared with the whole decode's.
             let encoding = VariantEncoding(format: .fixed(.webp), options: ImageEncodeOptions(format: .webp, lossless: true, webpEffort: 0))
-            let result = try await manager.loadVariant(VariantRequest(url: origin.url("/long.gif"), transformer: resize, encoding: encoding))
+            let result = try await manager.loadVariant(ImageRequest.variant(url: origin.url("/long.gif"), transformer: resize, encoding: encoding))
             let frameBytes = 64 * 64 * 4
             let wholeDecode = whole.frameCount * frameBytes
             // The decode's frames and bytes, then the resized frames and the encoder's output.

@@ -34,8 +34,8 @@ final class CountingCoder: ImageCoder {
 struct ImageManagerVariantTests {
     static let jpeg: Data = try! TestImages.encode(try! TestImages.quadrants(width: 800, height: 600), as: .jpeg, quality: 90)
 
-    static func thumbnail(_ url: URL, format: ImageFormat = .webp) -> VariantRequest {
-        VariantRequest(
+    static func thumbnail(_ url: URL, format: ImageFormat = .webp) -> ImageRequest {
+        ImageRequest.variant(
             url: url, transformer: ResizeTransformer(size: PixelSize(width: 200, height: 150), mode: .fill),
             encoding: VariantEncoding(format: .fixed(format), quality: 70)
         )
@@ -68,7 +68,7 @@ struct ImageManagerVariantTests {
             let request = Self.thumbnail(origin.url("/p.jpg"))
             let results = try await withThrowingTaskGroup(of: VariantResult.self) { group in
                 for _ in 0..<100 {
-                    group.addTask { try await manager.loadVariant(request, options: .waitStoreCache) }
+                    group.addTask { try await manager.loadVariant(request.adding(.waitStoreCache)) }
                 }
                 #expect(await gate.waitForArrivals(1))
                 gate.open()
@@ -87,8 +87,8 @@ struct ImageManagerVariantTests {
             #expect(made.variant.sourceETag == "\"src1\"")
             etag = made.variant.etag
             // The next request is a memory hit, also without a suspension.
-            let key = try #require(manager.variantKey(for: request))
-            #expect(manager.variantFromMemory(forKey: key)?.etag == etag)
+            let key = try #require(manager.cacheKey(for: request))
+            #expect(manager.cache.variantFromMemory(forKey: key)?.etag == etag)
             #expect(try await manager.loadVariant(request).cacheType == .memory)
         }
         // A new manager on the same directory (another process, after a restart).
@@ -113,10 +113,10 @@ struct ImageManagerVariantTests {
             let sizes = (1...10).map { PixelSize(width: 20 * $0, height: 15 * $0) }
             let results = try await withThrowingTaskGroup(of: VariantResult.self) { group in
                 for size in sizes {
-                    let request = VariantRequest(
+                    let request = ImageRequest.variant(
                         url: url, transformer: ResizeTransformer(size: size, mode: .fill), encoding: VariantEncoding(format: .fixed(.png))
                     )
-                    group.addTask { try await manager.loadVariant(request, options: .waitStoreCache) }
+                    group.addTask { try await manager.loadVariant(request.adding(.waitStoreCache)) }
                 }
                 #expect(await gate.waitForArrivals(1))
                 try await Task.sleep(for: .milliseconds(100))  // every variant has asked for the source
@@ -133,7 +133,7 @@ struct ImageManagerVariantTests {
             origin.register("/t.jpg", .image(Self.jpeg, contentType: "image/jpeg"))
             let next = origin.url("/t.jpg")
             for size in sizes.prefix(5) {
-                let request = VariantRequest(url: next, transformer: ResizeTransformer(size: size, mode: .fill), encoding: VariantEncoding(format: .fixed(.png)))
+                let request = ImageRequest.variant(url: next, transformer: ResizeTransformer(size: size, mode: .fill), encoding: VariantEncoding(format: .fixed(.png)))
                 _ = try await manager.loadVariant(request)
             }
             #expect(origin.requestCount("/t.jpg") == 1)
@@ -145,9 +145,9 @@ struct ImageManagerVariantTests {
         try await Self.withVariantManager { origin, manager, coder in
             origin.register("/o.jpg", .image(Self.jpeg, contentType: "image/jpeg"))
             let url = origin.url("/o.jpg")
-            _ = try await manager.loadVariant(Self.thumbnail(url), options: .waitStoreCache)
+            _ = try await manager.loadVariant(Self.thumbnail(url).adding(.waitStoreCache))
             #expect(await manager.imageCache.diskData(forKey: url.absoluteString) == Self.jpeg, "the original is kept for other variants")
-            let other = VariantRequest(
+            let other = ImageRequest.variant(
                 url: url, transformer: ResizeTransformer(size: PixelSize(width: 100, height: 100), mode: .fill),
                 encoding: VariantEncoding(format: .fixed(.png))
             )
@@ -167,12 +167,12 @@ struct ImageManagerVariantTests {
         try await Self.withVariantManager { origin, manager, coder in
             origin.register("/s.jpg", .image(Self.jpeg, contentType: "image/jpeg"))
             let url = origin.url("/s.jpg")
-            _ = try await manager.loadVariant(Self.thumbnail(url), options: .waitStoreCache)
+            _ = try await manager.loadVariant(Self.thumbnail(url).adding(.waitStoreCache))
             let other = Self.thumbnail(url, format: .png)
             // No waitStoreCache: the coding thread wrote the variant before the call returned.
             let result = try await manager.loadVariant(other)
             #expect(result.sourceCacheType == .disk && result.downloadedBytes == 0)
-            let key = try #require(manager.variantKey(for: other))
+            let key = try #require(manager.cacheKey(for: other))
             #expect(await manager.imageCache.diskData(forKey: key) == result.variant.data)
             #expect(origin.requestCount("/s.jpg") == 1 && coder.encodeCount == 2)
         }
@@ -185,12 +185,12 @@ struct ImageManagerVariantTests {
             let url = origin.url("/a.jpg")
             let cache = AsyncOnlyCache()
             let manager = ImageManager(cache: cache, loader: ImageLoaders([downloader]), coder: CountingCoder())
-            _ = try await manager.loadVariant(Self.thumbnail(url), options: .waitStoreCache)
+            _ = try await manager.loadVariant(Self.thumbnail(url).adding(.waitStoreCache))
             let other = Self.thumbnail(url, format: .png)
-            let result = try await manager.loadVariant(other, options: .waitStoreCache)
+            let result = try await manager.loadVariant(other.adding(.waitStoreCache))
             #expect(result.sourceCacheType == .disk && result.downloadedBytes == 0)
             #expect(origin.requestCount("/a.jpg") == 1)
-            let key = try #require(manager.variantKey(for: other))
+            let key = try #require(manager.cacheKey(for: other))
             #expect(await cache.entry(forKey: key)?.data == result.variant.data)
         }
     }
@@ -204,7 +204,7 @@ struct ImageManagerVariantTests {
             origin.register("/b.jpg", .image(Self.jpeg, contentType: "image/jpeg"))
             origin.register("/c.tif", .image(tiff, contentType: "image/tiff"))
             func format(_ path: String, preferred: [ImageFormat] = [.jpeg, .png, .gif, .webp]) async throws -> ImageFormat {
-                let request = VariantRequest(url: origin.url(path), encoding: VariantEncoding(format: .matchingSource(preferred: preferred)))
+                let request = ImageRequest.variant(url: origin.url(path), encoding: VariantEncoding(format: .matchingSource(preferred: preferred)))
                 return try await manager.loadVariant(request).variant.format
             }
             #expect(try await format("/a.png") == .png)
@@ -218,14 +218,12 @@ struct ImageManagerVariantTests {
     func passthrough() async throws {
         try await Self.withVariantManager { origin, manager, coder in
             origin.register("/raw.jpg", .image(Self.jpeg, contentType: "image/jpeg"))
-            let result = try await manager.loadVariant(VariantRequest(url: origin.url("/raw.jpg"), passthrough: true))
+            let result = try await manager.loadVariant(ImageRequest.variant(url: origin.url("/raw.jpg"), passthrough: true))
             #expect(result.variant.data == Self.jpeg)
             #expect(result.variant.pixelSize == PixelSize(width: 800, height: 600))
             #expect(coder.encodeCount == 0 && coder.decodeCount == 0)
-            var context = ImageContext()
-            context.limits = ImageLimits(maxPixels: 1000)
             await #expect(throws: ImageError.imageTooLarge(pixels: 480_000, limit: 1000)) {
-                try await manager.loadVariant(VariantRequest(url: origin.url("/raw.jpg?2"), passthrough: true), context: context)
+                try await manager.loadVariant(ImageRequest.variant(url: origin.url("/raw.jpg?2"), passthrough: true).limited(ImageLimits(maxPixels: 1000)))
             }
         }
     }
@@ -236,16 +234,16 @@ struct ImageManagerVariantTests {
             origin.register("/bad.jpg", .data(Data("<html>nope</html>".utf8), contentType: "image/jpeg"))
             let url = origin.url("/bad.jpg")
             let request = Self.thumbnail(url)
-            await #expect(throws: ImageError.self) { try await manager.loadVariant(request, options: .waitStoreCache) }
+            await #expect(throws: ImageError.self) { try await manager.loadVariant(request.adding(.waitStoreCache)) }
             #expect(await manager.imageCache.diskCount() == 0)
-            let key = try #require(manager.variantKey(for: request))
-            #expect(manager.variantFromMemory(forKey: key) == nil)
+            let key = try #require(manager.cacheKey(for: request))
+            #expect(manager.cache.variantFromMemory(forKey: key) == nil)
 
             // Garbage stored under the original's key is dropped and the source downloaded.
             origin.register("/ok.jpg", .image(Self.jpeg, contentType: "image/jpeg"))
             let ok = origin.url("/ok.jpg")
             try await manager.cache.store(nil, data: Data("garbage".utf8), forKey: ok.absoluteString, cacheType: .disk)
-            let result = try await manager.loadVariant(Self.thumbnail(ok), options: .waitStoreCache)
+            let result = try await manager.loadVariant(Self.thumbnail(ok).adding(.waitStoreCache))
             #expect(result.sourceCacheType == CacheType.none)
             #expect(origin.requestCount("/ok.jpg") == 1)
             #expect(await manager.cache.diskData(forKey: ok.absoluteString) == Self.jpeg)
@@ -258,13 +256,13 @@ struct ImageManagerVariantTests {
         try await Self.withVariantManager { origin, manager, _ in
             origin.register("/k.jpg", .image(Self.jpeg, contentType: "image/jpeg"))
             let request = Self.thumbnail(origin.url("/k.jpg"))
-            await #expect(throws: ImageError.self) { try await manager.loadVariant(request, options: .fromCacheOnly) }
+            await #expect(throws: ImageError.self) { try await manager.loadVariant(request.adding(.fromCacheOnly)) }
             #expect(origin.totalRequestCount == 0)
-            let key = try #require(manager.variantKey(for: request))
-            #expect(key == manager.variantKey(for: Self.thumbnail(origin.url("/k.jpg"))))
+            let key = try #require(manager.cacheKey(for: request))
+            #expect(key == manager.cacheKey(for: Self.thumbnail(origin.url("/k.jpg"))))
             // Inserted as a transformer key: percent-encoded where a URL path needs it.
             #expect(key.hasSuffix("/k-variant(resize-fill-200x150-ce%3Bf%3Awebp,q%3A70).jpg"))
-            #expect(key != manager.variantKey(for: Self.thumbnail(origin.url("/k.jpg"), format: .png)))
+            #expect(key != manager.cacheKey(for: Self.thumbnail(origin.url("/k.jpg"), format: .png)))
         }
     }
 
@@ -296,28 +294,26 @@ struct ImageManagerVariantTests {
         }
     }
 
-    @Test("fromLoaderOnly and cacheMemoryOnly are the context's cache types: the same knobs for variants as for images")
-    func optionsAreContextKnobs() async throws {
+    @Test("a variant request's cache tiers: kept in memory only, or loaded without a lookup and still kept")
+    func cacheTiers() async throws {
         try await Self.withVariantManager { origin, manager, coder in
             origin.register("/m.jpg", .image(Self.jpeg, contentType: "image/jpeg"))
             let request = Self.thumbnail(origin.url("/m.jpg"))
-            _ = try await manager.loadVariant(request, options: [.cacheMemoryOnly, .waitStoreCache])
+            var memoryOnly = request.adding(.waitStoreCache)
+            memoryOnly.caching.store = .memory
+            memoryOnly.caching.originals = ImageRequest.OriginalCaching(store: .none)
+            _ = try await manager.loadVariant(memoryOnly)
             #expect(await manager.imageCache.diskCount() == 0, "neither the variant nor the original on disk")
             #expect(try await manager.loadVariant(request).cacheType == .memory)
-            let fresh = try await manager.loadVariant(request, options: [.fromLoaderOnly, .waitStoreCache])
+            var loaderOnly = request.adding(.waitStoreCache)
+            loaderOnly.caching.query = .none
+            loaderOnly.caching.originals = ImageRequest.OriginalCaching(query: .none)
+            let fresh = try await manager.loadVariant(loaderOnly)
             #expect(fresh.cacheType == CacheType.none && fresh.sourceCacheType == CacheType.none)
             #expect(origin.requestCount("/m.jpg") == 2 && coder.encodeCount == 2)
 
-            // fromLoaderOnly still stores: the variant and the original.
+            // Loading without a lookup still stores: the variant and the original.
             #expect(await manager.imageCache.diskCount() == 2)
-            var memoryOnly = ImageContext()
-            memoryOnly.storeCacheType = .memory
-            memoryOnly.originalStoreCacheType = .none
-            _ = try await manager.loadVariant(Self.thumbnail(origin.url("/m.jpg?2")), options: .waitStoreCache, context: memoryOnly)
-            #expect(await manager.imageCache.diskCount() == 2)
-            let url = origin.url("/m.jpg")
-            #expect(try manager.request(for: url, options: .fromLoaderOnly).caching.query == CacheType.none)
-            #expect(try manager.request(for: url, options: .cacheMemoryOnly).caching.store == .memory)
         }
     }
 
@@ -338,14 +334,14 @@ struct ImageManagerVariantTests {
             let gate = TestOriginGate()
             origin.register("/keep.jpg", .gated(gate, then: .image(Self.jpeg, contentType: "image/jpeg")))
             let request = Self.thumbnail(origin.url("/keep.jpg"))
-            let kept = Task { try await manager.loadVariant(request, options: .continueInBackground) }
+            let kept = Task { try await manager.loadVariant(request.adding(.continueInBackground)) }
             #expect(await gate.waitForArrivals(1))
             kept.cancel()
             await #expect(throws: ImageError.cancelled) { try await kept.value }
             gate.open()
             #expect(await made.wait(for: 1))
-            let key = try #require(manager.variantKey(for: request))
-            #expect(await eventually { manager.variantFromMemory(forKey: key) != nil })
+            let key = try #require(manager.cacheKey(for: request))
+            #expect(await eventually { manager.cache.variantFromMemory(forKey: key) != nil })
             #expect(coder.encodeCount == 1)
             #expect(made.count == 1)
         }

@@ -101,9 +101,9 @@ struct MemoryBudgetTests {
         try await withOriginAndDownloader { origin, downloader in
             let cache = TestCaches.make { $0.shouldCacheImagesInMemory = false }
             let manager = ImageManager(cache: cache, loader: ImageLoaders([downloader]), coder: coder, variantWorkLimiter: limiter)
-            func blurred(_ path: String) -> VariantRequest {
+            func blurred(_ path: String) -> ImageRequest {
                 origin.register(path, .image(jpeg, contentType: "image/jpeg"))
-                return VariantRequest(
+                return ImageRequest.variant(
                     url: origin.url(path), transformer: BlurTransformer(sigma: 2),
                     encoding: VariantEncoding(format: .fixed(.jpeg), quality: 70)
                 )
@@ -135,19 +135,15 @@ struct MemoryBudgetTests {
         let limiter = WorkLimiter(workers: 2, queueSize: 0, memoryBudget: budget)
         try await withOriginAndDownloader { origin, downloader in
             let cache = TestCaches.make { $0.shouldCacheImagesInMemory = false }
-            var context = ImageContext()
-            context.limits = ImageLimits(maxPixels: 100_000, maxFrames: 1)
-            let manager = ImageManager(
-                cache: cache, loader: ImageLoaders([downloader]), defaultContext: context, variantWorkLimiter: limiter
-            )
+            let manager = ImageManager(cache: cache, loader: ImageLoaders([downloader]), variantWorkLimiter: limiter)
             origin.register("/big.jpg", .image(jpeg, contentType: "image/jpeg"))
             // Another decode holds the whole budget while the oversized source is tried.
             budget.reserveBlocking(1)
             await #expect(throws: ImageError.imageTooLarge(pixels: 480_000, limit: 100_000)) {
-                try await manager.loadVariant(VariantRequest(
+                try await manager.loadVariant(ImageRequest.variant(
                     url: origin.url("/big.jpg"), transformer: BlurTransformer(sigma: 2),
                     encoding: VariantEncoding(format: .fixed(.jpeg), quality: 70)
-                ))
+                ).limited(ImageLimits(maxPixels: 100_000, maxFrames: 1)))
             }
             #expect(budget.reservedBytes == 1 && budget.peakReservedBytes == 1)
             budget.release(1)

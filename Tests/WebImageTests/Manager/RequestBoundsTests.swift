@@ -26,7 +26,7 @@ struct RequestBoundsTests {
                 variantWorkLimiter: WorkLimiter(workers: 2, queueSize: 2, memoryBudget: budget)
             )
             // 8 × 8 pixels enlarged to 6000 × 6000: 144 MB for the resize and as much for its encode.
-            let enlarged = VariantRequest(
+            let enlarged = ImageRequest.variant(
                 url: origin.url("/tiny.png"), transformer: ResizeTransformer(size: PixelSize(width: 6000, height: 6000), mode: .force, enlarge: true),
                 encoding: VariantEncoding(format: .fixed(.png))
             )
@@ -37,7 +37,7 @@ struct RequestBoundsTests {
             #expect(coder.planned.load(ordering: .relaxed) == 0, "refused from the header, before any pixel")
             #expect(budget.peakReservedBytes == 0)
             // The same source at a size that fits is made, and reserves its output too.
-            let small = VariantRequest(
+            let small = ImageRequest.variant(
                 url: origin.url("/tiny.png"), transformer: ResizeTransformer(size: PixelSize(width: 100, height: 100), mode: .force, enlarge: true),
                 encoding: VariantEncoding(format: .fixed(.png))
             )
@@ -75,7 +75,7 @@ struct RequestBoundsTests {
         let photo = try Self.photo()
         try await withOriginAndDownloader { origin, downloader in
             origin.register("/photo.jpg", .image(photo, contentType: "image/jpeg"))
-            let request = VariantRequest(
+            let request = ImageRequest.variant(
                 url: origin.url("/photo.jpg"),
                 encoding: VariantEncoding(format: .best([.jpeg, .webp, .avif, .png]), autoQuality: AutoQuality())
             )
@@ -99,7 +99,7 @@ struct RequestBoundsTests {
             origin.register("/photo.jpg", .image(photo, contentType: "image/jpeg"))
             let coder = PlanningCoder(holdingFirstEncode: true)
             let manager = ImageManager(cache: TestCaches.make(), loader: downloader, coder: coder, variantWorkLimiter: WorkLimiter(workers: 1, queueSize: 1))
-            let request = VariantRequest(url: origin.url("/photo.jpg"), encoding: VariantEncoding(format: .fixed(.webp), autoQuality: AutoQuality()))
+            let request = ImageRequest.variant(url: origin.url("/photo.jpg"), encoding: VariantEncoding(format: .fixed(.webp), autoQuality: AutoQuality()))
             let task = Task { try await manager.loadVariant(request) }
             #expect(await eventually { coder.encodes.load(ordering: .relaxed) == 1 })
             task.cancel()

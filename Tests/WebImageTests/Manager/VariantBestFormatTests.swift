@@ -10,8 +10,8 @@ struct VariantBestFormatTests {
     static let graphic = try! TestImages.encode(try! TestImages.quadrants(width: 400, height: 300), as: .png)
     static let withAlpha = try! TestImages.encode(try! TestImages.halfTransparent(width: 400, height: 300), as: .png)
 
-    static func request(_ url: URL, _ format: VariantFormat, auto: AutoQuality? = nil) -> VariantRequest {
-        VariantRequest(
+    static func request(_ url: URL, _ format: VariantFormat, auto: AutoQuality? = nil) -> ImageRequest {
+        ImageRequest.variant(
             url: url, transformer: ResizeTransformer(size: PixelSize(width: 320, height: 240), mode: .fit),
             encoding: VariantEncoding(format: format, quality: 75, autoQuality: auto)
         )
@@ -59,7 +59,7 @@ struct VariantBestFormatTests {
         try await ImageManagerVariantTests.withVariantManager(cache: cache) { origin, manager, _ in
             origin.register("/photo", .image(Self.photo))
             url = origin.url("/photo")
-            made = try await manager.loadVariant(Self.request(origin.url("/photo"), .fixed(.webp), auto: AutoQuality()), options: .waitStoreCache).variant
+            made = try await manager.loadVariant(Self.request(origin.url("/photo"), .fixed(.webp), auto: AutoQuality()).adding(.waitStoreCache)).variant
             let hit = try await manager.loadVariant(Self.request(origin.url("/photo"), .fixed(.webp), auto: AutoQuality()))
             #expect(hit.cacheType == .memory && hit.variant.quality == made?.quality)
         }

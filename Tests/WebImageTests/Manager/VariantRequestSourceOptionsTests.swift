@@ -7,10 +7,10 @@ import WebImageTestSupport
 struct VariantRequestSourceOptionsTests {
     static let png: Data = try! TestImages.encode(try! TestImages.quadrants(width: 80, height: 60), as: .png)
 
-    static func request(_ url: URL, passthroughFormats: Set<ImageFormat> = []) -> VariantRequest {
-        VariantRequest(
+    static func request(_ url: URL, passthroughFormats: Set<ImageFormat> = [], quality: Int? = nil) -> ImageRequest {
+        ImageRequest.variant(
             url: url, transformer: ResizeTransformer(size: PixelSize(width: 40, height: 30)),
-            encoding: VariantEncoding(format: .fixed(.webp)), passthroughFormats: passthroughFormats
+            encoding: VariantEncoding(format: .fixed(.webp), quality: quality), passthroughFormats: passthroughFormats
         )
     }
 
@@ -32,7 +32,7 @@ struct VariantRequestSourceOptionsTests {
         let url = URL(string: "http://h/a.png")!
         #expect(Self.request(url, passthroughFormats: [.png, .gif]).variantKey.hasPrefix("variant(passthrough(gif,png);"))
         var thumbnail = Self.request(url)
-        thumbnail.preferEmbeddedThumbnail = true
+        thumbnail.processing.preferEmbeddedThumbnail = true
         #expect(thumbnail.variantKey.contains(";embedded-thumbnail;") || thumbnail.variantKey.hasPrefix("variant(embedded-thumbnail;"))
         #expect(!Self.request(url).variantKey.contains("passthrough"))
     }
@@ -45,16 +45,18 @@ struct VariantRequestSourceOptionsTests {
             let cache = TestCaches.make { $0.shouldCacheImagesInMemory = false }
             defer { try? FileManager.default.removeItem(atPath: cache.config.rootDirectory) }
             let manager = ImageManager(cache: cache, loader: ImageLoaders([downloader]))
-            var tight = manager.defaultContext
-            tight.maxSourceBytes = 100
-            await #expect(throws: ImageError.bodyTooLarge(limit: 100)) {
-                try await manager.loadVariant(Self.request(url), options: [.waitStoreCache, .retryFailed], context: tight)
+            func tight(_ request: ImageRequest) -> ImageRequest {
+                var request = request
+                request.maxSourceBytes = 100
+                return request
             }
-            _ = try await manager.loadVariant(Self.request(url), options: [.waitStoreCache, .retryFailed])
-            var other = Self.request(url)
-            other.encoding.options.quality = 50
             await #expect(throws: ImageError.bodyTooLarge(limit: 100)) {
-                try await manager.loadVariant(other, options: [.retryFailed], context: tight)
+                try await manager.loadVariant(tight(Self.request(url).adding([.waitStoreCache, .retryFailed])))
+            }
+            _ = try await manager.loadVariant(Self.request(url).adding([.waitStoreCache, .retryFailed]))
+            let other = Self.request(url, quality: 50)
+            await #expect(throws: ImageError.bodyTooLarge(limit: 100)) {
+                try await manager.loadVariant(tight(other.adding(.retryFailed)))
             }
             #expect(origin.requestCount("/a.png") == 2, "the cached original was refused without a download")
         }
@@ -62,9 +64,9 @@ struct VariantRequestSourceOptionsTests {
             origin.register("/a.png", .image(Self.png))
             let manager = ImageManager(cache: TestCaches.make(), loader: ImageLoaders([downloader]))
             await #expect(throws: ImageError.bodyTooLarge(limit: 100)) { try await manager.loadVariant(Self.request(origin.url("/a.png"))) }
-            var generous = manager.defaultContext
+            var generous = Self.request(origin.url("/a.png")).adding(.retryFailed)
             generous.maxSourceBytes = 1 << 20
-            let lifted = try await manager.loadVariant(Self.request(origin.url("/a.png")), options: [.retryFailed], context: generous)
+            let lifted = try await manager.loadVariant(generous)
             #expect(lifted.variant.format == .webp)
         }
     }

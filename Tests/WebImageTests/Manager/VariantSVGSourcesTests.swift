@@ -8,8 +8,8 @@ struct VariantSVGSourcesTests {
     static let svg = Data("<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 30 10\" onload=\"alert(1)\"><rect width=\"30\" height=\"10\"/></svg>".utf8)
     static let png: Data = try! TestImages.encode(try! TestImages.quadrants(width: 80, height: 60), as: .png)
 
-    static func request(_ url: URL, _ handling: SVGSourceHandling, format: VariantFormat = .fixed(.webp)) -> VariantRequest {
-        VariantRequest(
+    static func request(_ url: URL, _ handling: SVGSourceHandling, format: VariantFormat = .fixed(.webp)) -> ImageRequest {
+        ImageRequest.variant(
             url: url, transformer: ResizeTransformer(size: PixelSize(width: 40, height: 30)),
             encoding: VariantEncoding(format: format, svgSources: handling)
         )

@@ -12,8 +12,8 @@ struct WorkAccountingTests {
         try TestImages.encode(try TestImages.quadrants(width: width, height: height), as: .jpeg, quality: 80)
     }
 
-    static func variant(_ url: URL, transformer: (any ImageTransformer)? = nil) -> VariantRequest {
-        VariantRequest(url: url, transformer: transformer, encoding: VariantEncoding(format: .fixed(.png)))
+    static func variant(_ url: URL, transformer: (any ImageTransformer)? = nil) -> ImageRequest {
+        ImageRequest.variant(url: url, transformer: transformer, encoding: VariantEncoding(format: .fixed(.png)))
     }
 
     // SPEC HP1
@@ -66,7 +66,7 @@ struct WorkAccountingTests {
                 backgroundDeadline: .milliseconds(200)
             )
             let url = origin.url("/endless.jpg")
-            let task = Task { try await manager.loadVariant(Self.variant(url), options: [.continueInBackground]) }
+            let task = Task { try await manager.loadVariant(Self.variant(url).adding([.continueInBackground])) }
             #expect(await origin.waitForRequests("/endless.jpg"))
             task.cancel()
             await #expect(throws: ImageError.cancelled) { try await task.value }
@@ -88,11 +88,11 @@ struct WorkAccountingTests {
             events.observe { if case .backgroundWorkExpired = $0 { expired.add(1, ordering: .relaxed) } }
             let manager = ImageManager(cache: TestCaches.make(), loader: downloader, events: events, backgroundDeadline: .seconds(1))
             let request = Self.variant(origin.url("/held.jpg"))
-            let first = Task { try await manager.loadVariant(request, options: [.continueInBackground]) }
+            let first = Task { try await manager.loadVariant(request.adding([.continueInBackground])) }
             #expect(await eventually { gate.arrivals == 1 })
             first.cancel()
             // A second caller joins the orphaned work before its deadline.
-            let second = Task { try await manager.loadVariant(request, options: [.continueInBackground]) }
+            let second = Task { try await manager.loadVariant(request.adding([.continueInBackground])) }
             #expect(await eventually { manager.pipeline.variants.all.first?.sharedWork.subscriberCount == 1 })
             try await Task.sleep(for: .milliseconds(1500))
             gate.open()

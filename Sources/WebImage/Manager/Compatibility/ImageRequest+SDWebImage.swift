@@ -21,7 +21,7 @@ extension ImageManager {
     /// ``request(for:options:context:)``; `forTarget`: the image-target options and the
     /// operation key are the caller's to honour.
     func request(
-        for url: URL?, options: ImageOptions, context: ImageContext?, forTarget: Bool, variant: VariantRequest? = nil
+        for url: URL?, options: ImageOptions, context: ImageContext?, forTarget: Bool
     ) throws(ImageError) -> ImageRequest {
         guard let url, !url.absoluteString.isEmpty else { throw .invalidURL("") }
         var options = options
@@ -41,21 +41,7 @@ extension ImageManager {
                 throw .invalidRequest(field: "ImageContext.operationKey", reason: "names an image target's load (setImage); drop it from this load")
             }
         }
-        return try ImageRequest(url: url, options: options, context: context, strict: strict, variant: variant)
-    }
-
-    /// The ``ImageRequest`` a ``VariantRequest`` with `options` and `context` makes: the
-    /// variant's processing and output on the request ``request(for:options:context:)``
-    /// makes. A transformer or thumbnail size in the context is the variant's when the
-    /// variant has none; with one of its own, the load fails naming the context's.
-    public func request(for variant: VariantRequest, options: ImageOptions = [], context: ImageContext? = nil) throws(ImageError) -> ImageRequest {
-        if options.contains(.avoidDecodeImage) {
-            throw .invalidRequest(field: "ImageOptions.avoidDecodeImage", reason: "cannot apply to a variant, which is made from the decoded source")
-        }
-        // A variant's animation is transformed frame by frame, with or without the option.
-        return try request(
-            for: variant.url, options: options.subtracting(.transformAnimatedImage), context: context, forTarget: false, variant: variant
-        )
+        return try ImageRequest(url: url, options: options, context: context, strict: strict)
     }
 }
 
@@ -63,7 +49,7 @@ extension ImageRequest {
     /// The request `url` with `options` and `context` make (see
     /// ``ImageManager/request(for:options:context:)``); `strict`: the context is the
     /// caller's own, so a knob of it that cannot apply fails instead of being left out.
-    init(url: URL, options: ImageOptions, context: ImageContext, strict: Bool, variant: VariantRequest? = nil) throws(ImageError) {
+    init(url: URL, options: ImageOptions, context: ImageContext, strict: Bool) throws(ImageError) {
         var processing = ImageProcessing(
             thumbnailPixelSize: context.thumbnailPixelSize,
             transformer: context.transformer,
@@ -79,11 +65,7 @@ extension ImageRequest {
         } else if options.contains(.transformAnimatedImage) {
             throw .invalidRequest(field: "ImageOptions.transformAnimatedImage", reason: "applies to a transformer; set ImageContext.transformer or drop it")
         }
-        var output: ImageOutput = options.contains(.avoidDecodeImage) ? .data : .image
-        if let variant {
-            processing = try Self.processing(of: variant, within: processing, strict: strict)
-            output = variant.imageOutput
-        }
+        let output: ImageOutput = options.contains(.avoidDecodeImage) ? .data : .image
         var caching = Caching(
             cache: context.cache,
             query: options.contains(.fromLoaderOnly) ? .none : context.queryCacheType,
@@ -98,61 +80,20 @@ extension ImageRequest {
         )
         let setsOriginals = context.originalCache != nil || context.originalQueryCacheType != .disk || context.originalStoreCacheType != .disk
         if !processing.isIdentity || !output.isImage || (strict && setsOriginals) { caching.originals = originals }
-        var requestOptions: Options = []
-        for (option, flag) in ImageOptions.requestFlags where options.contains(option) { requestOptions.insert(flag) }
         self.init(
-            source: .url(url), processing: processing, output: output, priority: options.downloadPriority, options: requestOptions,
+            source: .url(url), processing: processing, output: output, priority: options.downloadPriority, options: Options(options),
             caching: caching, limits: context.limits, maxSourceBytes: context.maxSourceBytes,
             requestModifier: context.requestModifier, responseModifier: context.responseModifier, decryptor: context.decryptor,
-            loader: context.loader, coder: context.coder,
-            // An encoded output has no completion to run: the caller's executor is refused,
-            // the manager's default left out.
-            callbackExecutor: variant == nil || strict ? context.callbackExecutor : nil
+            loader: context.loader, coder: context.coder, callbackExecutor: context.callbackExecutor
         )
     }
 }
 
-extension ImageRequest {
-    /// The processing of `variant`, with what the context's processing adds: its
-    /// transformer and thumbnail size when the variant has none (a variant with one of its
-    /// own fails naming the context's, when the context is the caller's: `strict`), the
-    /// first frame only and the scale-down limit. Nothing for a passthrough or details.
-    static func processing(of variant: VariantRequest, within context: ImageProcessing, strict: Bool) throws(ImageError) -> ImageProcessing {
-        var processing = variant.processing
-        if variant.passthrough { return processing }
-        if case .details = variant.output { return processing }
-        if let transformer = context.transformer {
-            if processing.transformer != nil, strict {
-                throw .invalidRequest(field: "ImageContext.transformer", reason: "and VariantRequest.transformer are both set: put both in one TransformerPipeline")
-            }
-            processing.transformer = processing.transformer ?? transformer
-        }
-        if let size = context.thumbnailPixelSize {
-            if processing.thumbnailPixelSize != nil, strict {
-                throw .invalidRequest(field: "ImageContext.thumbnailPixelSize", reason: "and VariantRequest.thumbnailPixelSize are both set: keep one")
-            }
-            if processing.thumbnailPixelSize == nil {
-                processing.thumbnailPixelSize = size
-                processing.preserveAspectRatio = context.preserveAspectRatio
-            }
-        }
-        processing.firstFrameOnly = context.firstFrameOnly
-        processing.scaleDownLimitBytes = context.scaleDownLimitBytes
-        // A scale cannot apply to an encoded output: the caller's own is refused, the
-        // manager's default left out.
-        if strict { processing.scaleFactor = context.scaleFactor }
-        return processing
-    }
-}
-
 extension ImageOptions {
-    /// The options that are a request's flags of the same name.
-    static let requestFlags: [(ImageOptions, ImageRequest.Options)] = [
-        (.retryFailed, .retryFailed), (.progressiveLoad, .progressiveLoad), (.refreshCached, .refreshCached),
-        (.continueInBackground, .continueInBackground), (.handleCookies, .handleCookies),
-        (.allowInvalidSSLCertificates, .allowInvalidSSLCertificates), (.fromCacheOnly, .fromCacheOnly),
-        (.waitStoreCache, .waitStoreCache), (.queryMemoryData, .queryMemoryData), (.queryMemoryDataSync, .queryMemoryDataSync),
-        (.queryDiskDataSync, .queryDiskDataSync),
+    /// The options that are a request's flags of the same name, which have the same bits.
+    static let requestFlags: ImageOptions = [
+        .retryFailed, .progressiveLoad, .refreshCached, .continueInBackground, .handleCookies, .allowInvalidSSLCertificates,
+        .fromCacheOnly, .waitStoreCache, .queryMemoryData, .queryMemoryDataSync, .queryDiskDataSync,
     ]
 
     /// The options only image targets honour, with their names.
@@ -162,7 +103,14 @@ extension ImageOptions {
 
     /// The options of `request`'s flags of the same name.
     init(_ request: ImageRequest.Options) {
-        self = []
-        for (option, flag) in Self.requestFlags where request.contains(flag) { insert(option) }
+        self.init(rawValue: request.rawValue)
+    }
+}
+
+extension ImageRequest.Options {
+    /// The request flags among `options`.
+    @inline(__always)
+    init(_ options: ImageOptions) {
+        self.init(rawValue: options.intersection(ImageOptions.requestFlags).rawValue)
     }
 }

@@ -5,8 +5,8 @@ import Foundation
 /// Every way in builds one: ``ImageManager/loadImage(_:progress:)`` and
 /// ``ImageManager/loadVariant(_:)`` take it as it is; SDWebImage's shape
 /// (``ImageManager/loadImage(from:options:context:progress:)`` with ``ImageOptions`` and
-/// ``ImageContext``, a ``VariantRequest``, image targets and the prefetcher) is turned into
-/// one in a single place (``ImageManager/request(for:options:context:)-(URL?,_,_)``). Inside the
+/// ``ImageContext``, and the same pair given to image targets and the prefetcher) is turned
+/// into one in a single place (``ImageManager/request(for:options:context:)-(URL?,_,_)``). Inside the
 /// manager every request goes through the same stages — the source's bytes, the decoded
 /// image, the processed image, the encoded output — each shared by every request that
 /// needs the same thing at once.

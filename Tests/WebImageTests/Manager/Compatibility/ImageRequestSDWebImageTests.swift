@@ -3,8 +3,8 @@ import Testing
 @testable import WebImage
 import WebImageTestSupport
 
-/// SDWebImage's shape of a request (``ImageOptions`` and ``ImageContext``, and
-/// ``VariantRequest``) becomes one ``ImageRequest``: every option and context knob lands in
+/// SDWebImage's shape of a request (``ImageOptions`` and ``ImageContext``) becomes one
+/// ``ImageRequest``: every option and context knob lands in
 /// a field of it (whose effect ``ImageRequestFieldTests`` checks), or fails the load naming it.
 @Suite("ImageRequest from SDWebImage's options and context")
 struct ImageRequestSDWebImageTests {
@@ -95,22 +95,15 @@ struct ImageRequestSDWebImageTests {
         #expect(executed.values == [1], "the context's executor")
     }
 
-    @Test("the manager's default scale and executor are left out of what they cannot apply to; the caller's own fail the load naming them")
-    func scaleAndExecutorOnBytesAndVariants() throws {
+    @Test("the manager's default scale is left out of undecoded bytes, which it cannot apply to")
+    func scaleOnBytes() throws {
         var defaults = ImageContext()
         defaults.imageScaleFactor = 2
         defaults.callbackExecutor = ImageCallbackExecutor { $0() }
         let manager = ImageManager(cache: TestCaches.make(), loader: ImageLoaders([]), defaultContext: defaults)
         let bytes = try manager.request(for: Self.url, options: .avoidDecodeImage)
         #expect(bytes.processing.scaleFactor == nil && bytes.output == .data)
-        let variant = try manager.request(for: VariantRequest(url: Self.url))
-        #expect(variant.processing.scaleFactor == nil && variant.callbackExecutor == nil)
         #expect(try manager.request(for: Self.url).processing.scaleFactor == 2)
-        #expect(throws: ImageError.invalidRequest(
-            field: "processing.scaleFactor", reason: "applies to decoded images (their size in points); an encoded output's pixels carry no scale"
-        )) {
-            try manager.resolve(try manager.request(for: VariantRequest(url: Self.url), context: defaults), wantsImage: false)
-        }
     }
 
     @Test("image-target settings, and knobs of the caller's context that cannot apply, fail the load naming them")
@@ -129,17 +122,19 @@ struct ImageRequestSDWebImageTests {
         #expect(throws: ImageError.self) { try Self.manager.request(for: Self.url, options: .transformAnimatedImage) }
     }
 
-    @Test("a variant takes the context's transformer and thumbnail size when it has none, and refuses a second one")
-    func variantsAndTheContext() throws {
-        var context = ImageContext()
-        context.transformer = ResizeTransformer(size: PixelSize(width: 10, height: 10), mode: .fill)
-        let borrowed = try Self.manager.request(for: VariantRequest(url: Self.url), options: [.decodeFirstFrameOnly, .scaleDownLargeImages], context: context)
-        #expect(borrowed.processing.transformer?.key == context.transformer?.key)
-        #expect(borrowed.processing.firstFrameOnly && borrowed.processing.scaleDownLimitBytes != nil)
-        #expect(borrowed.processing.transformsAnimations, "a variant's animation is transformed frame by frame")
-        let own = VariantRequest(url: Self.url, transformer: ResizeTransformer(size: PixelSize(width: 20, height: 20), mode: .fit))
-        #expect(throws: ImageError.self) { try Self.manager.request(for: own, context: context) }
-        #expect(throws: ImageError.self) { try Self.manager.request(for: own, options: .avoidDecodeImage) }
-        #expect(Self.manager.variantKey(for: own) == CacheKey.transformedKey(Self.url.absoluteString, transformerKey: own.variantKey))
+    @Test("an option and the request flag of the same name have the same bit")
+    func requestFlagBits() {
+        let pairs: [(ImageOptions, ImageRequest.Options)] = [
+            (.retryFailed, .retryFailed), (.progressiveLoad, .progressiveLoad), (.refreshCached, .refreshCached),
+            (.continueInBackground, .continueInBackground), (.handleCookies, .handleCookies),
+            (.allowInvalidSSLCertificates, .allowInvalidSSLCertificates), (.fromCacheOnly, .fromCacheOnly), (.waitStoreCache, .waitStoreCache),
+            (.queryMemoryData, .queryMemoryData), (.queryMemoryDataSync, .queryMemoryDataSync), (.queryDiskDataSync, .queryDiskDataSync),
+        ]
+        #expect(pairs.count == ImageRequest.Options.names.count, "every request flag is paired")
+        for (option, flag) in pairs {
+            #expect(option.rawValue == flag.rawValue)
+            #expect(ImageRequest.Options(option) == flag && ImageOptions(flag) == option)
+        }
+        #expect(ImageRequest.Options([.lowPriority, .scaleDownLargeImages, .avoidAutoSetImage]).isEmpty, "options that are fields or a target's")
     }
 }

@@ -23,7 +23,7 @@ struct ImageRequestTests {
             context.transformer = transformer
 
             async let image = manager.loadImage(from: url, context: context)
-            async let variant = manager.loadVariant(VariantRequest(url: url, transformer: transformer))
+            async let variant = manager.loadVariant(ImageRequest.variant(url: url, transformer: transformer))
             #expect(await gate.waitForArrivals(1))
             // Both requests are waiting on the stages before the download is answered.
             #expect(await eventually { manager.pipeline.processed.count == 1 && manager.pipeline.variants.count == 1 && manager.pipeline.images.count == 1 })
