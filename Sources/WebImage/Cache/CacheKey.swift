@@ -125,6 +125,15 @@ public enum CacheKey {
         transformedKey(key, transformerKey: thumbnailTransformerKey(size: size, preserveAspectRatio: preserveAspectRatio))
     }
 
+    /// The key of a decoded image made from the source cached under `key`: the thumbnail
+    /// key first, then the transformer's, as SDWebImage appends them.
+    static func processedKey(_ key: String, thumbnailPixelSize: PixelSize?, preserveAspectRatio: Bool, transformerKey: String?) -> String {
+        var key = key
+        if let thumbnailPixelSize { key = thumbnailKey(key, size: thumbnailPixelSize, preserveAspectRatio: preserveAspectRatio) }
+        if let transformerKey { key = transformedKey(key, transformerKey: transformerKey) }
+        return key
+    }
+
     /// The part ``thumbnailKey(_:size:preserveAspectRatio:)`` inserts, without its `-`.
     static func thumbnailTransformerKey(size: PixelSize, preserveAspectRatio: Bool) -> String {
         "Thumbnail(\(size),\(preserveAspectRatio ? 1 : 0))"

@@ -5,31 +5,6 @@ import Testing
 import WebImageLocking
 import WebImageTestSupport
 
-/// A coder that counts the decodes and encodes it does (for the manager's variant work).
-final class CountingCoder: ImageCoder {
-    let inner: any ImageCoder = VipsCoder.shared
-    let decodes = Atomic<Int>(0)
-    let encodes = Atomic<Int>(0)
-    /// The thumbnail sizes decodes were asked for.
-    let decodeBoxes = InlineLocked<[PixelSize?]>([])
-
-    func canDecode(_ data: Data) -> Bool { inner.canDecode(data) }
-    func inspect(_ data: Data, limits: ImageLimits) throws(ImageError) -> ImageInfo { try inner.inspect(data, limits: limits) }
-    func decode(_ data: Data, options: ImageDecodeOptions) throws(ImageError) -> Image {
-        decodes.add(1, ordering: .relaxed)
-        decodeBoxes.withLock { $0.append(options.thumbnailPixelSize) }
-        return try inner.decode(data, options: options)
-    }
-    func decodePartial(_ data: Data, options: ImageDecodeOptions) throws(ImageError) -> Image? { try inner.decodePartial(data, options: options) }
-    func canEncode(_ format: ImageFormat) -> Bool { inner.canEncode(format) }
-    func encode(_ image: Image, options: ImageEncodeOptions) throws(ImageError) -> Data {
-        encodes.add(1, ordering: .relaxed)
-        return try inner.encode(image, options: options)
-    }
-    var encodeCount: Int { encodes.load(ordering: .relaxed) }
-    var decodeCount: Int { decodes.load(ordering: .relaxed) }
-}
-
 @Suite("ImageManager encoded variants")
 struct ImageManagerVariantTests {
     static let jpeg: Data = try! TestImages.encode(try! TestImages.quadrants(width: 800, height: 600), as: .jpeg, quality: 90)

@@ -1,6 +1,6 @@
-/// How a request decodes its source, whatever it asks for: the facts of the decoded-image
-/// stage's key after the source's, and the one place the decode options are chosen from
-/// the source's header.
+/// How a request decodes its source, whatever it asks for: the decoded-image stage's key
+/// after the source's (every field is part of it), and the one place the decode options
+/// are chosen from the source's header.
 struct DecodePlan: Sendable, Hashable {
     /// Decode within this box (shrink-on-load).
     var thumbnailPixelSize: PixelSize?
@@ -22,11 +22,6 @@ struct DecodePlan: Sendable, Hashable {
     /// Keep the source's colour profile and pixels instead of converting them to sRGB: an
     /// encoded output that keeps the source's profile (``OutputColorProfile/source``).
     var keepsColorProfile: Bool
-    /// Make the frames of an animation when the encoder reads them, one at a time, instead
-    /// of decoding them all into memory: for an encoded output, which is made once and let
-    /// go. Not part of the key: a decode shared with a request that keeps its image is
-    /// brought into memory by that request.
-    var framesOnDemand: Bool
     /// The key of the transformer a still decode may be shrunk for
     /// (``ImageTransformer/shrinkOnLoadSize(forSourceSize:)``); `nil` when none may be.
     var shrinksFor: String?
@@ -53,24 +48,8 @@ struct DecodePlan: Sendable, Hashable {
             firstFrameOnly = processing.firstFrameOnly
             keepsColorProfile = false
         }
-        if case .encoded = request.output { framesOnDemand = !firstFrameOnly } else { framesOnDemand = false }
         let mayShrink = thumbnailPixelSize == nil && !preferEmbeddedThumbnail
         shrinksFor = mayShrink ? processing.transformer?.key : nil
-    }
-
-    /// The plan's part of a stage key.
-    var key: String {
-        var key = "decode"
-        if let thumbnailPixelSize { key += "|box:\(thumbnailPixelSize)" + (preserveAspectRatio ? "" : ":stretch") }
-        if let scaleDownLimitBytes { key += "|scale-down:\(scaleDownLimitBytes)" }
-        if firstFrameOnly { key += "|first-frame" }
-        if preferEmbeddedThumbnail { key += "|embedded" }
-        if keepsColorProfile { key += "|keep-icc" }
-        if jpegShrink != .leavingResample { key += "|jpeg-shrink:" + jpegShrink.rawValue }
-        if resizesInLinearLight { key += "|linear" }
-        if let shrinksFor { key += "|shrink-for:" + shrinksFor }
-        key += "|limits:\(limits.maxPixels),\(limits.maxFrames),\(limits.maxFramePixels ?? 0)"
-        return key
     }
 
     /// The options the request asks for before its source is seen: what a memory key and
@@ -90,8 +69,13 @@ struct DecodePlan: Sendable, Hashable {
     /// The options to decode a source with `info` in its header: the requested ones, and
     /// for a still image (or the first frame only) without a thumbnail box the exact size
     /// `transformer` lets it be decoded at (its aspect ratio is the source's). `shrunk`:
-    /// that size was used, so the image is not the source at full size.
-    func options(for info: ImageInfo, transformer: (any ImageTransformer)?) -> (options: ImageDecodeOptions, shrunk: Bool) {
+    /// that size was used, so the image is not the source at full size. `framesOnDemand`:
+    /// an animation's frames are made when the encoder reads them (an encoded output, made
+    /// once and let go), which is not part of the plan: a decode shared with a request that
+    /// keeps its image is brought into memory by that request.
+    func options(
+        for info: ImageInfo, transformer: (any ImageTransformer)?, framesOnDemand: Bool
+    ) -> (options: ImageDecodeOptions, shrunk: Bool) {
         var options = requestedOptions
         options.framesOnDemand = framesOnDemand
         guard shrinksFor != nil, let transformer, info.frameCount == 1 || firstFrameOnly,

@@ -60,7 +60,7 @@ extension ImagePipeline {
                 span.attributes["webimage.source.width"] = info.uprightPixelSize.width
                 span.attributes["webimage.source.height"] = info.uprightPixelSize.height
                 span.attributes["webimage.bytes"] = data.count
-                let planned = plan.options(for: info, transformer: transformer)
+                let planned = plan.options(for: info, transformer: transformer, framesOnDemand: request.framesOnDemand)
                 shrunk = planned.shrunk
                 // A source over the limits is refused right after this, before any pixel:
                 // it reserves nothing, so that it cannot make other work wait.

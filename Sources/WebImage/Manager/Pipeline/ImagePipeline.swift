@@ -13,15 +13,15 @@ import NIOPosix
 /// source is read, decoded, processed, encoded and written in one visit to a coding thread.
 final class ImagePipeline: Sendable {
     /// Source bytes, from the cache or the loader.
-    let sources = PipelineStage<SourceData>()
+    let sources = PipelineStage<SourceStageKey, SourceData>()
     /// Decoded images, by source and decode plan.
-    let decodes = PipelineStage<DecodedImage>()
+    let decodes = PipelineStage<DecodeStageKey, DecodedImage>()
     /// Processed images, by decoded image and transformer.
-    let processed = PipelineStage<ProcessedImage>()
+    let processed = PipelineStage<ProcessStageKey, ProcessedImage>()
     /// Identical image loads running at once: one result, stored once.
-    let images = SharedWorkPool<String, SharedWork<ImageResult, ImageLoadEvent>>()
+    let images = SharedWorkPool<ImageStageKey, SharedWork<ImageResult, ImageLoadEvent>>()
     /// Identical encoded outputs asked for at once: one making, stored once.
-    let variants = SharedWorkPool<String, SharedWork<VariantResult, Never>>()
+    let variants = SharedWorkPool<VariantStageKey, SharedWork<VariantResult, Never>>()
 
     /// URLs blocked after permanent failures.
     let failedURLs: FailedURLs

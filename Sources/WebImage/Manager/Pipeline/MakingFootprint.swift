@@ -62,7 +62,8 @@ extension ImagePipeline {
     /// and encode only.
     static func reserveMaking(for request: ResolvedRequest, from decoded: DecodedImage) throws(ImageError) {
         guard request.memory != nil else { return }
-        let options = request.plan.options(for: decoded.info, transformer: request.request.processing.transformer).options
+        let transformer = request.request.processing.transformer
+        let options = request.plan.options(for: decoded.info, transformer: transformer, framesOnDemand: request.framesOnDemand).options
         _ = try reserveMemory(for: request, info: decoded.info, options: options, sourceBytes: 0, decoding: false)
     }
 }

@@ -9,9 +9,9 @@ import Tracing
 /// in one visit to a coding thread, and finishes it as soon as its value exists; callers
 /// that find it in flight wait for that value. Work stays open until its driver finishes
 /// it, whoever waits for it; a waiter whose driver was cancelled drives it anew.
-final class PipelineStage<Value: Sendable>: Sendable {
+final class PipelineStage<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     typealias Work = SharedWork<Value, DownloadProgress>
-    private let works = SharedWorkPool<String, Work>()
+    private let works = SharedWorkPool<Key, Work>()
 
     init() {}
 
@@ -19,9 +19,9 @@ final class PipelineStage<Value: Sendable>: Sendable {
     /// to finish (it fails with what `make` throws), or by `join` from the value of the
     /// work in flight. Progress of the work reaches `run`'s events either way.
     func obtain<T: Sendable>(
-        _ key: String,
+        _ key: Key,
         run: StageRun,
-        make: (OwnedWork<Value>, StageRun) async throws(ImageError) -> T,
+        make: (OwnedWork<Key, Value>, StageRun) async throws(ImageError) -> T,
         join: (Value) async throws(ImageError) -> T
     ) async throws(ImageError) -> T {
         while true {
@@ -53,7 +53,7 @@ final class PipelineStage<Value: Sendable>: Sendable {
     /// value of the stage below, which `below` runs `compute` and `then` with — in the same
     /// visit to a coding thread, where it can.
     func value<Input: Sendable, T: Sendable>(
-        _ key: String,
+        _ key: Key,
         run: StageRun,
         below: (StageRun, @escaping @Sendable (Input) throws(ImageError) -> T) async throws(ImageError) -> T,
         compute: @escaping @Sendable (Input, ServiceContext?) throws(ImageError) -> Value,
@@ -73,14 +73,17 @@ final class PipelineStage<Value: Sendable>: Sendable {
 
     /// Work in flight now.
     var count: Int { works.count }
+
+    /// Callers waiting for the value of work in flight that another caller drives.
+    var waiterCount: Int { works.all.reduce(0) { $0 + $1.subscriberCount } }
 }
 
 /// Work of a ``PipelineStage`` that one caller drives: finishing it hands its value to
 /// every caller waiting for it, and the next caller starts anew.
-struct OwnedWork<Value: Sendable>: Sendable {
+struct OwnedWork<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     let work: SharedWork<Value, DownloadProgress>
-    let key: String
-    let works: SharedWorkPool<String, SharedWork<Value, DownloadProgress>>
+    let key: Key
+    let works: SharedWorkPool<Key, SharedWork<Value, DownloadProgress>>
 
     /// Ends the work with `value`.
     func finish(_ value: Value) {

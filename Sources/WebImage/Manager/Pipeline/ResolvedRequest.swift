@@ -38,7 +38,12 @@ struct ResolvedRequest: Sendable {
     /// How a URL source downloads.
     let downloadOptions: DownloadOptions
     /// The source stage's key: the bytes, where they are looked up and kept, how they load.
-    let sourceStageKey: String
+    let sourceStageKey: SourceStageKey
+    /// The request's own coder in stage keys; `nil`: the manager's.
+    let ownCoder: InstanceIdentity?
+    /// Whether an animation's frames are made when the encoder reads them, one at a time,
+    /// instead of decoding them all into memory: an encoded output, made once and let go.
+    let framesOnDemand: Bool
     /// The ``Image/scale`` of the images handed out (``ImageOutput/image``): the request's,
     /// else the one the source's key (or, uncached, its URL) declares.
     let scale: Double
@@ -70,6 +75,8 @@ struct ResolvedRequest: Sendable {
         loader = request.loader ?? manager.loader
         coder = request.coder ?? manager.coder
         plan = DecodePlan(request)
+        ownCoder = InstanceIdentity.of(own: request.coder)
+        if case .encoded = request.output { framesOnDemand = !plan.firstFrameOnly } else { framesOnDemand = false }
         storesSource = originalKey != nil && sourceStore.includesDisk && !(isSource && caching.serializer != nil)
         var download = DownloadOptions(request)
         if let revalidating {
@@ -108,96 +115,69 @@ struct ResolvedRequest: Sendable {
         if let part = request.variantKeyPart {
             return CacheKey.transformedKey(originalKey, transformerKey: part)
         }
-        var key = originalKey
-        if let size = request.processing.thumbnailPixelSize {
-            key = CacheKey.thumbnailKey(key, size: size, preserveAspectRatio: request.processing.preserveAspectRatio)
-        }
-        if let transformer = request.processing.transformer {
-            key = CacheKey.transformedKey(key, transformerKey: transformer.key)
-        }
-        return key
+        let processing = request.processing
+        return CacheKey.processedKey(
+            originalKey, thumbnailPixelSize: processing.thumbnailPixelSize, preserveAspectRatio: processing.preserveAspectRatio,
+            transformerKey: processing.transformer?.key
+        )
     }
 
     // MARK: Stage keys
 
-    /// How the source loads, for the source stage's key: the loader's coalescing key (the
-    /// URL and what changes the transfer), whether partial bytes are wanted, or the custom key.
+    /// How the source loads, for the source stage's key.
     private static func sourceStageKey(
         request: ImageRequest, download: DownloadOptions, originalKey: String?, sourceCache: any ImageCaching, reads: Bool, stores: Bool
-    ) -> String {
-        var key = "source|" + (originalKey ?? "") + "|" + CacheIdentity.of(sourceCache)
-        if reads { key += "|read" }
-        if stores { key += "|store" }
-        if request.options.contains(.fromCacheOnly) { key += "|cache-only" }
-        if let limit = request.maxSourceBytes { key += "|max:\(limit)" }
+    ) -> SourceStageKey {
+        let origin: SourceStageKey.Origin
         switch request.source {
-        case .url(let url):
-            key += "|" + download.coalescingKey(for: url)
-            if download.wantsPartialData { key += "|partial" }
-        case .custom(let custom, _):
-            key += "|custom:" + custom
+        case .url(let url): origin = .url(coalescing: download.coalescingKey(for: url), partial: download.wantsPartialData)
+        case .custom(let key, _): origin = .custom(key)
         }
-        return key
+        return SourceStageKey(
+            originalKey: originalKey, cache: InstanceIdentity.of(sourceCache), reads: reads, stores: stores,
+            cacheOnly: request.options.contains(.fromCacheOnly), maxSourceBytes: request.maxSourceBytes, origin: origin,
+            loader: InstanceIdentity.of(own: request.loader)
+        )
     }
 
     /// The source stage's key when the cached source was found unusable: no lookup.
-    var freshSourceStageKey: String {
+    var freshSourceStageKey: SourceStageKey {
         Self.sourceStageKey(
             request: request, download: downloadOptions, originalKey: originalKey, sourceCache: sourceCache, reads: false, stores: storesSource
-        ) + "|fresh"
+        )
     }
 
     /// The decoded-image stage's key.
-    var decodeStageKey: String { sourceStageKey + "|" + plan.key }
+    var decodeStageKey: DecodeStageKey { DecodeStageKey(source: sourceStageKey, plan: plan, coder: ownCoder) }
 
-    /// The processed-image stage's key (the decoded image's when there is no transformer).
-    /// Whether animations are transformed is not part of it: a waiter that wants the other
-    /// choice gets it from the decoded image that comes with the processed one.
-    var processStageKey: String {
-        guard let transformer = request.processing.transformer else { return decodeStageKey }
-        return decodeStageKey + "|transform:" + transformer.key
+    /// The processed-image stage's key.
+    var processStageKey: ProcessStageKey {
+        ProcessStageKey(decode: decodeStageKey, transformer: request.processing.transformer?.key)
     }
 
     /// The key under which identical image loads share one result and one store.
-    var imageStageKey: String {
+    var imageStageKey: ImageStageKey {
         let caching = request.caching
-        var key = (request.output == .data ? sourceStageKey + "|bytes" : processStageKey)
-            + "|result|" + CacheIdentity.of(cache) + "|q:\(caching.query)|s:\(caching.store)"
-        if caching.serializer != nil { key += "|serializer:" + CacheIdentity.unique() }
-        if request.options.contains(.waitStoreCache) { key += "|wait" }
-        if request.options.contains(.progressiveLoad) { key += "|previews" }
-        if request.options.contains(.refreshCached) { key += "|refresh" }
-        if !isSource { key += "|original-memory:\(sourceQuery.includesMemory),\(sourceStore.includesMemory)" }
-        return key
+        let options = request.options
+        return ImageStageKey(
+            input: request.output == .data ? .bytes(sourceStageKey) : .processed(processStageKey),
+            transformsAnimations: request.processing.transformsAnimations,
+            cache: InstanceIdentity.of(cache), query: caching.query, store: caching.store,
+            serializer: caching.serializer == nil ? nil : InstanceIdentity.unique(),
+            waitsForStore: options.contains(.waitStoreCache), deliversPreviews: options.contains(.progressiveLoad),
+            revalidates: options.contains(.refreshCached),
+            sourceMemory: isSource ? nil : ImageStageKey.SourceMemory(query: sourceQuery.includesMemory, store: sourceStore.includesMemory)
+        )
     }
 
     /// The key under which identical encoded outputs share one making and one store.
-    var variantStageKey: String {
-        var key = (key ?? (url.absoluteString + " " + (request.variantKeyPart ?? ""))) + "|" + CacheIdentity.of(cache)
-        key += "|q:\(request.caching.query)|s:\(resultStore)"
-        if request.options.contains(.waitStoreCache) { key += "|wait" }
-        if request.options.contains(.fromCacheOnly) { key += "|cache-only" }
-        // A conditional making can end in a 304, which only its own waiters may get.
-        if let conditions = request.sourceConditions, !conditions.isEmpty { key += "|" + conditions.key }
-        return key
-    }
-}
-
-/// Names of cache instances for stage keys.
-enum CacheIdentity {
-    /// The object's identity for a cache that is a class; for a value, a name unique to
-    /// this call (values cannot be told apart, so work is never shared through them).
-    static func of(_ cache: any ImageCaching) -> String {
-        if type(of: cache) is AnyClass {
-            return "cache@\(UInt(bitPattern: ObjectIdentifier(cache as AnyObject)))"
-        }
-        return unique()
-    }
-
-    private static let counter = Atomic<Int>(0)
-
-    /// A name used once.
-    static func unique() -> String {
-        "unique#\(counter.add(1, ordering: .relaxed).newValue)"
+    var variantStageKey: VariantStageKey {
+        let conditions = request.sourceConditions.flatMap { $0.isEmpty ? nil : $0 }
+        return VariantStageKey(
+            output: key.map { .cached(key: $0) } ?? .uncached(url: url, variant: request.variantKeyPart ?? ""),
+            cache: InstanceIdentity.of(cache), query: request.caching.query, store: resultStore,
+            waitsForStore: request.options.contains(.waitStoreCache), cacheOnly: request.options.contains(.fromCacheOnly),
+            revalidates: request.options.contains(.refreshCached), conditions: conditions
+        )
     }
 }

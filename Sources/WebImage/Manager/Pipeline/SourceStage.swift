@@ -97,7 +97,7 @@ extension ImagePipeline {
 
     /// Drives new source work: the cached bytes, else a load kept in the source cache.
     private func driveSource<T: Sendable>(
-        _ owned: OwnedWork<SourceData>, _ request: ResolvedRequest, fresh: Bool, run: StageRun,
+        _ owned: OwnedWork<SourceStageKey, SourceData>, _ request: ResolvedRequest, fresh: Bool, run: StageRun,
         then: @escaping @Sendable (SourceData) throws(ImageError) -> T
     ) async throws(ImageError) -> SourceOutcome<T> {
         let cache = request.sourceCache

@@ -28,10 +28,4 @@ public struct SourceConditions: Sendable, Hashable {
 
     /// Whether no condition is set.
     public var isEmpty: Bool { ifNoneMatch == nil && ifModifiedSince == nil }
-
-    /// The conditions as part of a work key: requests with different conditions can end
-    /// differently (304 or bytes), so they never share work.
-    var key: String {
-        "if-none-match=\(ifNoneMatch ?? "")|if-modified-since=\(ifModifiedSince ?? "")"
-    }
 }
