@@ -38,16 +38,11 @@ extension ImageManager {
         return CacheKey.key(for: url)
     }
 
-    /// The key of the result `context` asks for: the thumbnail key first, then the
-    /// transformer's, as SDWebImage appends them.
+    /// The key of the result `context` asks for (``CacheKey/processedKey(_:thumbnailPixelSize:preserveAspectRatio:transformerKey:)``).
     static func variantKey(_ key: String, context: ImageContext) -> String {
-        var key = key
-        if let size = context.thumbnailPixelSize {
-            key = CacheKey.thumbnailKey(key, size: size, preserveAspectRatio: context.preserveAspectRatio)
-        }
-        if let transformer = context.transformer {
-            key = CacheKey.transformedKey(key, transformerKey: transformer.key)
-        }
-        return key
+        CacheKey.processedKey(
+            key, thumbnailPixelSize: context.thumbnailPixelSize, preserveAspectRatio: context.preserveAspectRatio,
+            transformerKey: context.transformer?.key
+        )
     }
 }

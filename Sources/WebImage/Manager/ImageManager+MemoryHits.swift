@@ -1,19 +1,38 @@
 import Foundation
 
 extension ImageManager {
-    /// Options under which a memory hit is more than the image in memory (bytes from disk,
-    /// a revalidation, no cache at all…): such requests take the full path.
-    private static let optionsBeyondMemoryHit: ImageOptions = [
-        .refreshCached, .queryMemoryData, .queryMemoryDataSync, .avoidDecodeImage, .fromLoaderOnly,
-    ]
-
-    /// The memory-hit rule, for every path: the image in memory under `key` when the
-    /// request queries memory and wants nothing beyond the image — or its first frame,
-    /// when it asks for the first frame only.
+    /// The memory-hit rule, for every path: the image in memory under `key` when the load
+    /// looks in memory (`query`) and does not revalidate (`options`) — or its first frame,
+    /// when it asks for the first frame only. What a path does besides (the bytes read from
+    /// disk for ``ImageRequest/Options/queryMemoryData``) is its own.
     @inline(__always)
-    static func memoryHit<Cache: ImageCaching>(forKey key: String, queries: Bool, firstFrameOnly: Bool, in cache: Cache) -> Image? {
-        guard queries, let image = cache.imageFromMemory(forKey: key) else { return nil }
+    static func memoryHit<Cache: ImageCaching>(
+        forKey key: String, query: CacheType, options: ImageRequest.Options, firstFrameOnly: Bool, in cache: Cache
+    ) -> Image? {
+        guard query.includesMemory, !options.contains(.refreshCached), let image = cache.imageFromMemory(forKey: key) else { return nil }
         return firstFrameOnly ? ImageCache.firstFrame(of: image) : image
+    }
+
+    /// The memory hit of a resolved image load (``ImageOutput/image``), under its key.
+    static func memoryHit(of resolved: ResolvedRequest, key: String) -> Image? {
+        let request = resolved.request
+        guard request.output == .image else { return nil }
+        return memoryHit(
+            forKey: key, query: request.caching.query, options: request.options, firstFrameOnly: request.processing.firstFrameOnly,
+            in: resolved.cache
+        )
+    }
+
+    /// The disk-hit rule, for every path: `entry`, read under the result's `key`, decoded as
+    /// `resolved` asks, at its scale, and kept in memory when the request looks there.
+    static func decodeDiskHit(_ entry: DiskCacheEntry, key: String, for resolved: ResolvedRequest) throws(ImageError) -> Image {
+        let options = resolved.plan.requestedOptions
+        let image = resolved.scaled(try resolved.coder.decode(entry.data, options: options))
+        if resolved.request.caching.query.includesMemory,
+           let memoryKey = ImageCache.memoryKey(forKey: key, decodeOptions: options, data: entry.data) {
+            resolved.cache.storeToMemory(image, forKey: memoryKey)
+        }
+        return image
     }
 
     /// The memory hit of an SDWebImage-shaped request that needs nothing else, found
@@ -26,7 +45,8 @@ extension ImageManager {
     // returns the image alone, so that the result is built once, where it is returned.
     @inline(never)
     func plainMemoryHit(_ url: URL, options: ImageOptions, context: ImageContext?) -> Image? {
-        guard optionsProcessor == nil, options.isDisjoint(with: Self.optionsBeyondMemoryHit) else { return nil }
+        // Bytes from disk, undecoded bytes and no lookup are the full path's.
+        guard optionsProcessor == nil, options.isDisjoint(with: [.queryMemoryData, .avoidDecodeImage, .fromLoaderOnly]) else { return nil }
         // A test for nil, not `if let` or `context ?? defaultContext`: either copies the
         // context on every call.
         if context != nil { return plainMemoryHit(url, options: options, in: context.unsafelyUnwrapped) }
@@ -34,15 +54,18 @@ extension ImageManager {
         let key = url.absoluteString
         guard !key.isEmpty, options.contains(.retryFailed) || !failedURLs.isBlocked(url) else { return nil }
         let firstFrameOnly = options.contains(.decodeFirstFrameOnly)
-        guard concreteCache != nil else { return Self.memoryHit(forKey: key, queries: true, firstFrameOnly: firstFrameOnly, in: cache) }
+        let flags = ImageRequest.Options(options)
+        guard concreteCache != nil else {
+            return Self.memoryHit(forKey: key, query: .all, options: flags, firstFrameOnly: firstFrameOnly, in: cache)
+        }
         return concreteCache.unsafelyUnwrapped._withUnsafeGuaranteedRef {
-            Self.memoryHit(forKey: key, queries: true, firstFrameOnly: firstFrameOnly, in: $0)
+            Self.memoryHit(forKey: key, query: .all, options: flags, firstFrameOnly: firstFrameOnly, in: $0)
         }
     }
 
     private func plainMemoryHit(_ url: URL, options: ImageOptions, in context: ImageContext) -> Image? {
         // A scale of the caller's own, or completions on an executor, take the full path.
-        guard context.queryCacheType.includesMemory, context.imageScaleFactor == nil, context.callbackExecutor == nil else { return nil }
+        guard context.imageScaleFactor == nil, context.callbackExecutor == nil else { return nil }
         let string = url.absoluteString
         guard !string.isEmpty else { return nil }
         if !options.contains(.retryFailed), failedURLs.isBlocked(url) { return nil }
@@ -57,7 +80,10 @@ extension ImageManager {
             key = Self.variantKey(key, context: context)
         }
         let cache = context.cache ?? cache
-        return Self.memoryHit(forKey: key, queries: true, firstFrameOnly: options.contains(.decodeFirstFrameOnly), in: cache)
+        return Self.memoryHit(
+            forKey: key, query: context.queryCacheType, options: ImageRequest.Options(options),
+            firstFrameOnly: options.contains(.decodeFirstFrameOnly), in: cache
+        )
     }
 
     /// A cache hit that completes a resolved image load at once: a memory hit (with
@@ -67,11 +93,9 @@ extension ImageManager {
     func synchronousHit(_ resolved: ResolvedRequest) -> ImageResult? {
         let request = resolved.request
         let options = request.options
-        guard let key = resolved.key, request.caching.query != .none, !options.contains(.refreshCached) else { return nil }
-        if request.output == .image, options.isDisjoint(with: [.queryMemoryData]) || options.contains(.queryMemoryDataSync),
-           let image = Self.memoryHit(
-               forKey: key, queries: request.caching.query.includesMemory, firstFrameOnly: request.processing.firstFrameOnly, in: resolved.cache
-           ) {
+        guard let key = resolved.key, !options.contains(.refreshCached) else { return nil }
+        // Bytes from disk read after the hit are the pipeline's.
+        if !options.contains(.queryMemoryData) || options.contains(.queryMemoryDataSync), let image = Self.memoryHit(of: resolved, key: key) {
             let data = options.contains(.queryMemoryData) ? resolved.cache.entrySync(forKey: key)?.data : nil
             return ImageResult(image: resolved.scaled(image), data: data, cacheType: .memory, url: resolved.url)
         }
@@ -79,17 +103,8 @@ extension ImageManager {
             return nil
         }
         if request.output == .data { return ImageResult(image: nil, data: entry.data, cacheType: .disk, url: resolved.url) }
-        let decodeOptions = resolved.plan.requestedOptions
-        do throws(ImageError) {
-            let image = resolved.scaled(try resolved.coder.decode(entry.data, options: decodeOptions))
-            if request.caching.query.includesMemory,
-               let memoryKey = ImageCache.memoryKey(forKey: key, decodeOptions: decodeOptions, data: entry.data) {
-                resolved.cache.storeToMemory(image, forKey: memoryKey)
-            }
-            return ImageResult(image: image, data: entry.data, cacheType: .disk, url: resolved.url)
-        } catch {
-            // Undecodable bytes: the asynchronous path removes them and loads afresh.
-            return nil
-        }
+        // Undecodable bytes: the asynchronous path removes them and loads afresh.
+        guard let image = try? Self.decodeDiskHit(entry, key: key, for: resolved) else { return nil }
+        return ImageResult(image: image, data: entry.data, cacheType: .disk, url: resolved.url)
     }
 }

@@ -80,8 +80,8 @@ public final class ImageManager: Sendable {
     let pipeline: ImagePipeline
     private let running = Locked<[ObjectIdentifier: ImageTask]>([:])
     /// Whether a request without a context looks up `url.absoluteString` in the memory of
-    /// ``cache`` and nothing else: no key filter, thumbnail, transformer, cache override,
-    /// scale or callback executor.
+    /// ``cache`` and nothing else: the default context is a new one, unchanged (any other
+    /// goes through the memory-hit rule with its knobs).
     let defaultContextIsPlainForHits: Bool
     /// ``cache`` as the concrete ``ImageCache`` when it is one: a plain memory hit calls it
     /// directly, inlined, instead of through the ``ImageCaching`` existential and without
@@ -121,9 +121,7 @@ public final class ImageManager: Sendable {
             failedURLs: failedURLs, shouldBlockFailedURL: shouldBlockFailedURL, events: events, limiter: variantWorkLimiter,
             backgroundDeadline: backgroundDeadline, maxEncodesPerOutput: self.maxEncodesPerOutput
         )
-        defaultContextIsPlainForHits = defaultContext.cacheKeyFilter == nil && defaultContext.thumbnailPixelSize == nil
-            && defaultContext.transformer == nil && defaultContext.cache == nil && defaultContext.queryCacheType.includesMemory
-            && defaultContext.originalCache == nil && defaultContext.imageScaleFactor == nil && defaultContext.callbackExecutor == nil
+        defaultContextIsPlainForHits = defaultContext.isUnchanged
     }
 
     // MARK: Loading images

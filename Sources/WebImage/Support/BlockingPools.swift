@@ -1,8 +1,9 @@
 import NIOCore
 import NIOPosix
 
-/// The thread pools the cache runs blocking work on, so that file I/O and libvips
-/// decoding never hold a thread of the Swift cooperative pool (or an event loop).
+/// The thread pools the library runs blocking work on — the caches' file I/O, local
+/// source files, and the coders' and the pipeline's decodes and encodes — so that none of
+/// it holds a thread of the Swift cooperative pool (or an event loop).
 package enum BlockingPools {
     /// File reads and writes. Page-cache hits are short and a cold disk mostly waits, so a
     /// few threads more than cores keep the disk busy without fighting for CPU.
@@ -21,7 +22,8 @@ package enum BlockingPools {
         return pool
     }()
 
-    /// Decoding disk hits and encoding images for the disk: CPU-bound, one thread a core.
+    /// Decoding and encoding (disk hits, images for the disk, the pipeline's stages):
+    /// CPU-bound, one thread a core.
     package static let coding: NIOThreadPool = {
         let pool = NIOThreadPool(numberOfThreads: max(1, System.coreCount))
         pool.start()

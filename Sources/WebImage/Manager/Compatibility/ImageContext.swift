@@ -150,6 +150,9 @@ public struct ImageContext: Sendable {
     /// The identity of this context's storage: copies share it until one of them changes.
     var storageIdentity: ObjectIdentifier { ObjectIdentifier(storage) }
 
+    /// Whether this is a new context that no knob was set on.
+    var isUnchanged: Bool { storage === ImageContextStorage.empty }
+
     /// The storage, copied first when another context shares it.
     private mutating func uniqueStorage() -> ImageContextStorage {
         if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }

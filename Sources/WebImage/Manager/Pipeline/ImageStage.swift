@@ -26,9 +26,7 @@ extension ImagePipeline {
         let url = request.url
         let options = request.request.options
         // A memory hit whose bytes are read from disk as well.
-        if options.contains(.queryMemoryData), !options.contains(.refreshCached), request.request.caching.query.includesMemory,
-           let key = request.key,
-           let image = ImageManager.memoryHit(forKey: key, queries: true, firstFrameOnly: request.request.processing.firstFrameOnly, in: request.cache) {
+        if options.contains(.queryMemoryData), let key = request.key, let image = ImageManager.memoryHit(of: request, key: key) {
             return ImageResult(image: image, data: await request.cache.diskData(forKey: key), cacheType: .memory, url: url)
         }
         if options.contains(.refreshCached), let cached = await cachedForRevalidation(request) {
@@ -174,17 +172,12 @@ extension ImagePipeline {
     private func cachedResult(_ request: ResolvedRequest, key: String, run: StageRun) async -> ImageResult? {
         let cache = request.cache
         guard let entry = await cache.entry(forKey: key) else { return nil }
-        let (coder, options) = (request.coder, request.plan.requestedOptions)
         let image: Image
         do throws(ImageError) {
-            image = request.scaled(try await run.code { () throws(ImageError) -> Image in try coder.decode(entry.data, options: options) })
+            image = try await run.code { () throws(ImageError) -> Image in try ImageManager.decodeDiskHit(entry, key: key, for: request) }
         } catch {
             if case .badImageData = error { await cache.remove(forKey: key, cacheType: .disk) }
             return nil
-        }
-        if request.request.caching.query.includesMemory,
-           let memoryKey = ImageCache.memoryKey(forKey: key, decodeOptions: options, data: entry.data) {
-            cache.storeToMemory(image, forKey: memoryKey)
         }
         return ImageResult(image: image, data: entry.data, cacheType: .disk, url: request.url)
     }
