@@ -102,52 +102,72 @@ struct FetchCommand: AsyncParsableCommand {
 
     /// What one image's fetch needs from the command line, in a form tasks can share.
     struct Settings: Sendable {
-        var options: ImageOptions
-        var context: ImageContext
         var format: OutputFormat?
         var thumbnail: PixelSize?
         var resize: ResizeTransformer?
         var quality: Int
         var keepColorProfile: Bool
         var noCache: Bool
+        var refresh: Bool
         var retryFailed: Bool
         var json: Bool
         var toStandardOutput: Bool
 
         /// Whether the written image is not the downloaded file: thumbnailed, resized or re-encoded.
         var changesImage: Bool { format != nil || thumbnail != nil || resize != nil }
+
+        /// The flags of every load: the store awaited, a revalidation with `--refresh`, a
+        /// blocked URL tried with `--retry-failed`.
+        var requestOptions: ImageRequest.Options {
+            var options: ImageRequest.Options = [.waitStoreCache]
+            if refresh { options.insert(.refreshCached) }
+            if retryFailed { options.insert(.retryFailed) }
+            return options
+        }
+
+        /// The request of the decoded image `url` is written from.
+        func imageRequest(for url: URL) -> ImageRequest {
+            var request = ImageRequest(url: url, options: requestOptions)
+            // A URL given twice is a memory hit the second time: queryMemoryData still brings
+            // the bytes from disk, so both files are the same download.
+            request.options.insert(.queryMemoryData)
+            request.processing.thumbnailPixelSize = thumbnail
+            if let resize {
+                request.processing.transformer = resize
+                // An animated source is handed out as decoded, its frames not resized.
+                request.processing.transformsAnimations = false
+            }
+            if noCache {
+                request.caching.query = .none
+                request.caching.store = .none
+                // A thumbnail or a resize has a source of its own, cached apart.
+                if !request.processing.isIdentity { request.caching.originals = ImageRequest.OriginalCaching(query: .none, store: .none) }
+            }
+            return request
+        }
+
+        /// The request of the encoded image `url` is written as when `--keep-color-profile`
+        /// keeps the source's colour profile: decoded in its own colour space, thumbnailed
+        /// and resized there, and encoded in `--format` (else the source's) with its profile.
+        func profileKeepingRequest(for url: URL) -> ImageRequest {
+            var encoding = VariantEncoding(format: format.map { .fixed($0.imageFormat) } ?? .matchingSource, quality: quality)
+            encoding.options.colorProfile = .source
+            var request = ImageRequest(
+                url: url, processing: ImageProcessing(thumbnailPixelSize: thumbnail, transformer: resize), output: .encoded(encoding),
+                options: requestOptions
+            )
+            if noCache {
+                request.caching = ImageRequest.Caching(query: .none, store: .none, originals: ImageRequest.OriginalCaching(query: .none, store: .none))
+            }
+            return request
+        }
     }
 
     private var settings: Settings {
         Settings(
-            options: loadOptions, context: loadContext, format: format, thumbnail: thumbnail, resize: resize, quality: quality,
-            keepColorProfile: keepColorProfile, noCache: noCache, retryFailed: retryFailed, json: json, toStandardOutput: output == "-"
+            format: format, thumbnail: thumbnail, resize: resize, quality: quality, keepColorProfile: keepColorProfile, noCache: noCache,
+            refresh: refresh, retryFailed: retryFailed, json: json, toStandardOutput: output == "-"
         )
-    }
-
-    private var loadOptions: ImageOptions {
-        // A URL given twice is a memory hit the second time: queryMemoryData still brings
-        // the bytes from disk, so both files are the same download.
-        var options: ImageOptions = [.waitStoreCache, .queryMemoryData]
-        if refresh { options.insert(.refreshCached) }
-        if retryFailed { options.insert(.retryFailed) }
-        return options
-    }
-
-    private var loadContext: ImageContext {
-        var context = ImageContext()
-        context.thumbnailPixelSize = thumbnail
-        context.transformer = resize
-        if noCache {
-            context.queryCacheType = .none
-            context.storeCacheType = .none
-            // A thumbnail or a resize has a source of its own, cached apart.
-            if thumbnail != nil || resize != nil {
-                context.originalQueryCacheType = .none
-                context.originalStoreCacheType = .none
-            }
-        }
-        return context
     }
 
     /// Fetches every URL, a few at a time, printing each record in the order of the URLs.
@@ -200,7 +220,7 @@ struct FetchCommand: AsyncParsableCommand {
             if settings.keepColorProfile, settings.changesImage {
                 return try await fetchKeepingProfile(url, settings: settings, pipeline: pipeline, writer: writer, failures: failures, start: start)
             }
-            let result = try await pipeline.manager.loadImage(from: url, options: settings.options, context: settings.context) { report in
+            let result = try await pipeline.manager.loadImage(settings.imageRequest(for: url)) { report in
                 progress(report.receivedBytes)
             }
             failures.record(url, error: nil)
@@ -229,18 +249,7 @@ struct FetchCommand: AsyncParsableCommand {
     private static func fetchKeepingProfile(
         _ url: URL, settings: Settings, pipeline: Pipeline, writer: ImageWriter?, failures: FailedURLFile, start: ContinuousClock.Instant
     ) async throws(ImageError) -> FetchRecord {
-        let processing = ImageProcessing(thumbnailPixelSize: settings.thumbnail, transformer: settings.resize)
-        var encoding = VariantEncoding(format: settings.format.map { .fixed($0.imageFormat) } ?? .matchingSource, quality: settings.quality)
-        encoding.options.colorProfile = .source
-        var options: ImageRequest.Options = [.waitStoreCache]
-        if settings.options.contains(.refreshCached) { options.insert(.refreshCached) }
-        if settings.retryFailed { options.insert(.retryFailed) }
-        var caching = ImageRequest.Caching()
-        if settings.noCache {
-            caching = ImageRequest.Caching(query: .none, store: .none, originals: ImageRequest.OriginalCaching(query: .none, store: .none))
-        }
-        let request = ImageRequest(url: url, processing: processing, output: .encoded(encoding), options: options, caching: caching)
-        let result = try await pipeline.manager.loadVariant(request)
+        let result = try await pipeline.manager.loadVariant(settings.profileKeepingRequest(for: url))
         failures.record(url, error: nil)
         let variant = result.variant
         var path: String?

@@ -66,18 +66,18 @@ struct InfoCommand: AsyncParsableCommand {
     }
 
     private func inspect(_ url: URL, pipeline: Pipeline) async throws(ImageError) -> ImageInfoRecord {
-        var context = ImageContext()
+        var request = ImageRequest(url: url, options: .retryFailed)
         // Looking at an image does not store it.
-        context.storeCacheType = .none
+        request.caching.store = .none
         var key: String?
         var cached = false
         if url.isFileURL {
-            context.queryCacheType = .none
+            request.caching.query = .none
         } else {
-            key = pipeline.manager.cacheKey(for: url)
+            key = pipeline.manager.cacheKey(for: request)
             cached = key.map { pipeline.disk.containsSync(forKey: $0) } ?? false
         }
-        let result = try await pipeline.manager.loadImage(from: url, options: [.retryFailed], context: context)
+        let result = try await pipeline.manager.loadImage(request)
         guard let image = result.image else { throw .badImageData("the load returned no image") }
         var data = result.data
         if data == nil, let key { data = await pipeline.cache.diskData(forKey: key) }

@@ -62,9 +62,10 @@ struct PrefetchCommand: AsyncParsableCommand {
         progress.update { $0.total = urls.count }
         let printJSON = json
         let result = try await Pipeline.with(cache.cacheConfig(), downloader: try network.downloaderConfig()) { pipeline in
-            let prefetcher = ImagePrefetcher(manager: pipeline.manager, maxConcurrentPrefetchCount: concurrency, options: .waitStoreCache)
+            let prefetcher = ImagePrefetcher(manager: pipeline.manager, maxConcurrentPrefetchCount: concurrency)
+            let requests = urls.map { ImageRequest(url: $0, priority: .low, options: .waitStoreCache) }
             var last = PrefetchResult(finishedCount: 0, skippedCount: 0, totalCount: urls.count)
-            for await report in prefetcher.progress(of: urls) {
+            for await report in prefetcher.progress(of: requests) {
                 last = PrefetchResult(finishedCount: report.finishedCount, skippedCount: report.skippedCount, totalCount: report.totalCount)
                 progress.update { snapshot in
                     snapshot.finished = report.finishedCount

@@ -88,13 +88,13 @@ struct RefreshCommand: AsyncParsableCommand {
     private static func refresh(_ entry: DiskCacheStoredEntry, pipeline: Pipeline) async -> RefreshRecord {
         guard let url = entry.metadata.sourceURL else { return RefreshRecord(entry: entry, result: .failed, error: "no source URL") }
         let key = entry.key
-        var context = ImageContext()
-        context.cacheKeyFilter = { _ in key }
-        context.queryCacheType = .disk
+        var request = ImageRequest(url: url, options: [.refreshCached, .waitStoreCache, .retryFailed])
+        request.caching.keyFilter = { _ in key }
+        request.caching.query = .disk
         // Without validators the server sends the whole image: comparing tells whether it changed.
         let before = entry.metadata.hasValidators ? nil : await pipeline.disk.data(forKey: key)
         do {
-            let result = try await pipeline.manager.loadImage(from: url, options: [.refreshCached, .waitStoreCache, .retryFailed], context: context)
+            let result = try await pipeline.manager.loadImage(request)
             if result.cacheType != .none {
                 // 304: the entry is current; renew its stored date for --older-than.
                 var metadata = entry.metadata

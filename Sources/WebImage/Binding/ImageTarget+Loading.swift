@@ -1,128 +1,73 @@
 import Foundation
-import WebImageLocking
 
 extension ImageTarget {
-    /// Loads `url` through ``imageManager`` and puts the image on this object
+    /// Loads `request` through ``imageManager`` and puts the image on this object
     /// (SDWebImage's `sd_setImageWithURL`).
     ///
     /// In order:
-    /// 1. The object's previous load for the same operation key
-    ///    (``ImageContext/operationKey``, else ``ImageTargetUpdate/defaultOperationKey``) is
-    ///    cancelled: its completion runs with ``ImageError/cancelled`` before this method
-    ///    goes on. With ``ImageOptions/avoidAutoCancelImage`` it keeps running and still
-    ///    completes, but it no longer puts anything on the object.
+    /// 1. The object's previous load under the same operation key
+    ///    (``ImageTargetOptions/operationKey``) is cancelled: its completion runs with
+    ///    ``ImageError/cancelled`` before this method goes on. Without
+    ///    ``ImageTargetOptions/cancelsPreviousLoad`` it keeps running and still completes,
+    ///    but it no longer puts anything on the object.
     /// 2. `placeholder` is applied before this method returns; with
-    ///    ``ImageOptions/delayPlaceholder``, only if the load fails before any image of it
-    ///    was applied.
+    ///    ``ImageTargetOptions/PlaceholderTiming/onFailure``, only if the load fails before
+    ///    any image of it was applied.
     /// 3. The image is loaded: partial images (progressive loads, and with
-    ///    ``ImageOptions/refreshCached`` the cached image at once, before the revalidation
-    ///    answers) and the final image are applied as they arrive, unless
-    ///    ``ImageOptions/avoidAutoSetImage`` leaves the object untouched. Only the latest
-    ///    load of an operation key ever applies anything.
+    ///    ``ImageRequest/Options/refreshCached`` the cached image at once, before the
+    ///    revalidation answers) and the final image are applied as they arrive, unless
+    ///    ``ImageTargetOptions/appliesImages`` is `false` and the object is left untouched.
+    ///    Only the latest load of an operation key ever applies anything.
     ///
-    /// `completed` has ``ImageManager/loadImage(with:options:context:progress:completion:)``'s
-    /// contract: it runs with each intermediate result (`isFinal == false`) and exactly
-    /// once with the final result or error, also for a superseded load. A memory hit
-    /// completes before this method returns. A `nil` URL applies the placeholder,
-    /// completes with ``ImageError/invalidURL(_:)`` at once and returns `nil`.
+    /// `completed` has ``ImageManager/loadImage(_:progress:completion:)``'s contract: it
+    /// runs with each intermediate result (`isFinal == false`) and exactly once with the
+    /// final result or error, also for a superseded load. A memory hit completes before
+    /// this method returns.
     ///
-    /// With a ``ImageContext/callbackExecutor`` (the context's, else the manager's
-    /// default context's), every ``apply(_:update:)`` — the placeholder's included — and
-    /// every call of `completed` run on that executor, in order, instead: nothing is
-    /// applied or completed before this method returns.
+    /// With a ``ImageRequest/callbackExecutor``, every ``apply(_:update:)`` — the
+    /// placeholder's included — and every call of `completed` run on that executor, in
+    /// order, instead: nothing is applied or completed before this method returns.
+    ///
+    ///     var request = ImageRequest(url: url)
+    ///     request.processing.thumbnailPixelSize = PixelSize(width: 200, height: 200)
+    ///     request.callbackExecutor = mainLoopExecutor   // an ImageCallbackExecutor
+    ///     tile.setImage(request, placeholder: grey) { result in … }
     ///
     /// A trailing closure is `completed`, as in SDWebImage's
-    /// `sd_setImage(with:placeholderImage:completed:)`:
-    /// `target.setImage(with: url, placeholder: p) { result in … }`. `completed` takes no
-    /// default so that Swift binds an unlabeled trailing closure to it rather than to
-    /// `progress`; without callbacks, call ``setImage(with:placeholder:options:context:)``.
+    /// `sd_setImage(with:placeholderImage:completed:)`. `completed` takes no default so
+    /// that Swift binds an unlabeled trailing closure to it rather than to `progress`;
+    /// without callbacks, call ``setImage(_:placeholder:options:)``.
     ///
-    /// - Returns: The running load, which can be cancelled on its own; `nil` for a `nil` URL.
+    /// - Returns: The running load, which can be cancelled on its own.
     @discardableResult
     public func setImage(
-        with url: URL?,
+        _ request: ImageRequest,
         placeholder: Image? = nil,
-        options: ImageOptions = [],
-        context: ImageContext? = nil,
+        options: ImageTargetOptions = ImageTargetOptions(),
         progress: (@Sendable (DownloadProgress) -> Void)? = nil,
         completed: (@Sendable (Result<ImageResult, ImageError>) -> Void)?
-    ) -> ImageTask? {
-        let key = context?.operationKey ?? ImageTargetUpdate.defaultOperationKey
-        let state = ImageTargetStates.shared.state(for: self)
-        let operation = ImageTargetOperation(url: url)
-        let previous = state.begin(operation, key: key)
-        if !options.contains(.avoidAutoCancelImage) { previous?.cancel() }
-
-        let placeholderUpdate = ImageTargetUpdate(kind: .placeholder, url: url, operationKey: key)
+    ) -> ImageTask {
         // The load's completions reach the executor through the manager; the placeholder
-        // and a nil URL's failure go there from here.
-        let executor = (context ?? imageManager.defaultContext).callbackExecutor
-        if !options.contains(.delayPlaceholder) {
-            ImageCallbackExecutor.run({ state.applyIfCurrent(operation, key: key) { self.apply(placeholder, update: placeholderUpdate) } }, on: executor)
-        }
-        guard let url else {
-            state.end(operation, key: key, succeeded: false)
-            ImageCallbackExecutor.run({
-                if options.contains(.delayPlaceholder) {
-                    state.applyIfCurrent(operation, key: key) { self.apply(placeholder, update: placeholderUpdate) }
-                }
-                completed?(.failure(.invalidURL("")))
-            }, on: executor)
-            return nil
-        }
-
-        // Whether a loaded image (a cached one being refreshed, a progressive preview) is on
-        // the object: a failure after it leaves it there instead of the delayed placeholder.
-        let showsLoadedImage = Locked(false)
-        let task = imageManager.load(
-            url, options: options, context: context, forTarget: true,
-            progress: { [weak self] report in
-                guard self != nil else {
-                    // Nobody will see this image: stop the load.
-                    operation.cancel()
-                    return
-                }
-                if let expected = report.expectedBytes, expected > 0 {
-                    state.setProgress(min(1, Double(report.receivedBytes) / Double(expected)), of: operation, key: key)
-                }
-                progress?(report)
-            },
-            completion: { [weak self] result in
-                switch result {
-                case .success(let value):
-                    if let self, !options.contains(.avoidAutoSetImage) {
-                        let update = ImageTargetUpdate(
-                            kind: value.isFinal ? .final : .partial, url: url, cacheType: value.cacheType, operationKey: key
-                        )
-                        state.applyIfCurrent(operation, key: key) { self.apply(value.image, update: update) }
-                        showsLoadedImage.withLock { $0 = true }
-                    }
-                    if value.isFinal { state.end(operation, key: key, succeeded: true) }
-                case .failure(let error):
-                    if let self, error != .cancelled, options.contains(.delayPlaceholder), !showsLoadedImage.withLock({ $0 }) {
-                        state.applyIfCurrent(operation, key: key) { self.apply(placeholder, update: placeholderUpdate) }
-                    }
-                    state.end(operation, key: key, succeeded: false)
-                }
-                completed?(result)
-            }
+        // goes there from here.
+        let call = ImageTargetCall(target: self, url: request.url, placeholder: placeholder, options: options, executor: request.callbackExecutor)
+        let task = imageManager.loadImage(
+            request, progress: call.progressHandler(for: self, progress), completion: call.completionHandler(for: self, completed)
         )
-        operation.attach(task)
+        call.operation.attach(task)
         return task
     }
 
-    /// ``setImage(with:placeholder:options:context:progress:completed:)`` without callbacks:
-    /// loads `url` and puts the image on this object.
+    /// ``setImage(_:placeholder:options:progress:completed:)`` without callbacks: loads
+    /// `request` and puts the image on this object.
     ///
-    /// - Returns: The running load; `nil` for a `nil` URL.
+    /// - Returns: The running load.
     @discardableResult
     public func setImage(
-        with url: URL?,
+        _ request: ImageRequest,
         placeholder: Image? = nil,
-        options: ImageOptions = [],
-        context: ImageContext? = nil
-    ) -> ImageTask? {
-        setImage(with: url, placeholder: placeholder, options: options, context: context, progress: nil, completed: nil)
+        options: ImageTargetOptions = ImageTargetOptions()
+    ) -> ImageTask {
+        setImage(request, placeholder: placeholder, options: options, progress: nil, completed: nil)
     }
 
     /// Cancels this object's running load for `operationKey` (default

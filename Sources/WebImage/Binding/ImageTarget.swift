@@ -4,9 +4,10 @@ import Foundation
 /// SDWebImage's `UIImageView+WebCache`, for any class on any platform.
 ///
 /// A conformer says how an image is put on it (``apply(_:update:)``); the extension gives
-/// it ``setImage(with:placeholder:options:context:progress:completed:)``, which loads
-/// through the manager, shows a placeholder, cancels the object's previous load for the
-/// same operation key, and puts the result on the object:
+/// it ``setImage(_:placeholder:options:progress:completed:)``, which loads an
+/// ``ImageRequest`` through the manager, shows a placeholder, cancels the object's previous
+/// load for the same operation key (``ImageTargetOptions``), and puts the result on the
+/// object:
 ///
 ///     final class Tile: ImageTarget {
 ///         private let shown = Mutex<Image?>(nil)
@@ -14,7 +15,9 @@ import Foundation
 ///             shown.withLock { $0 = image }
 ///         }
 ///     }
-///     tile.setImage(with: url, placeholder: grey)
+///     tile.setImage(ImageRequest(url: url), placeholder: grey)
+///
+/// SDWebImage's shape of the call is ``setImage(with:placeholder:options:context:progress:completed:)``.
 ///
 /// ## Threads
 ///
@@ -29,8 +32,8 @@ import Foundation
 /// must be updated on one actor hops there itself, e.g.
 /// `Task { @MainActor in view.image = image }`, and compares
 /// ``ImageTargetUpdate/url`` with ``currentImageURL`` when it gets there — or names an
-/// ``ImageCallbackExecutor`` for the toolkit's main loop (``ImageContext/callbackExecutor``,
-/// or the manager's default context's), and every `apply` runs there instead.
+/// ``ImageCallbackExecutor`` for the toolkit's main loop (``ImageRequest/callbackExecutor``),
+/// and every `apply` runs there instead.
 ///
 /// Per-object state (the running load of each operation key, the current URL and
 /// progress) lives in a side table keyed by the object's identity and holding it weakly;

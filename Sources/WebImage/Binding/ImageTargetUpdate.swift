@@ -5,7 +5,7 @@ public struct ImageTargetUpdate: Sendable, Equatable {
     /// The role of the image.
     public enum Kind: Sendable, Equatable {
         /// The placeholder: at the start of a load, or on its failure with
-        /// ``ImageOptions/delayPlaceholder``.
+        /// ``ImageTargetOptions/PlaceholderTiming/onFailure``.
         case placeholder
         /// A partial image of a progressive load, or a cached image about to be replaced
         /// by a refreshed one (``ImageResult/isFinal`` is `false`).
@@ -14,7 +14,8 @@ public struct ImageTargetUpdate: Sendable, Equatable {
         case final
     }
 
-    /// The operation key a `setImage` call uses when its context names none.
+    /// The operation key of a `setImage` call whose options name none
+    /// (``ImageTargetOptions/operationKey``).
     public static let defaultOperationKey = "image"
 
     /// The role of the image.
@@ -23,8 +24,7 @@ public struct ImageTargetUpdate: Sendable, Equatable {
     public var url: URL?
     /// Where a loaded image came from; ``CacheType/none`` for a placeholder or a download.
     public var cacheType: CacheType
-    /// The operation key of the load (``ImageContext/operationKey`` or
-    /// ``defaultOperationKey``).
+    /// The operation key of the load (``ImageTargetOptions/operationKey``).
     public var operationKey: String
 
     /// Creates an update description.

@@ -1,19 +1,19 @@
 import Foundation
 
-/// One step of a prefetch: a URL finished loading (or failed), and the counts so far.
+/// One step of a prefetch: a request finished loading (or failed), and the counts so far.
 ///
-/// Reported once per URL, in the order the loads finish, so ``finishedCount`` rises one
+/// Reported once per request, in the order the loads finish, so ``finishedCount`` rises one
 /// by one from 1 to ``totalCount``.
 public struct PrefetchProgress: Sendable {
-    /// The URL that just finished.
+    /// The URL of the request that just finished (``ImageRequest/url``).
     public var url: URL
     /// Where its image came from (`.none` for a download), or why it failed.
     public var outcome: Result<CacheType, ImageError>
-    /// URLs finished so far, failed ones included.
+    /// Requests finished so far, failed ones included.
     public var finishedCount: Int
-    /// URLs that failed so far (a subset of ``finishedCount``).
+    /// Requests that failed so far (a subset of ``finishedCount``).
     public var skippedCount: Int
-    /// URLs in the prefetch.
+    /// Requests in the prefetch.
     public var totalCount: Int
 
     /// Creates a progress report.
@@ -28,13 +28,13 @@ public struct PrefetchProgress: Sendable {
 
 /// How a prefetch ended: SDWebImagePrefetcher's `(finishedCount, skippedCount)`.
 public struct PrefetchResult: Sendable, Hashable {
-    /// URLs that finished, failed ones included. Equal to ``totalCount`` unless cancelled.
+    /// Requests that finished, failed ones included. Equal to ``totalCount`` unless cancelled.
     public var finishedCount: Int
-    /// URLs that failed (a subset of ``finishedCount``).
+    /// Requests that failed (a subset of ``finishedCount``).
     public var skippedCount: Int
-    /// URLs in the prefetch.
+    /// Requests in the prefetch.
     public var totalCount: Int
-    /// Whether the prefetch was cancelled before every URL finished.
+    /// Whether the prefetch was cancelled before every request finished.
     public var isCancelled: Bool
 
     /// Creates a result.

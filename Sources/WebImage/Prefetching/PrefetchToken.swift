@@ -1,16 +1,16 @@
 import Foundation
 import WebImageLocking
 
-/// One running prefetch, returned by ``ImagePrefetcher/prefetch(_:progress:completion:)``:
-/// cancel it to stop the URLs not yet loaded and the loads in flight. Cancelling one
-/// prefetch leaves the prefetcher's other prefetches running.
+/// One running prefetch, returned by
+/// ``ImagePrefetcher/prefetch(_:progress:completion:)-([ImageRequest],_,_)``: cancel it to
+/// stop the requests not yet loaded and the loads in flight. Cancelling one prefetch
+/// leaves the prefetcher's other prefetches running.
 public final class PrefetchToken: Sendable {
-    /// The URLs of this prefetch, in the order given.
-    public let urls: [URL]
-    /// The options of each of its loads (``ImageOptions/lowPriority`` included).
-    public let options: ImageOptions
-    /// The context of each of its loads; `nil`: the manager's default context.
-    public let context: ImageContext?
+    /// The URLs of this prefetch, in the order given: the URL of each request
+    /// (``ImageRequest/url``).
+    public var urls: [URL] { requests.urls }
+    /// The requests of this prefetch.
+    let requests: PrefetchRequests
 
     private enum Event {
         case progress(PrefetchProgress)
@@ -36,15 +36,11 @@ public final class PrefetchToken: Sendable {
     private let onCompletion: (@Sendable (PrefetchResult) -> Void)?
 
     init(
-        urls: [URL],
-        options: ImageOptions,
-        context: ImageContext?,
+        requests: PrefetchRequests,
         progress: (@Sendable (PrefetchProgress) -> Void)?,
         completion: (@Sendable (PrefetchResult) -> Void)?
     ) {
-        self.urls = urls
-        self.options = options
-        self.context = context
+        self.requests = requests
         self.onProgress = progress
         self.onCompletion = completion
     }
@@ -60,7 +56,7 @@ public final class PrefetchToken: Sendable {
         state.withLock { PrefetchResult(finishedCount: $0.finished, skippedCount: $0.skipped, totalCount: urls.count, isCancelled: $0.cancelled) }
     }
 
-    /// Stops the prefetch: URLs not started are dropped, loads in flight are cancelled,
+    /// Stops the prefetch: requests not started are dropped, loads in flight are cancelled,
     /// and the completion runs with the counts so far and `isCancelled` (after any
     /// progress report already under way). Nothing is counted after it. Does nothing once
     /// the prefetch ended.
@@ -112,16 +108,18 @@ public final class PrefetchToken: Sendable {
 
     // MARK: For the prefetcher
 
-    /// Takes the next URL to load, or `nil` when none is left (or the prefetch ended).
-    func takeNext() -> (index: Int, url: URL)? {
-        state.withLock { state in
-            guard !state.ended, state.next < urls.count else { return nil }
+    /// Takes the index of the next request to load, or `nil` when none is left (or the
+    /// prefetch ended).
+    func takeNext() -> Int? {
+        let count = urls.count
+        return state.withLock { state in
+            guard !state.ended, state.next < count else { return nil }
             defer { state.next += 1 }
-            return (state.next, urls[state.next])
+            return state.next
         }
     }
 
-    /// Remembers this prefetch's place in the load of URL `index` so that ``cancel()`` can
+    /// Remembers this prefetch's place in the load of request `index` so that ``cancel()`` can
     /// leave it. A load that already finished (a memory hit completes before it is
     /// returned) is not kept, and a place taken just after a cancel is left at once.
     func track(_ subscription: ImagePrefetcher.LoadSubscription, index: Int) {
@@ -138,8 +136,8 @@ public final class PrefetchToken: Sendable {
         if !subscription.holder.sharedWork.isOpen { _ = state.withLock { $0.running.removeValue(forKey: index) } }
     }
 
-    /// Counts the end of URL `index`'s load, reports progress, and completes the prefetch
-    /// after its last URL. Loads ending after a cancel are not counted.
+    /// Counts the end of request `index`'s load, reports progress, and completes the
+    /// prefetch after its last request. Loads ending after a cancel are not counted.
     func finish(index: Int, outcome: Result<CacheType, ImageError>) {
         let counted = state.withLock { state -> Bool in
             guard !state.ended else { return false }

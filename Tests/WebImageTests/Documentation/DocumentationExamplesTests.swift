@@ -47,6 +47,29 @@ struct DocumentationExamplesTests {
             #expect(prefetched.values.first?.finishedCount == 2)
             let awaited = await prefetcher.prefetch([origin.url("/a.png?3")])
             #expect(awaited.finishedCount == 1)
+
+            // The same with requests.
+            let request = ImageRequest(url: origin.url("/a.png?request"))
+            let completedRequest = Completions()
+            tile.setImage(request, placeholder: BindingFixtures.placeholder) { result in
+                completedRequest.handler(result)
+            }
+            #expect(Completions.size(await completedRequest.final()) == BindingFixtures.sizeA)
+            let requestProgress = Recorder<Int>()
+            let completedRequestWithProgress = Completions()
+            tile.setImage(ImageRequest(url: origin.url("/a.png?request-p")), progress: { requestProgress.append($0.receivedBytes) }) { result in
+                completedRequestWithProgress.handler(result)
+            }
+            #expect(Completions.size(await completedRequestWithProgress.final()) == BindingFixtures.sizeA)
+            #expect(requestProgress.count >= 1)
+            let prefetchedRequests = Recorder<PrefetchResult>()
+            prefetcher.prefetch([ImageRequest(url: origin.url("/a.png?4"))]) { result in
+                prefetchedRequests.append(result)
+            }
+            #expect(await prefetchedRequests.wait(for: 1))
+            #expect(prefetchedRequests.values.first?.finishedCount == 1)
+            let awaitedRequests = await prefetcher.prefetch([ImageRequest(url: origin.url("/a.png?5"))])
+            #expect(awaitedRequests.finishedCount == 1)
         }
     }
 
@@ -229,27 +252,73 @@ enum DocumentationExamples {
         tile.cancelCurrentImageLoad()
     }
 
-    static func prefetcher(manager: ImageManager, urls: [URL], moreURLs: [URL]) async {
-        let prefetcher = ImagePrefetcher(manager: manager, maxConcurrentPrefetchCount: 4)
-        let summary = await prefetcher.prefetch(urls)
-        print(summary.finishedCount, summary.skippedCount)
+    static func requestTarget(tile: Tile, button: Tile, url: URL, grey: Image) {
+        var request = ImageRequest(url: url)
+        request.processing.thumbnailPixelSize = PixelSize(width: 200, height: 200)
+        tile.setImage(request, placeholder: grey) { result in
+            let _: Result<ImageResult, ImageError> = result
+        }
+        tile.setImage(request, placeholder: grey)
+        tile.setImage(request, progress: { print($0.receivedBytes) }) { result in
+            let _: Result<ImageResult, ImageError> = result
+        }
+        let task: ImageTask = tile.setImage(request, progress: nil, completed: nil)
+        task.cancel()
+        print(tile.currentImageURL as Any, tile.currentProgress)
+        tile.cancelCurrentImageLoad()
 
-        for await step in prefetcher.progress(of: moreURLs) {
+        request.callbackExecutor = .dispatchQueue(.main)
+        tile.setImage(request, placeholder: grey)
+
+        let highlighted = ImageTargetOptions(operationKey: "highlighted", placeholderTiming: .onFailure)
+        button.setImage(request, placeholder: grey, options: highlighted)
+        tile.setImage(request, options: ImageTargetOptions(cancelsPreviousLoad: false, appliesImages: false)) { result in
+            let _: Result<ImageResult, ImageError> = result
+        }
+    }
+
+    static func prefetcher(manager: ImageManager, urls: [URL], moreURLs: [URL]) async throws {
+        let prefetcher = ImagePrefetcher(manager: manager, maxConcurrentPrefetchCount: 4)
+        let thumbnails = urls.map { url in
+            ImageRequest(url: url, processing: ImageProcessing(thumbnailPixelSize: PixelSize(width: 128, height: 128)), priority: .low)
+        }
+        let summary = await prefetcher.prefetch(thumbnails)
+        print(summary.finishedCount, summary.skippedCount)
+        let shown = try await manager.loadImage(thumbnails[0])
+        print(shown.cacheType)
+
+        for await step in prefetcher.progress(of: thumbnails) {
             print(step.finishedCount, "/", step.totalCount, step.url, step.outcome)
         }
 
-        let token = prefetcher.prefetch(urls) { result in
+        let token = prefetcher.prefetch(thumbnails) { result in
             let _: PrefetchResult = result
         }
         token.cancel()
+        prefetcher.prefetch(thumbnails, progress: { let _: PrefetchProgress = $0 }) { result in
+            let _: PrefetchResult = result
+        }
+        prefetcher.prefetch(thumbnails, progress: nil, completion: nil)
+
+        let summaryOfURLs = await prefetcher.prefetch(urls)
+        print(summaryOfURLs.finishedCount, summaryOfURLs.skippedCount)
+        for await step in prefetcher.progress(of: moreURLs) {
+            print(step.finishedCount, "/", step.totalCount, step.url, step.outcome)
+        }
+        let urlToken = prefetcher.prefetch(urls) { result in
+            let _: PrefetchResult = result
+        }
+        urlToken.cancel()
         prefetcher.prefetch(urls, progress: { let _: PrefetchProgress = $0 }) { result in
             let _: PrefetchResult = result
         }
         prefetcher.prefetch(urls, progress: nil, completion: nil)
+        let request: ImageRequest = try prefetcher.request(for: urls[0])
+        print(request.priority)
 
-        var thumbnails = ImageContext()
-        thumbnails.thumbnailPixelSize = PixelSize(width: 128, height: 128)
-        let own: PrefetchResult = await prefetcher.prefetch(urls, options: [], context: thumbnails)
+        var thumbnailContext = ImageContext()
+        thumbnailContext.thumbnailPixelSize = PixelSize(width: 128, height: 128)
+        let own: PrefetchResult = await prefetcher.prefetch(urls, options: [], context: thumbnailContext)
         print(own.finishedCount)
     }
 

@@ -67,13 +67,13 @@ struct ImagePrefetcherTests {
             let prefetcher = ImagePrefetcher(manager: manager)
             let completions = Recorder<PrefetchResult>()
             let reports = Recorder<PrefetchProgress>()
-            let token = prefetcher.prefetch([], progress: { reports.append($0) }, completion: { completions.append($0) })
+            let token = prefetcher.prefetch([URL](), progress: { reports.append($0) }, completion: { completions.append($0) })
             #expect(completions.values == [PrefetchResult(finishedCount: 0, skippedCount: 0, totalCount: 0)], "before prefetch returns")
             #expect(reports.count == 0)
             #expect(token.isFinished)
-            #expect(await prefetcher.prefetch([]) == PrefetchResult(finishedCount: 0, skippedCount: 0, totalCount: 0))
+            #expect(await prefetcher.prefetch([URL]()) == PrefetchResult(finishedCount: 0, skippedCount: 0, totalCount: 0))
             var streamed = 0
-            for await _ in prefetcher.progress(of: []) { streamed += 1 }
+            for await _ in prefetcher.progress(of: [URL]()) { streamed += 1 }
             #expect(streamed == 0)
             #expect(origin.totalRequestCount == 0)
         }
