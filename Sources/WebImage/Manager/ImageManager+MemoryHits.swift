@@ -35,57 +35,6 @@ extension ImageManager {
         return image
     }
 
-    /// The memory hit of an SDWebImage-shaped request that needs nothing else, found
-    /// without building an ``ImageRequest``: the hot path of a warm cache (a server's or a
-    /// list's), which must cost little more than the cache lookup itself. `nil` sends the
-    /// request down the full path, which gives the same answer for every case this one
-    /// handles.
-    // Never inlined: in an async caller, the values this works with (a URL, an
-    // `ImageResult`: types of resilient size) would each cost a task allocation. It
-    // returns the image alone, so that the result is built once, where it is returned.
-    @inline(never)
-    func plainMemoryHit(_ url: URL, options: ImageOptions, context: ImageContext?) -> Image? {
-        // Bytes from disk, undecoded bytes and no lookup are the full path's.
-        guard optionsProcessor == nil, options.isDisjoint(with: [.queryMemoryData, .avoidDecodeImage, .fromLoaderOnly]) else { return nil }
-        // A test for nil, not `if let` or `context ?? defaultContext`: either copies the
-        // context on every call.
-        if context != nil { return plainMemoryHit(url, options: options, in: context.unsafelyUnwrapped) }
-        guard defaultContextIsPlainForHits else { return plainMemoryHit(url, options: options, in: defaultContext) }
-        let key = url.absoluteString
-        guard !key.isEmpty, options.contains(.retryFailed) || !failedURLs.isBlocked(url) else { return nil }
-        let firstFrameOnly = options.contains(.decodeFirstFrameOnly)
-        let flags = ImageRequest.Options(options)
-        guard concreteCache != nil else {
-            return Self.memoryHit(forKey: key, query: .all, options: flags, firstFrameOnly: firstFrameOnly, in: cache)
-        }
-        return concreteCache.unsafelyUnwrapped._withUnsafeGuaranteedRef {
-            Self.memoryHit(forKey: key, query: .all, options: flags, firstFrameOnly: firstFrameOnly, in: $0)
-        }
-    }
-
-    private func plainMemoryHit(_ url: URL, options: ImageOptions, in context: ImageContext) -> Image? {
-        // A scale of the caller's own, or completions on an executor, take the full path.
-        guard context.imageScaleFactor == nil, context.callbackExecutor == nil else { return nil }
-        let string = url.absoluteString
-        guard !string.isEmpty else { return nil }
-        if !options.contains(.retryFailed), failedURLs.isBlocked(url) { return nil }
-        var key: String
-        if let filter = context.cacheKeyFilter ?? defaultContext.cacheKeyFilter {
-            guard let filtered = filter(url) else { return nil }
-            key = filtered
-        } else {
-            key = string
-        }
-        if context.thumbnailPixelSize != nil || context.transformer != nil {
-            key = Self.variantKey(key, context: context)
-        }
-        let cache = context.cache ?? cache
-        return Self.memoryHit(
-            forKey: key, query: context.queryCacheType, options: ImageRequest.Options(options),
-            firstFrameOnly: options.contains(.decodeFirstFrameOnly), in: cache
-        )
-    }
-
     /// A cache hit that completes a resolved image load at once: a memory hit (with
     /// ``ImageRequest/Options/queryMemoryDataSync``, its bytes read from disk too), or
     /// with ``ImageRequest/Options/queryDiskDataSync`` a disk hit read and decoded on the

@@ -126,69 +126,6 @@ public final class ImageManager: Sendable {
 
     // MARK: Loading images
 
-    /// Loads `url`, calling `completion` with each intermediate result (`isFinal == false`)
-    /// and exactly once with the final result or an ``ImageError``.
-    ///
-    /// A memory hit completes before this method returns, and so does a disk hit with
-    /// ``ImageOptions/queryDiskDataSync`` — unless ``ImageContext/callbackExecutor`` hands
-    /// the completion to an executor.
-    @discardableResult
-    public func loadImage(
-        with url: URL?,
-        options: ImageOptions = [],
-        context: ImageContext? = nil,
-        progress: (@Sendable (DownloadProgress) -> Void)? = nil,
-        completion: @escaping @Sendable (Result<ImageResult, ImageError>) -> Void
-    ) -> ImageTask {
-        load(url, options: options, context: context, forTarget: false, progress: progress, completion: completion)
-    }
-
-    /// ``loadImage(with:options:context:progress:completion:)``; `forTarget`: an image
-    /// target's load, whose target options and operation key are its own to honour.
-    @inline(__always)
-    func load(
-        _ url: URL?, options: ImageOptions, context: ImageContext?, forTarget: Bool,
-        progress: (@Sendable (DownloadProgress) -> Void)?,
-        completion: @escaping @Sendable (Result<ImageResult, ImageError>) -> Void
-    ) -> ImageTask {
-        if let task = memoryHitTask(url, options: options, context: context, completion: completion) { return task }
-        return loadAfterMemory(url, options: options, context: context, forTarget: forTarget, progress: progress, completion: completion)
-    }
-
-    /// A plain memory hit delivered to `completion`, and its finished task; `nil` for any
-    /// other request.
-    // One call that borrows the URL and the completion and consumes its copy of the URL:
-    // inlined into its caller, building the result retains and releases each of them
-    // several times over.
-    @inline(never)
-    private func memoryHitTask(
-        _ url: URL?, options: ImageOptions, context: ImageContext?,
-        completion: @Sendable (Result<ImageResult, ImageError>) -> Void
-    ) -> ImageTask? {
-        guard let url, let image = plainMemoryHit(url, options: options, context: context) else { return nil }
-        let task = ImageTask(completedLoadOf: url, options: ImageRequest.Options(options))
-        completion(.success(ImageResult(image: consume image, data: nil, cacheType: .memory, url: consume url)))
-        return task
-    }
-
-    /// The load of an SDWebImage-shaped request that is no plain memory hit.
-    private func loadAfterMemory(
-        _ url: URL?, options: ImageOptions, context: ImageContext?, forTarget: Bool,
-        progress: (@Sendable (DownloadProgress) -> Void)?,
-        completion: @escaping @Sendable (Result<ImageResult, ImageError>) -> Void
-    ) -> ImageTask {
-        let request: ImageRequest
-        do throws(ImageError) {
-            request = try self.request(for: url, options: options, context: context, forTarget: forTarget)
-        } catch {
-            let completion = ImageCallbackExecutor.deliver(completion, on: (context ?? defaultContext).callbackExecutor)
-            let task = ImageTask(url: url, options: ImageRequest.Options(options), completion: completion, onEnd: { _ in })
-            task.deliver(.failure(error))
-            return task
-        }
-        return start(request, progress: progress, completion: completion)
-    }
-
     /// Loads `request` (its output ``ImageOutput/image`` or ``ImageOutput/data``), calling
     /// `completion` with each intermediate result (`isFinal == false`) and exactly once with
     /// the final result or an ``ImageError``. A memory hit completes before this method
@@ -238,34 +175,6 @@ public final class ImageManager: Sendable {
         return task
     }
 
-    /// Loads `url` and returns the final result. Cancelling the calling task cancels the
-    /// load with ``ImageError/cancelled``.
-    ///
-    /// It runs on the caller's executor, so a memory hit returns without a hop.
-    nonisolated(nonsending)
-    public func loadImage(
-        from url: URL?,
-        options: ImageOptions = [],
-        context: ImageContext? = nil,
-        progress: (@Sendable (DownloadProgress) -> Void)? = nil
-    ) async throws(ImageError) -> ImageResult {
-        if let url, let image = plainMemoryHit(url, options: options, context: context) {
-            return ImageResult(image: image, data: nil, cacheType: .memory, url: url)
-        }
-        return try await awaitLoad(of: url, options: options, context: context, progress: progress)
-    }
-
-    /// The full path of ``loadImage(from:options:context:progress:)``: a callback load
-    /// awaited. A separate function, off the caller's executor, so that a memory hit
-    /// allocates none of its frame.
-    private func awaitLoad(
-        of url: URL?, options: ImageOptions, context: ImageContext?, progress: (@Sendable (DownloadProgress) -> Void)?
-    ) async throws(ImageError) -> ImageResult {
-        try await awaitLoad { completion in
-            self.loadImage(with: url, options: options, context: context, progress: progress, completion: completion)
-        }
-    }
-
     /// Loads `request` (its output ``ImageOutput/image`` or ``ImageOutput/data``) and
     /// returns the final result. Cancelling the calling task cancels the load with
     /// ``ImageError/cancelled``.
@@ -276,7 +185,7 @@ public final class ImageManager: Sendable {
     }
 
     /// A callback load awaited, its task cancelled with the caller's.
-    private func awaitLoad(
+    func awaitLoad(
         _ start: (@escaping @Sendable (Result<ImageResult, ImageError>) -> Void) -> ImageTask
     ) async throws(ImageError) -> ImageResult {
         let link = CancellationLink<ImageTask>()
@@ -294,23 +203,14 @@ public final class ImageManager: Sendable {
         return try result.get()
     }
 
-    /// Every result of a load: intermediate ones (progressive previews, a cached image
-    /// about to be refreshed) and the final one, after which the stream ends.
-    public func results(
-        from url: URL?,
-        options: ImageOptions = [],
-        context: ImageContext? = nil
-    ) -> AsyncThrowingStream<ImageResult, any Error> {
-        Self.stream { completion in self.loadImage(with: url, options: options, context: context, completion: completion) }
-    }
-
     /// Every result of `request`'s load: intermediate ones and the final one, after which
     /// the stream ends.
     public func results(for request: ImageRequest) -> AsyncThrowingStream<ImageResult, any Error> {
         Self.stream { completion in self.loadImage(request, completion: completion) }
     }
 
-    private static func stream(
+    /// A callback load as a stream of its results, its task cancelled when the stream ends early.
+    static func stream(
         _ start: @escaping (@escaping @Sendable (Result<ImageResult, ImageError>) -> Void) -> ImageTask
     ) -> AsyncThrowingStream<ImageResult, any Error> {
         AsyncThrowingStream { continuation in

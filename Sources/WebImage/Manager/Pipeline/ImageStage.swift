@@ -142,14 +142,12 @@ extension ImagePipeline {
                 return MadeImage(result: ImageResult(image: processed.image, data: data, cacheType: source.cacheType, url: url), pending: pending)
             }
         }
+        var write: (@Sendable () async -> Void)?
         if let pending = made.pending, let key = request.key {
             let cache = request.cache
-            let write = Task {
-                try? await cache.store(pending.image, data: pending.data, forKey: key, metadata: pending.metadata, cacheType: .disk)
-            }
-            if request.request.options.contains(.waitStoreCache) { await write.value }
+            write = { try? await cache.store(pending.image, data: pending.data, forKey: key, metadata: pending.metadata, cacheType: .disk) }
         }
-        if request.request.options.contains(.retryFailed) { failedURLs.remove(request.url) }
+        await finish(request, writing: write)
         return made.result
     }
 

@@ -149,14 +149,15 @@ extension ImagePipeline {
         events.emit(.variantMade(
             url: request.url, bytes: variant.count, sourceCacheType: made.sourceCacheType, downloadedBytes: made.downloadedBytes
         ))
+        var write: (@Sendable () async -> Void)?
         if let key = request.key {
             if request.resultStore.includesMemory { request.cache.storeVariantToMemory(variant, forKey: key) }
             if request.resultStore.includesDisk, !made.stored {
-                let write = Task { await Self.store(variant.data, forKey: key, metadata: variant.metadata, in: request.cache, kind: "variant") }
-                if request.request.options.contains(.waitStoreCache) { await write.value }
+                let cache = request.cache
+                write = { await Self.store(variant.data, forKey: key, metadata: variant.metadata, in: cache, kind: "variant") }
             }
         }
-        if request.request.options.contains(.retryFailed) { failedURLs.remove(request.url) }
+        await finish(request, writing: write)
         return VariantResult(
             variant: variant, cacheType: .none, sourceCacheType: made.sourceCacheType, downloadedBytes: made.downloadedBytes
         )

@@ -17,11 +17,11 @@ import Dispatch
 /// `DispatchQueue`) take closures, not Swift jobs: wrap your toolkit's "run this on the
 /// main loop" call, or use one of the ready-made ones, which include a `TaskExecutor`.
 ///
-///     var context = ImageContext()
-///     context.callbackExecutor = ImageCallbackExecutor { work in
+///     var request = ImageRequest(url: url)
+///     request.callbackExecutor = ImageCallbackExecutor { work in
 ///         mainLoop.invoke(work)   // the toolkit's main-loop call
 ///     }
-///     tile.setImage(with: url, context: context)   // apply(_:update:) runs on the main loop
+///     tile.setImage(request)   // apply(_:update:) runs on the main loop
 public struct ImageCallbackExecutor: Sendable {
     private let submit: @Sendable (@escaping @Sendable () -> Void) -> Void
 

@@ -2,11 +2,12 @@ import Foundation
 
 /// One load through ``ImageManager``: what to load, what to make of it, and how.
 ///
-/// Every way in builds one: ``ImageManager/loadImage(_:progress:)`` and
-/// ``ImageManager/loadVariant(_:)`` take it as it is; SDWebImage's shape
-/// (``ImageManager/loadImage(from:options:context:progress:)`` with ``ImageOptions`` and
-/// ``ImageContext``, and the same pair given to image targets and the prefetcher) is turned
-/// into one in a single place (``ImageManager/request(for:options:context:)-(URL?,_,_)``). Inside the
+/// Every way in builds one: ``ImageManager/loadImage(_:progress:)``,
+/// ``ImageManager/loadVariant(_:)``, ``ImageTarget/setImage(_:placeholder:options:)`` and
+/// ``ImagePrefetcher/prefetch(_:)-([ImageRequest])`` take it as it is; SDWebImage's shape
+/// (``ImageOptions`` and ``ImageContext``, given to the manager, image targets or the
+/// prefetcher) is turned into one in a single place
+/// (``ImageManager/request(for:options:context:)-(URL?,_,_)``). Inside the
 /// manager every request goes through the same stages — the source's bytes, the decoded
 /// image, the processed image, the encoded output — each shared by every request that
 /// needs the same thing at once.
