@@ -4,13 +4,28 @@
 //   swift package --allow-writing-to-package-directory benchmark
 import PackageDescription
 
+/// An executable of Sources/<name>.
+func profile(_ name: String, _ dependencies: [Target.Dependency] = []) -> Target {
+    .executableTarget(name: name, dependencies: ["BenchmarkSupport"] + dependencies)
+}
+
+/// A package-benchmark target of Benchmarks/<name>, run by the benchmark plugin.
+func benchmark(_ name: String, _ dependencies: [Target.Dependency] = []) -> Target {
+    .executableTarget(
+        name: name,
+        dependencies: [.product(name: "Benchmark", package: "benchmark"), "BenchmarkSupport"] + dependencies,
+        path: "Benchmarks/" + name,
+        plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+    )
+}
+
 let package = Package(
     name: "WebImageBenchmarks",
     platforms: [.macOS(.v15)],
     dependencies: [
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(name: "WebImage", path: ".."),
-        // The loading benchmarks' local HTTP server (NIO) and direct-client baseline (AHC).
+        // The loading pairs' local HTTP server (NIO) and direct-client baseline (AHC).
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
@@ -33,90 +48,18 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
-        // Runs one case in a loop, without the benchmark harness, for callgrind / perf.
-        // Not under Benchmarks/, so the benchmark plugin does not run it.
-        .executableTarget(
-            name: "CodingProfile",
-            dependencies: ["BenchmarkSupport"]
-        ),
-        // The download pair in a loop (interleaved A/B or one side), for perf / callgrind.
-        .executableTarget(
-            name: "LoadingProfile",
-            dependencies: ["BenchmarkSupport", .product(name: "AsyncHTTPClient", package: "async-http-client")]
-        ),
-        // Auto quality and best format over a corpus of real images (bytes, SSIM, encodes, cost).
-        .executableTarget(
-            name: "QualityProfile",
-            dependencies: ["BenchmarkSupport", .product(name: "WebImage", package: "WebImage")]
-        ),
-        // Cold encoded variants through the manager against libvips direct (the proxy's case 2 without HTTP).
-        .executableTarget(
-            name: "VariantProfile",
-            dependencies: ["BenchmarkSupport"]
-        ),
-        // A long animated GIF played lazily (AnimatedImage) against decoded whole first.
-        .executableTarget(
-            name: "AnimationProfile",
-            dependencies: ["BenchmarkSupport"]
-        ),
-        .executableTarget(
-            name: "CodingBenchmarks",
-            dependencies: [
-                .product(name: "Benchmark", package: "benchmark"),
-                "BenchmarkSupport",
-            ],
-            path: "Benchmarks/CodingBenchmarks",
-            plugins: [
-                .plugin(name: "BenchmarkPlugin", package: "benchmark"),
-            ]
-        ),
-        .executableTarget(
-            name: "CacheBenchmarks",
-            dependencies: [
-                .product(name: "Benchmark", package: "benchmark"),
-                "BenchmarkSupport",
-            ],
-            path: "Benchmarks/CacheBenchmarks",
-            plugins: [
-                .plugin(name: "BenchmarkPlugin", package: "benchmark"),
-            ]
-        ),
-        .executableTarget(
-            name: "LoadingBenchmarks",
-            dependencies: [
-                .product(name: "Benchmark", package: "benchmark"),
-                "BenchmarkSupport",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-            ],
-            path: "Benchmarks/LoadingBenchmarks",
-            plugins: [
-                .plugin(name: "BenchmarkPlugin", package: "benchmark"),
-            ]
-        ),
-        .executableTarget(
-            name: "TransformBenchmarks",
-            dependencies: [
-                .product(name: "Benchmark", package: "benchmark"),
-                "BenchmarkSupport",
-            ],
-            path: "Benchmarks/TransformBenchmarks",
-            plugins: [
-                .plugin(name: "BenchmarkPlugin", package: "benchmark"),
-            ]
-        ),
-        .executableTarget(
-            name: "PrefetchBenchmarks",
-            dependencies: [
-                .product(name: "Benchmark", package: "benchmark"),
-                "BenchmarkSupport",
-            ],
-            path: "Benchmarks/PrefetchBenchmarks",
-            plugins: [
-                .plugin(name: "BenchmarkPlugin", package: "benchmark"),
-            ]
-        ),
+        // Executables outside the harness (not under Benchmarks/, so the plugin does not run
+        // them): interleaved A/B runs that write figures, and loops for perf and callgrind.
+        profile("CodingProfile"),
+        profile("LoadingProfile"),
+        profile("QualityProfile"),
+        profile("VariantProfile"),
+        profile("AnimationProfile"),
+        benchmark("CodingBenchmarks"),
+        benchmark("CacheBenchmarks"),
+        benchmark("LoadingBenchmarks"),
+        benchmark("TransformBenchmarks"),
+        benchmark("PrefetchBenchmarks"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -4,8 +4,8 @@
 # interleaved rounds (wrk -t2 -c64); the figure goes to Benchmarks/results/proxy-cached-variant.json.
 # See README.md in this folder.
 #
+#   Benchmarks/proxy/cached.sh
 #   BUILDS="before=/tmp/a/webimage after=.build/release/webimage" Benchmarks/proxy/cached.sh
-#   FLOOR=1 Benchmarks/proxy/cached.sh      # and Hummingbird alone, the floor (hummingbird-floor/)
 #
 # Needs wrk, nginx and curl (Debian: apt-get install wrk nginx curl). Everything runs on
 # 127.0.0.1; every run is bounded; the script stops what it started and removes its work
@@ -39,15 +39,6 @@ PROXY="http://127.0.0.1:$PROXY_PORT"
 cp "$ROOT/Samples/sample.jpg" "$WORK/www/photo.jpg"
 CACHED_PATH="/insecure/rs:fit:300:300/plain/$ORIGIN/photo.jpg"
 
-# FLOOR=1: Hummingbird alone (hummingbird-floor/, built here) answering the first build's
-# variant bytes with the proxy's header fields, on Swift's pool and on NIO's event loops.
-FLOOR_BUILDS=""
-if [ "${FLOOR:-0}" = 1 ]; then
-    swift build -c release --package-path "$HERE/hummingbird-floor" >&2
-    floor_binary="$(swift build -c release --package-path "$HERE/hummingbird-floor" --show-bin-path)/HummingbirdFloor"
-    FLOOR_BUILDS="floor=$floor_binary floor-event-loops=$floor_binary"
-fi
-
 start_origin "$ORIGIN_PORT"
 wait_for "$ORIGIN/photo.jpg"
 
@@ -73,16 +64,12 @@ bench() {
 
 for round in $(seq 1 "$ROUNDS"); do
     first=1   # nginx serves the first build's variant
-    for build in $BUILDS $FLOOR_BUILDS; do
+    for build in $BUILDS; do
         name=${build%%=*} binary=${build#*=}
         [ -x "$binary" ] || { echo "cached.sh: no binary at $binary ($name)" >&2; exit 1; }
         rm -rf "$WORK/cache"
-        case $name in
-            floor) "$binary" "$WORK/www/variant.jpg" "$PROXY_PORT" > "$WORK/proxy-$name.log" 2>&1 & ;;
-            floor-event-loops) FLOOR_EVENT_LOOPS=1 "$binary" "$WORK/www/variant.jpg" "$PROXY_PORT" > "$WORK/proxy-$name.log" 2>&1 & ;;
-            *) "$binary" serve --bind 127.0.0.1 --port "$PROXY_PORT" --allow-loopback --allowed-source "$ORIGIN/" \
-                   --cache-dir "$WORK/cache" --log-level "$LOG_LEVEL" > "$WORK/proxy-$name.log" 2>&1 & ;;
-        esac
+        "$binary" serve --bind 127.0.0.1 --port "$PROXY_PORT" --allow-loopback --allowed-source "$ORIGIN/" \
+            --cache-dir "$WORK/cache" --log-level "$LOG_LEVEL" > "$WORK/proxy-$name.log" 2>&1 &
         PROXY_PID=$!
         wait_for "$PROXY/health"
         curl -fsS -o "$WORK/variant-$name.jpg" "$PROXY$CACHED_PATH"
@@ -114,14 +101,13 @@ awk '
     }' "$WORK/results/runs.txt"
 
 # The figure (Benchmarks/results/proxy-cached-variant.json): the first build against nginx,
-# with Hummingbird alone (FLOOR=1) and any other builds beside it.
+# with any other builds beside it.
 ratio_of() { awk -v n="$1" '{ rps[$1] += $3 } END { printf "%.3f", rps[n] / rps["nginx"] }' "$WORK/results/runs.txt"; }
 read -ra builds <<< "$BUILDS"
 first=${builds[0]%%=*}
 value="$(ratio_of "$first")× the requests/s ($(awk -v n="$first" -v r="$ROUNDS" '$1 == n { s += $3 } END { printf "%.1f", s / r / 1000 }' "$WORK/results/runs.txt") k/s)"
-[ -z "$FLOOR_BUILDS" ] || value+="; Hummingbird alone answering the same bytes and headers from one route: $(ratio_of floor)×, $(ratio_of floor-event-loops)× on NIO's event loops"
 for build in "${builds[@]:1}"; do value+="; ${build%%=*}: $(ratio_of "${build%%=*}")×"; done
-COMMAND="${FLOOR:+FLOOR=$FLOOR }Benchmarks/proxy/cached.sh"
+COMMAND="Benchmarks/proxy/cached.sh"
 write_figure proxy-cached-variant "proxy, cached variant" "$value" "$(ratio_of "$first")" \
     "nginx serving the same bytes as a static file (wrk -t$THREADS -c$CONNECTIONS, $ROUNDS interleaved rounds)" "≥ 0.6×" \
     "$(figure_met "$(ratio_of "$first")" ">=" 0.6)"

@@ -1,7 +1,7 @@
 -- wrk script: walks a list of source names, and gives every request an id no request had
 -- before, so the proxy cannot answer from a cache that the id is part of.
 --
---   wrk -t1 -c4 -d20s -s corpus.lua http://127.0.0.1:18081 -- '<template>' <names file> <run id> [<count> [<file>]]
+--   wrk -t1 -c4 -d20s -s corpus.lua http://127.0.0.1:18081 -- '<template>' <names file> <run id>
 --
 -- <template> is a request path in which {name} becomes the next name from <names file>
 -- (one a line) and {id} a string unique to this run, thread and request, e.g.
@@ -10,11 +10,7 @@
 --   /insecure/rs:fit:300:300/plain/http://localhost:18080/photos/{name}%3Fv%3D{id}
 -- (a new source URL: download, store, decode, resize, encode; %3F is an escaped '?').
 -- Without {id} every name is asked for again and again (a warm pass, or cached variants).
--- Thread t starts at name t, so threads do not walk in step. A fourth argument, a count,
--- stops each thread once that many of its requests are answered, and a fifth, a path, is
--- then created with ".<thread>" appended: wrk itself runs on until -d, so a caller that
--- watches for the file can time the count and stop wrk (SIGINT). With -t1, a whole number
--- of passes over the names gives every run the same mix of names.
+-- Thread t starts at name t, so threads do not walk in step.
 -- After wrk's summary, a line "status <code> <count>" for each status answered, summed over
 -- the threads.
 
@@ -37,22 +33,11 @@ function init(args)
    prefix = (args[3] or tostring(os.time())) .. "t" .. thread_id
    counter = 0
    offset = thread_id - 1
-   total = tonumber(args[4] or "")
-   done_file = args[5]
-   answered = 0
    statuses = {}
 end
 
 function response(status, headers, body)
-   answered = answered + 1
    statuses[status] = (statuses[status] or 0) + 1
-   if total and answered == total then
-      if done_file then
-         local file = assert(io.open(done_file .. "." .. thread_id, "w"))
-         file:close()
-      end
-      wrk.thread:stop()
-   end
 end
 
 function request()

@@ -1,22 +1,17 @@
-# What the scripts in this folder share: stopping what they started, starting the
-# origin, waiting for a server, sampling the proxy's memory, and writing figures. Source it after setting
-# WORK and KEEP; it reads NGINX_PID, PROXY_PID, REFERENCE_PID and FLOOR_PID (reference
-# servers: pipeline.sh's lean_server and Hummingbird floor) and SAMPLER_PID, which the
-# scripts set as they start things.
+# What the scripts in this folder (and Tests/fleet/fleet-test.sh) share: stopping what
+# they started, starting the origin, waiting for a server, sampling the proxy's memory,
+# and writing figures. Source it after setting WORK and KEEP; it reads NGINX_PID,
+# PROXY_PID and SAMPLER_PID, which the scripts set as they start things.
 
 NGINX_PID=""
 PROXY_PID=""
-REFERENCE_PID=""
-FLOOR_PID=""
 SAMPLER_PID=""
 
-# Stops the sampler, the proxy (SIGTERM: it drains), the reference servers and nginx, then
+# Stops the sampler, the proxy (SIGTERM: it drains) and nginx, then
 # removes $WORK unless KEEP=1. Runs on exit, however the script ends.
 cleanup() {
     [ -n "$SAMPLER_PID" ] && kill "$SAMPLER_PID" 2>/dev/null || true
     [ -n "$PROXY_PID" ] && kill -TERM "$PROXY_PID" 2>/dev/null && wait "$PROXY_PID" 2>/dev/null || true
-    [ -n "$REFERENCE_PID" ] && kill "$REFERENCE_PID" 2>/dev/null && wait "$REFERENCE_PID" 2>/dev/null || true
-    [ -n "$FLOOR_PID" ] && kill "$FLOOR_PID" 2>/dev/null && wait "$FLOOR_PID" 2>/dev/null || true
     [ -n "$NGINX_PID" ] && kill -QUIT "$NGINX_PID" 2>/dev/null && wait "$NGINX_PID" 2>/dev/null || true
     if [ "$KEEP" = 1 ]; then echo "kept $WORK"; else rm -rf "$WORK"; fi
 }
@@ -41,7 +36,7 @@ http {
     tcp_nopush on;
     keepalive_requests 1000000;
     keepalive_timeout 300s;
-    types { image/jpeg jpg; image/png png; image/gif gif; image/webp webp; image/avif avif; image/heic heic; image/tiff tif; }
+    types { image/jpeg jpg; }
     client_body_temp_path $WORK/nginx-temp/body;
     proxy_temp_path $WORK/nginx-temp/proxy;
     fastcgi_temp_path $WORK/nginx-temp/fastcgi;

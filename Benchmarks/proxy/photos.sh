@@ -1,7 +1,7 @@
-# The photo corpus of the cold-photo benchmarks (pipeline.sh, allocators.sh): real
-# photographs, 1.3–4.9 MP JPEGs, from two Debian packages (the renders, paintings and
-# drawings of those packages are left out). Source it: it sets MATE, PLASMA and CORPUS
-# (the photos' paths) and defines missing_for_photo_benchmarks and copy_photos.
+# The photo corpus of pipeline.sh: 23 real photographs, 1.3–4.9 MP JPEGs, from two Debian
+# packages (the renders, paintings and drawings of those packages are left out). Source
+# it: it sets MATE, PLASMA and CORPUS (the photos' paths) and defines
+# missing_for_photo_benchmarks and copy_photos.
 
 MATE=/usr/share/backgrounds/mate/nature
 PLASMA=/usr/share/wallpapers
@@ -14,9 +14,9 @@ for name in BytheWater ColdRipple ColorfulCups DarkestHour EveningGlow FallenLea
     CORPUS+=("$PLASMA/$name/contents/images/2560x1600.jpg")
 done
 
-# Appends to the caller's `missing` array what a cold-photo benchmark needs and this
-# machine lacks: wrk, nginx, curl, a C compiler, pkg-config and libvips-dev (for the C
-# reference programs), and the corpus's packages.
+# Appends to the caller's `missing` array what pipeline.sh needs and this machine lacks:
+# wrk, nginx, curl, a C compiler, pkg-config and libvips-dev (for vips_baseline.c), and
+# the corpus's packages.
 missing_for_photo_benchmarks() {
     local pair
     for pair in wrk:wrk nginx:nginx curl:curl cc:gcc pkg-config:pkg-config; do

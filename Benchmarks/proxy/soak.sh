@@ -1,30 +1,25 @@
 #!/usr/bin/env bash
-# Soak and memory: one `webimage serve` under a bounded mixed load
-# (soak.lua: hits, cold variants, bad sources, 404s, WebP negotiation, plus a curl loop
-# that hangs up mid-transform), once per allocator, each in a fresh process with a fresh
-# cache. The allocator settings (glibc, arenaN, jemalloc, mimalloc, mimalloc-delayN) are in
-# allocator-settings.sh; the default list is glibc, webimage's own arena count (OWN_SETTING,
-# run without a variable) and jemalloc.
+# Soak and memory: `webimage serve` as shipped (its own allocator setting, no allocator
+# variable) under a bounded mixed load (soak.lua: hits, cold variants, bad sources, 404s,
+# WebP negotiation, plus a curl loop that hangs up mid-transform), in a fresh process with
+# a fresh cache, its memory and file descriptors sampled over time.
 #
-# First cold throughput (new variants of cached photos, COLD_SECONDS at 2 × cores
-# connections), allocators interleaved over COLD_ROUNDS rounds, a fresh process each run;
-# then for each allocator SOAK_SECONDS of mixed load (0: none) with RSS and open file
-# descriptors sampled every SAMPLE_SECONDS. Reported: the RSS and fd timeline, the RSS
-# growth after warm-up (mean of the last WINDOW_SECONDS over the mean of the first
-# WINDOW_SECONDS after WARMUP_SECONDS), peak RSS, fds before and after, and the memory
-# budget:
+# First cold throughput: new variants of cached photos, COLD_SECONDS at 2 × cores
+# connections, COLD_ROUNDS runs of a fresh process each. Then SOAK_SECONDS of mixed load
+# (0: none) with RSS and open file descriptors sampled every SAMPLE_SECONDS. Reported: the
+# RSS and fd timeline, the RSS growth after warm-up (mean of the last WINDOW_SECONDS over
+# the mean of the first WINDOW_SECONDS after WARMUP_SECONDS), peak RSS, fds before and
+# after, and the memory budget:
 #
 #   budget = memory cache + the proxy's --memory-budget for decodes + base
 #          = CACHE_MB + DECODE_MB + BASE_MB
 #
-# Checks, on the allocator the project ships (SHIPPED, the Makefile's and the systemd
-# unit's): RSS growth after warm-up < 5 %, peak RSS after warm-up ≤ budget, fds back to
-# their level before the load, the process alive and healthy at the end. Exit 1 when one
-# fails; the other allocators are measured for comparison only. Each allocator's figures go
-# to Benchmarks/results/proxy-soak-<allocator>.json (write_figure in lib.sh).
+# Checks: RSS growth after warm-up < 5 %, peak RSS after warm-up ≤ budget, fds back to
+# their level before the load, the process alive and healthy at the end; exit 1 when one
+# fails. The figure goes to Benchmarks/results/proxy-soak.json (write_figure in lib.sh).
 #
-#   WEBIMAGE=/path/to/release/webimage Benchmarks/proxy/soak.sh    # 9 × 20 s cold, 3 × 10 min soak
-#   SOAK_SECONDS=120 ALLOCATORS="jemalloc arena4" Benchmarks/proxy/soak.sh
+#   WEBIMAGE=/path/to/release/webimage Benchmarks/proxy/soak.sh    # 3 × 20 s cold, 10 min soak
+#   SOAK_SECONDS=120 Benchmarks/proxy/soak.sh                       # a short check
 #
 # Needs wrk, nginx, curl, ss (iproute2) and mate-backgrounds (its photos); as root it installs what is
 # missing with apt-get. Everything runs on 127.0.0.1; every run is bounded; the script
@@ -34,14 +29,10 @@ set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 
-. "$HERE/allocator-settings.sh"   # OWN_SETTING, allocator_env, allocator_description, missing_for_allocators
-
 WEBIMAGE=${WEBIMAGE:-$ROOT/.build/release/webimage}
-ALLOCATORS=${ALLOCATORS:-glibc $OWN_SETTING jemalloc}
-SHIPPED=${SHIPPED:-$OWN_SETTING}           # the allocator the checks apply to (webimage's own setting)
-SOAK_SECONDS=${SOAK_SECONDS:-600}          # mixed load, each allocator
+SOAK_SECONDS=${SOAK_SECONDS:-600}          # mixed load
 COLD_SECONDS=${COLD_SECONDS:-20}           # each cold run
-COLD_ROUNDS=${COLD_ROUNDS:-3}              # cold runs per allocator, interleaved
+COLD_ROUNDS=${COLD_ROUNDS:-3}              # cold runs, a fresh process each
 WARMUP_SECONDS=${WARMUP_SECONDS:-$(( SOAK_SECONDS / 3 ))}  # the memory cache fills in the first minutes
 WINDOW_SECONDS=${WINDOW_SECONDS:-$(( SOAK_SECONDS / 10 > 10 ? SOAK_SECONDS / 10 : 10 ))}
 SAMPLE_SECONDS=${SAMPLE_SECONDS:-2}
@@ -63,7 +54,6 @@ for pair in wrk:wrk nginx:nginx curl:curl ss:iproute2; do
     command -v "${pair%%:*}" >/dev/null || missing+=("${pair#*:}")
 done
 [ -f "$PHOTOS/Aqua.jpg" ] || missing+=(mate-backgrounds)
-missing_for_allocators $ALLOCATORS
 "$ROOT/scripts/install-missing" soak.sh "$INSTALL" ${missing[@]+"${missing[@]}"}
 [ -x "$WEBIMAGE" ] || { echo "soak.sh: no webimage binary at $WEBIMAGE; build one with 'swift build -c release --product webimage' and set WEBIMAGE" >&2; exit 1; }
 
@@ -110,22 +100,24 @@ wait_for "$ORIGIN/photos/Aqua.jpg"
 BUDGET_MB=$(( CACHE_MB + DECODE_MB + BASE_MB ))
 machine() { echo "$(nproc) cores, $(awk '/MemTotal/ { printf "%d GB", $2 / 1048576 }' /proc/meminfo), load average $(cut -d' ' -f1-3 /proc/loadavg)"; }
 echo "soak.sh: $(wc -l < "$WORK/names.txt") photos; proxy --workers $WORKERS --cache-max-memory ${CACHE_MB}M --max-source-resolution $MAX_MP; --memory-budget ${DECODE_MB}M; budget $CACHE_MB + $DECODE_MB + $BASE_MB = $BUDGET_MB MB"
-echo "soak.sh: allocators: $ALLOCATORS; cold ${COLD_SECONDS}s, soak ${SOAK_SECONDS}s (warm-up ${WARMUP_SECONDS}s, windows ${WINDOW_SECONDS}s); $(machine)"
+echo "soak.sh: cold ${COLD_SECONDS}s, soak ${SOAK_SECONDS}s (warm-up ${WARMUP_SECONDS}s, windows ${WINDOW_SECONDS}s); $(machine)"
 
 rss_kb() { awk '/^VmRSS/ { print $2 }' "/proc/$PROXY_PID/status"; }
 fds() { ls "/proc/$PROXY_PID/fd" | wc -l; }
-RESULTS="$WORK/results/allocators.txt"
-: > "$RESULTS"
 FAILED=0
 check() {
     if [ "$2" = 0 ]; then echo "PASS  $1: $3"; else echo "FAIL  $1: $3"; FAILED=$(( FAILED + 1 )); fi
 }
 
-# start_proxy NAME: the proxy with allocator NAME, its originals in its disk cache.
+# The arenas webimage sets itself, read from the header that defines them.
+OWN_ARENAS=$(awk '$1 == "#define" && $2 == "WI_DEFAULT_MALLOC_ARENA_MAX" { print $3 }' \
+    "$ROOT/Sources/CAllocatorDefaults/include/CAllocatorDefaults.h")
+
+# start_proxy NAME: a fresh proxy as shipped (no allocator variable the shell may carry),
+# its originals in its disk cache (cache-NAME).
 start_proxy() {
     local name=$1
-    allocator_env "$name" || exit 1
-    env ${ALLOCATOR_ENV[@]+"${ALLOCATOR_ENV[@]}"} "$WEBIMAGE" serve --bind 127.0.0.1 --port "$PROXY_PORT" --allow-loopback \
+    env -u MALLOC_ARENA_MAX -u MALLOC_ARENA_TEST -u GLIBC_TUNABLES -u LD_PRELOAD "$WEBIMAGE" serve --bind 127.0.0.1 --port "$PROXY_PORT" --allow-loopback \
         --allowed-source "$ORIGIN/" --cache-dir "$WORK/cache-$name" --cache-max-memory "${CACHE_MB}M" \
         --max-source-resolution "$MAX_MP" --workers "$WORKERS" --memory-budget "${DECODE_MB}M" --log-level error >> "$WORK/proxy-$name.log" 2>&1 &
     PROXY_PID=$!
@@ -137,31 +129,30 @@ start_proxy() {
 }
 stop_proxy() { kill -TERM "$PROXY_PID"; wait "$PROXY_PID" 2>/dev/null || true; PROXY_PID=""; }
 
-# cold_round NAME ROUND: one cold-throughput run of a fresh process, into cold.txt.
+# cold_round ROUND: one cold-throughput run of a fresh process, its rate into cold.txt.
 COLD="$WORK/results/cold.txt"
 : > "$COLD"
 cold_round() {
-    start_proxy "$1"
+    start_proxy "cold-$1"
     timeout $(( COLD_SECONDS + 60 )) wrk -t1 -c"$WORKERS" -d"${COLD_SECONDS}s" --timeout 30s -s "$HERE/corpus.lua" "$PROXY" \
-        -- "/insecure/rs:fit:300:300/cb:{id}/plain/$ORIGIN/photos/{name}" "$WORK/names.txt" "$(date +%s)-$1-$2" > "$WORK/results/cold-$1-$2.txt"
+        -- "/insecure/rs:fit:300:300/cb:{id}/plain/$ORIGIN/photos/{name}" "$WORK/names.txt" "$(date +%s)-$1" > "$WORK/results/cold-$1.txt"
     local rate
-    rate=$(awk '/^Requests\/sec:/ { print $2 }' "$WORK/results/cold-$1-$2.txt")
-    echo "cold round $2, $1: $rate variants/s at $WORKERS connections (load average $(cut -d' ' -f1 /proc/loadavg))"
-    echo "$1 $2 $rate" >> "$COLD"
+    rate=$(awk '/^Requests\/sec:/ { print $2 }' "$WORK/results/cold-$1.txt")
+    echo "cold round $1: $rate variants/s at $WORKERS connections (load average $(cut -d' ' -f1 /proc/loadavg))"
+    echo "$rate" >> "$COLD"
     stop_proxy
 }
-cold_rates() { awk -v n="$1" '$1 == n { printf "%s%s", sep, $3; sep = " / " }' "$COLD"; }
-cold_mean() { awk -v n="$1" '$1 == n { s += $3; c++ } END { printf "%.1f", (c ? s / c : 0) }' "$COLD"; }
 
-run_allocator() {
-    local name=$1
+soak() {
+    local name=soak
     echo
-    echo "== $name ($(machine))"
+    echo "== soak ($(machine))"
     start_proxy "$name"
     local idle_rss idle_fds
     idle_rss=$(rss_kb); idle_fds=$(fds)
-    local cold_rate
-    cold_rate=$(cold_mean "$name")
+    local cold_rate cold_rates
+    cold_rate=$(awk '{ s += $1; c++ } END { printf "%.1f", (c ? s / c : 0) }' "$COLD")
+    cold_rates=$(awk '{ printf "%s%s", sep, $1; sep = " / " }' "$COLD")
 
     # The soak: wrk, a curl loop that hangs up 50 ms into cold variants, the sampler.
     local samples="$WORK/results/samples-$name.txt" start
@@ -215,47 +206,22 @@ run_allocator() {
     read -r first last growth peak fdmax <<< "$stats"
     echo "RSS: idle $(( idle_rss / 1024 )) MB; after warm-up $(( first / 1024 )) MB, at the end $(( last / 1024 )) MB: growth $growth %; peak after warm-up $(( peak / 1024 )) MB (VmHWM $(( hwm / 1024 )) MB); budget $BUDGET_MB MB"
     echo "fds: $idle_fds before the load, at most $fdmax during it, $after_fds after it (besides $pooled idle connections to the origin kept for reuse)"
-    echo "$name cold=$cold_rate soak_rate=$rate first_mb=$(( first / 1024 )) last_mb=$(( last / 1024 )) growth=$growth peak_mb=$(( peak / 1024 )) hwm_mb=$(( hwm / 1024 )) idle_mb=$(( idle_rss / 1024 )) fds=$idle_fds/$fdmax/$after_fds alive=$alive" >> "$RESULTS"
-    local failed_before=$FAILED
-    if [ "$name" = "$SHIPPED" ]; then
-        check "$name: RSS growth after warm-up < 5 %" "$(awk -v g="$growth" 'BEGIN { print (g < 5 ? 0 : 1) }')" "$growth % ($(( first / 1024 )) → $(( last / 1024 )) MB)"
-        check "$name: peak RSS after warm-up within the budget" "$([ $(( peak / 1024 )) -le "$BUDGET_MB" ] && echo 0 || echo 1)" "$(( peak / 1024 )) MB ≤ $BUDGET_MB MB"
-        check "$name: fds back to their level before the load" "$([ "$after_fds" -le $(( idle_fds + 2 )) ] && echo 0 || echo 1)" "$idle_fds before, $after_fds after"
-        check "$name: alive and healthy after the soak" "$([ "$alive" = 1 ] && [ "${errors:-0}" = 0 ] && echo 0 || echo 1)" "health $alive, socket errors ${errors:-0}"
-    fi
-    # The figure, Benchmarks/results/proxy-soak-<allocator>.json; the checks are its target
-    # for the shipped allocator only.
-    local described target="—" met="—" span="$SOAK_SECONDS s"
-    described=$(allocator_description "$name")
+    check "RSS growth after warm-up < 5 %" "$(awk -v g="$growth" 'BEGIN { print (g < 5 ? 0 : 1) }')" "$growth % ($(( first / 1024 )) → $(( last / 1024 )) MB)"
+    check "peak RSS after warm-up within the budget" "$([ $(( peak / 1024 )) -le "$BUDGET_MB" ] && echo 0 || echo 1)" "$(( peak / 1024 )) MB ≤ $BUDGET_MB MB"
+    check "fds back to their level before the load" "$([ "$after_fds" -le $(( idle_fds + 2 )) ] && echo 0 || echo 1)" "$idle_fds before, $after_fds after"
+    check "alive and healthy after the soak" "$([ "$alive" = 1 ] && [ "${errors:-0}" = 0 ] && echo 0 || echo 1)" "health $alive, socket errors ${errors:-0}"
+    local span="$SOAK_SECONDS s"
     [ $(( SOAK_SECONDS % 60 )) != 0 ] || span="$(( SOAK_SECONDS / 60 )) minutes"
-    if [ "$name" = "$SHIPPED" ]; then
-        target="growth < 5 %, peak ≤ the budget, fds back to their level"
-        met=$([ "$FAILED" = "$failed_before" ] && echo yes || echo no)
-    fi
-    write_figure "proxy-soak-$name" "proxy soak, $span of mixed load, $described" \
-        "RSS $(( first / 1024 )) → $(( last / 1024 )) MB after warm-up ($growth % growth), peak $(( peak / 1024 )) MB (VmHWM $(( hwm / 1024 )) MB), idle $(( idle_rss / 1024 )) MB; fds $idle_fds / $fdmax / $after_fds; $rate requests/s; cold variants $cold_rate/s ($(cold_rates "$name"))" \
-        "" "memory budget $BUDGET_MB MB" "$target" "$met"
+    write_figure proxy-soak "proxy soak, $span of mixed load, as shipped (glibc malloc with the $OWN_ARENAS arenas \`webimage\` sets)" \
+        "RSS $(( first / 1024 )) → $(( last / 1024 )) MB after warm-up ($growth % growth), peak $(( peak / 1024 )) MB (VmHWM $(( hwm / 1024 )) MB), idle $(( idle_rss / 1024 )) MB; fds $idle_fds / $fdmax / $after_fds; $rate requests/s; cold variants $cold_rate/s ($cold_rates)" \
+        "" "memory budget $BUDGET_MB MB" "growth < 5 %, peak ≤ the budget, fds back to their level" "$([ "$FAILED" = 0 ] && echo yes || echo no)"
 }
 
 echo
-echo "== cold throughput, $COLD_ROUNDS interleaved rounds"
-for round in $(seq 1 "$COLD_ROUNDS"); do
-    for allocator in $ALLOCATORS; do cold_round "$allocator" "$round"; done
-done
-if [ "$SOAK_SECONDS" -gt 0 ]; then
-    for allocator in $ALLOCATORS; do run_allocator "$allocator"; done
-fi
-
-echo
-echo "== summary ($(machine))"
-printf '| %-9s | %-14s | %-12s | %-22s | %-9s | %-14s | %-8s | %-12s |\n' allocator "cold req/s" "soak req/s" "RSS after warm-up → end" growth "peak (VmHWM)" "idle" "fds b/max/a"
-printf '| %-9s | %-14s | %-12s | %-22s | %-9s | %-14s | %-8s | %-12s |\n' --- --- --- --- --- --- --- ---
-for allocator in $ALLOCATORS; do
-    grep -q "^$allocator " "$RESULTS" || echo "$allocator cold=$(cold_mean "$allocator")" >> "$RESULTS"
-done
-awk '{ for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-       printf "| %-9s | %-14s | %-12s | %-22s | %-9s | %-14s | %-8s | %-12s |\n", $1, v["cold"], v["soak_rate"], v["first_mb"] " → " v["last_mb"] " MB", v["growth"] " %", v["peak_mb"] " (" v["hwm_mb"] ") MB", v["idle_mb"] " MB", v["fds"] }' "$RESULTS"
-for allocator in $ALLOCATORS; do echo "cold variants/s, $allocator, per round: $(cold_rates "$allocator")"; done
+echo "== cold throughput, $COLD_ROUNDS runs"
+for round in $(seq 1 "$COLD_ROUNDS"); do cold_round "$round"; done
+[ "$SOAK_SECONDS" -le 0 ] || soak
+echo "cold variants/s per run: $(awk '{ printf "%s%s", sep, $1; sep = " / " }' "$COLD")"
 echo "budget: $CACHE_MB MB memory cache + $DECODE_MB MB for decodes (--memory-budget) + $BASE_MB MB base = $BUDGET_MB MB"
 echo "soak.sh: $FAILED failed check(s)"
 [ "$FAILED" = 0 ]

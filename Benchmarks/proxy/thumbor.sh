@@ -5,9 +5,8 @@
 # as JPEG at each server's default quality. For each concurrency, a fresh process of each
 # server under wrk; reported per server: answered 200s a second, the peak RSS of the whole
 # server (thumbor: its process tree), CPU seconds a request, and the ratios
-# webimage/thumbor; with webimage's stated memory budget. The figures also go to
-# results.json in the work directory (RESULTS: another path), and the stated one per
-# concurrency to Benchmarks/results/proxy-thumbor-c<c>.json. See README.md in this folder.
+# webimage/thumbor; with webimage's stated memory budget. The figure of each concurrency
+# goes to Benchmarks/results/proxy-thumbor-c<c>.json. See README.md in this folder.
 #
 #   Benchmarks/proxy/thumbor.sh
 #   DURATION=10s CONCURRENCIES=2 WEBIMAGE=/path/to/webimage Benchmarks/proxy/thumbor.sh
@@ -33,7 +32,6 @@ PYTHON=${PYTHON:-python3}                  # makes the virtual environment
 INSTALL=${INSTALL:-1}                      # 0: never apt-get install, only report what is missing
 WORK=${WORK:-$(mktemp -d "${TMPDIR:-/tmp}/webimage-thumbor-bench.XXXXXX")}
 KEEP=${KEEP:-0}                            # 1: keep $WORK (photos, caches, logs, wrk output)
-RESULTS=${RESULTS:-$WORK/results.json}     # the figures as JSON (in $WORK: removed on exit unless KEEP=1)
 
 read -r ORIGIN_PORT WEBIMAGE_PORT THUMBOR_PORT <<< "$PORTS"
 [ -n "$THUMBOR_PORT" ] || { echo "thumbor.sh: PORTS needs three ports: origin, webimage, thumbor" >&2; exit 1; }
@@ -296,49 +294,16 @@ awk -v hz="$CLK_TCK" '
         print "non-200: answers other than 200 plus socket errors (wrk output in the work directory)"
     }' "$FIGURES"
 
-# $RESULTS: one object per figure; a webimage figure has thumbor's as its baseline
-# and the ratio webimage/thumbor; the budget line has the budget as the baseline of
-# webimage's peak RSS.
-"$VENV/bin/python" - "$FIGURES" "$RESULTS" "$CLK_TCK" "$(nproc)" "$CPU_MODEL" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$COMMAND" \
-    "$HERE/../tools/figure" "$(wc -l < "$WORK/names.txt")" "$DURATION" "${THUMBOR_PILLOW% *}" <<'EOF'
-import json, runpy, sys
-figures_path, out_path, hz, cores, cpu_model, date, command, figure_tool, photos, duration, thumbor = sys.argv[1:]
+# The figure of each concurrency, Benchmarks/results/proxy-thumbor-c<c>.json (tools/figure).
+"$VENV/bin/python" - "$FIGURES" "$CLK_TCK" "$COMMAND" "$HERE/../tools/figure" "$(wc -l < "$WORK/names.txt")" "$DURATION" "${THUMBOR_PILLOW% *}" <<'EOF'
+import runpy, sys
+figures_path, hz, command, figure_tool, photos, duration, thumbor = sys.argv[1:]
 values, concurrencies = {}, []
 for line in open(figures_path):
     server, c, name, value = line.split()
     values[server, c, name] = float(value)
     if c not in concurrencies:
         concurrencies.append(c)
-machine = {"nproc": int(cores), "cpu": cpu_model}
-figures = []
-def add(name, value, unit, baseline=None):
-    ratio = value / baseline if baseline else None
-    figures.append({"name": name, "value": round(value, 6), "unit": unit,
-                    "baseline": None if baseline is None else round(baseline, 6),
-                    "ratio": None if ratio is None else round(ratio, 4),
-                    "machine": machine, "date": date, "command": command})
-for c in concurrencies:
-    per = {}
-    for server in ("thumbor", "webimage"):
-        get = lambda name: values.get((server, c, name), 0.0)
-        ok = get("ok")
-        per[server] = {
-            "cold requests/s": (ok / get("seconds") if get("seconds") else 0.0, "requests/s"),
-            "peak RSS": (get("peak_rss_kb") / 1024, "MB"),
-            "VmHWM summed over processes": (get("hwm_kb") / 1024, "MB"),
-            "CPU per request": (get("cpu_ticks") / float(hz) / ok if ok else 0.0, "s"),
-            "non-200 answers and socket errors": (get("non200") + get("socket_errors"), "requests"),
-        }
-    for name, (value, unit) in per["thumbor"].items():
-        add(f"thumbor c={c} {name}", value, unit)
-    for name, (value, unit) in per["webimage"].items():
-        add(f"webimage c={c} {name}", value, unit, per["thumbor"][name][0])
-    budget = values.get(("webimage", c, "budget_bytes"), 0.0) / 1048576
-    add(f"webimage c={c} peak RSS against its memory budget", per["webimage"]["peak RSS"][0], "MB", budget)
-with open(out_path, "w") as out:
-    json.dump(figures, out, indent=1, ensure_ascii=False)
-    out.write("\n")
-# The stated figure per concurrency, Benchmarks/results/proxy-thumbor-c<c>.json (tools/figure).
 write_figure = runpy.run_path(figure_tool)["write"]
 for c in concurrencies:
     get = lambda server, name: values.get((server, c, name), 0.0)
@@ -358,7 +323,3 @@ for c in concurrencies:
     })
     print(f"figure: {path}")
 EOF
-case $RESULTS in
-    "$WORK"/*) [ "$KEEP" = 1 ] && echo "results: $RESULTS" || echo "results: $RESULTS (removed on exit: KEEP=1 keeps it, RESULTS=<path> writes it elsewhere)" ;;
-    *) echo "results: $RESULTS" ;;
-esac

@@ -1,7 +1,7 @@
 /*
  * The baseline of pipeline.sh's photo case: libvips called directly, no proxy.
  *
- *   vips_baseline [--proxy-sequence] [--images N] THREADS SECONDS WIDTH HEIGHT QUALITY FILE...
+ *   vips_baseline THREADS SECONDS WIDTH HEIGHT QUALITY FILE...
  *
  * Reads every FILE into memory once, then runs THREADS threads for SECONDS seconds; each
  * loops over the files (thread t starts at file t) doing what the proxy does for
@@ -14,25 +14,18 @@
  * (the encoder settings of the proxy's JPEG answer: wi_jpegsave in Sources/CVips/shim.h,
  * metadata stripped, Huffman tables optimised, not interlaced).
  *
- * With --proxy-sequence, the same pixel work in the order of the libvips calls the proxy
- * makes (proxy_sequence.h lists them), still without the server's HTTP, caches, disk and
- * threads.
- *
- * With --images N, the threads make N images in all (SECONDS still bounds the run), taking
- * the files in turn from one shared count: image i is file i mod FILES, so that with N a
- * multiple of FILES every file is made as often as the others, whatever the threads' pace.
- *
- * libvips is set up as WebImage sets it up (proxy_sequence.h, setup_libvips_as_webimage).
+ * libvips is set up as WebImage sets it up (wi_vips_init in Sources/CVips/shim.h):
+ * operation cache off, one worker thread per image, untrusted loaders blocked, orc vector
+ * code on (VIPS_NOVECTOR=1 turns it off); pipeline.sh builds it with WebImage's orc code
+ * lock, as `webimage` is.
  *
  * Prints one line of `key=value` pairs: images, seconds, images_per_s, errors,
  * out_bytes (mean output size), cpu_ms_per_image (the process's user + system CPU time
  * while the threads ran, per image), vmhwm_kb (the process's peak resident memory),
  * vector (1 when libvips ran its orc vector code).
- *
- * Build: cc -O2 -o vips_baseline vips_baseline.c ../../Sources/COrcCodeLock/orc_code_lock.c
- *          -I ../../Sources/COrcCodeLock/include $(pkg-config --cflags --libs vips) -pthread
  */
-#include "proxy_sequence.h"
+#include <vips/vips.h>
+#include <vips/vector.h>
 
 #include <pthread.h>
 #include <sys/resource.h>
@@ -50,9 +43,6 @@ static Source *sources;
 static int source_count;
 static int width, height, quality;
 static double deadline;
-static int proxy_sequence;
-static long image_budget;  /* --images: images to make in all; 0: as many as SECONDS allow */
-static long images_taken;
 
 typedef struct {
     int index;
@@ -72,19 +62,13 @@ static void *work(void *argument) {
     Worker *worker = argument;
     int next = worker->index % source_count;
     while (now() < deadline) {
-        if (image_budget) {
-            long taken = __atomic_fetch_add(&images_taken, 1, __ATOMIC_RELAXED);
-            if (taken >= image_budget) break;
-            next = (int)(taken % source_count);
-        }
         const Source *source = &sources[next];
         next = (next + 1) % source_count;
         VipsImage *thumbnail = NULL;
         void *buffer = NULL;
         size_t length = 0;
-        int failed = proxy_sequence ? thumbnail_as_proxy(source->data, source->size, width, height, &thumbnail)
-                                    : vips_thumbnail_buffer(source->data, source->size, &thumbnail, width, "height", height, NULL);
-        if (failed || jpeg_as_proxy(thumbnail, quality, &buffer, &length)) {
+        if (vips_thumbnail_buffer(source->data, source->size, &thumbnail, width, "height", height, NULL) ||
+            vips_jpegsave_buffer(thumbnail, &buffer, &length, "Q", quality, "strip", TRUE, "optimize_coding", TRUE, NULL)) {
             worker->errors++;
             fprintf(stderr, "vips_baseline: %s\n", vips_error_buffer());
             vips_error_clear();
@@ -124,24 +108,8 @@ static long vmhwm_kb(void) {
 }
 
 int main(int argc, char **argv) {
-    /* Options before the positional arguments. */
-    while (argc > 1 && strncmp(argv[1], "--", 2) == 0) {
-        int used = 1;
-        if (strcmp(argv[1], "--proxy-sequence") == 0) {
-            proxy_sequence = 1;
-        } else if (strcmp(argv[1], "--images") == 0 && argc > 2) {
-            image_budget = atol(argv[2]);
-            used = 2;
-        } else {
-            fprintf(stderr, "vips_baseline: unknown option %s\n", argv[1]);
-            return 2;
-        }
-        argv[used] = argv[0];
-        argv += used;
-        argc -= used;
-    }
     if (argc < 7) {
-        fprintf(stderr, "usage: %s [--proxy-sequence] [--images N] THREADS SECONDS WIDTH HEIGHT QUALITY FILE...\n", argv[0]);
+        fprintf(stderr, "usage: %s THREADS SECONDS WIDTH HEIGHT QUALITY FILE...\n", argv[0]);
         return 2;
     }
     int threads = atoi(argv[1]);
@@ -149,12 +117,18 @@ int main(int argc, char **argv) {
     width = atoi(argv[3]);
     height = atoi(argv[4]);
     quality = atoi(argv[5]);
-    if (threads < 1 || threads > 256 || seconds <= 0 || seconds > 3600 || width < 1 || height < 1 || image_budget < 0) {
+    if (threads < 1 || threads > 256 || seconds <= 0 || seconds > 3600 || width < 1 || height < 1) {
         fprintf(stderr, "vips_baseline: bad arguments\n");
         return 2;
     }
 
-    setup_libvips_as_webimage(argv[0]);
+    g_setenv("VIPS_WARNING", "0", FALSE);
+    if (VIPS_INIT(argv[0])) vips_error_exit(NULL);
+    vips_cache_set_max(0);
+    vips_cache_set_max_mem(0);
+    vips_cache_set_max_files(0);
+    vips_concurrency_set(1);
+    vips_block_untrusted_set(TRUE);
 
     source_count = argc - 6;
     sources = calloc((size_t)source_count, sizeof *sources);

@@ -101,23 +101,7 @@ let benchmarks: @Sendable () -> Void = {
             baseline: "`vips_thumbnail_buffer`"
         )
     )
-    // 2. The same with only `context.transformer` set: the manager asks the transformer for
-    //    a shrink-on-load box and decodes into it.
-    pairBenchmark(
-        "Resize-fill 12 MP JPEG → 400×300 (transformer only: shrink-on-load box + ResizeTransformer) vs vips_thumbnail_buffer",
-        ours: .resizeFillTransformerOnlyWebImage, theirs: .resizeFillDirect, runs: 4
-    )
-    // 3. For reference: a full 12 MP decode, then the transformer.
-    pairBenchmark(
-        "Resize-fill 12 MP JPEG → 400×300 (full decode + ResizeTransformer) vs vips_thumbnail_buffer",
-        ours: .resizeFillFullDecodeWebImage, theirs: .resizeFillDirect, runs: 1, maxDuration: 8
-    )
-    // 4. The transformer alone: the 12 MP JPEG decoded in memory → 400 × 300 fill.
-    pairBenchmark(
-        "Resize-fill 12 MP decoded in memory → 400×300: ResizeTransformer vs vips_thumbnail_image",
-        ours: .resizeMemoryWebImage, theirs: .resizeMemoryDirect, runs: 2
-    )
-    // 5. Gaussian blur, sigma 5, of 1 MP RGB in memory.
+    // 2. Gaussian blur, sigma 5, of 1 MP RGB in memory.
     pairBenchmark(
         "Blur sigma 5, 1 MP RGB in memory: BlurTransformer vs vips_gaussblur",
         ours: .blurWebImage, theirs: .blurDirect, runs: 4,

@@ -138,7 +138,9 @@ func variant(_ gif: Data, throughManager: Bool) async throws -> (residentGrowth:
             config.shouldCacheImagesInMemory = false
             defer { try? FileManager.default.removeItem(atPath: config.rootDirectory) }
             let manager = ImageManager(cache: ImageCache(config: config), loader: loader)
-            let request = VariantRequest(url: url, transformer: resize, encoding: VariantEncoding(format: .fixed(.gif)))
+            var request = ImageRequest(url: url)
+            request.processing.transformer = resize
+            request.output = .encoded(VariantEncoding(format: .fixed(.gif)), passthrough: .never)
             output = try await manager.loadVariant(request).variant.count
         } else {
             let decoded = try VipsCoder.shared.decode(gif)

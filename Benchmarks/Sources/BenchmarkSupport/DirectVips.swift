@@ -54,15 +54,6 @@ public enum DirectVips {
         return length
     }
 
-    /// The proxy's libvips calls for a `width`×`height` fit as JPEG, with the file work of a
-    /// cold variant of a cached original: `source` read into a new buffer, the JPEG written
-    /// to `output` through a temporary file renamed into place.
-    public static func sequenceJPEGWithFiles(source: String, output: String, width: Int, height: Int, quality: Int) throws {
-        guard bl_sequence_jpeg_with_files(source, output, Int32(width), Int32(height), Int32(quality)) == 0 else {
-            throw Failure(description: "the proxy's calls with files, \(source) to \(output): \(lastError())")
-        }
-    }
-
     /// Runs a libvips wrapper on `data`'s bytes; the size it wrote out, or its error.
     private static func outputSize(
         of operation: String, on data: Data,

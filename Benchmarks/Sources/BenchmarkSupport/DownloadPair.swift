@@ -5,9 +5,9 @@ import NIOPosix
 import Synchronization
 import WebImage
 
-/// The download pair of the loading benchmarks: `transfers` distinct URLs of an
+/// The download pair of `LoadingProfile compare`: `transfers` distinct URLs of an
 /// ``HTTPBenchServer`` fetched `concurrency` at a time, by `ImageDownloader.load` and by
-/// AsyncHTTPClient used directly. Shared by `LoadingBenchmarks` and `LoadingProfile`.
+/// AsyncHTTPClient used directly.
 ///
 /// The two sides do the same work: the same client configuration (the one
 /// `ImageDownloader.init` builds: singleton event loop group, no redirects, no

@@ -2,12 +2,11 @@ import Foundation
 import Synchronization
 import WebImage
 
-/// The pinned-connection pair of the loading benchmarks: `transfers` distinct URLs of an
+/// The pinned-connection pair of `LoadingProfile pinned`: `transfers` distinct URLs of an
 /// ``HTTPBenchServer`` fetched `concurrency` at a time by two `ImageDownloader`s with the
 /// default settings, one naming the server `localhost` and pinning every hop to 127.0.0.1
 /// with `DownloaderConfig.hopAddress` (as the image proxy pins each hop to the address its
 /// source guard approved), the other naming it by its IP literal, without the hook.
-/// Shared by `LoadingBenchmarks` and `LoadingProfile`.
 ///
 /// The hook answers at once (no DNS lookup: that is the guard's cost, not the
 /// connection's), so the pair measures what pinning costs a transfer: the hook's call, the

@@ -6,25 +6,16 @@ import WebImage
 /// the same cases.
 public enum TransformCase: String, CaseIterable, Sendable {
     /// The 12 MP JPEG's bytes to a 400 × 300 centred fill, the way `ImageManager` does it
-    /// for `context.thumbnailPixelSize = 400×300` with `context.transformer =
+    /// for `processing.thumbnailPixelSize = 400×300` with `processing.transformer =
     /// ResizeTransformer(size: 400×300, mode: .fill)`: `VipsCoder.decode` with the
     /// thumbnail box (JPEG shrink-on-load), then the transformer.
     case resizeFillWebImage = "resize-fill-webimage"
     /// `vips_thumbnail_buffer(…, 400, "height", 300, "crop", CENTRE)` + `vips_image_copy_memory`.
     case resizeFillDirect = "resize-fill-direct"
-    /// The same fill with only `context.transformer` set, as `ImageManager` does it: the
+    /// The same fill with only `processing.transformer` set, as `ImageManager` does it: the
     /// header read, the transformer's `shrinkOnLoadSize` (400 × 400 here), a decode into
     /// that box (JPEG shrink-on-load), then the transformer finishes the fill.
     case resizeFillTransformerOnlyWebImage = "resize-fill-transformer-only-webimage"
-    /// For reference, the fill without shrink-on-load: the 12 MP JPEG decoded at full
-    /// size, then the transformer resamples it.
-    case resizeFillFullDecodeWebImage = "resize-fill-full-decode-webimage"
-    /// `ResizeTransformer(400×300, .fill)` of the 12 MP JPEG already decoded in full
-    /// (`VipsCoder.decode`): what the manager does with a decoded image in memory.
-    case resizeMemoryWebImage = "resize-memory-webimage"
-    /// `vips_thumbnail_image(…, 400, "height", 300, "crop", CENTRE)` + `vips_image_copy_memory`
-    /// of the same JPEG decoded in full by libvips (`access=sequential` + `vips_image_copy_memory`).
-    case resizeMemoryDirect = "resize-memory-direct"
     /// `BlurTransformer(sigma: 5)` of a 1 MP RGB image already in memory (made from pixels).
     case blurWebImage = "blur-webimage"
     /// `vips_gaussblur(…, 5)` + `vips_image_copy_memory` of the same pixels in memory.
@@ -42,20 +33,14 @@ public enum TransformCase: String, CaseIterable, Sendable {
     private static let pixels1MP = Fixtures.pixels(width: 1000, height: 1000, seed: 0x5EED_0100, grain: 16)
 
     // Each input is made on first use, so a process builds only what its cases need.
-    // A decoded image, not one made from pixels: libvips' thumbnail of a
-    // `vips_image_new_from_memory_copy` image of the same pixels took 5–6× as long.
-    private static let webImage12MP = try! VipsCoder.shared.decode(Fixtures.jpeg12MP)
-    private static let direct12MP = try! DirectVipsImage(decoding: Fixtures.jpeg12MP)
     private static let webImage1MP = try! Image(pixels: pixels1MP, width: 1000, height: 1000, channels: 3)
     private static let direct1MP = try! DirectVipsImage(pixels: pixels1MP, width: 1000, height: 1000, channels: 3)
 
     /// The case this one is compared with (WebImage's side ↔ libvips').
     public var counterpart: TransformCase {
         switch self {
-        case .resizeFillWebImage, .resizeFillTransformerOnlyWebImage, .resizeFillFullDecodeWebImage: .resizeFillDirect
+        case .resizeFillWebImage, .resizeFillTransformerOnlyWebImage: .resizeFillDirect
         case .resizeFillDirect: .resizeFillWebImage
-        case .resizeMemoryWebImage: .resizeMemoryDirect
-        case .resizeMemoryDirect: .resizeMemoryWebImage
         case .blurWebImage: .blurDirect
         case .blurDirect: .blurWebImage
         }
@@ -91,12 +76,6 @@ public enum TransformCase: String, CaseIterable, Sendable {
             try DirectVips.thumbnailFill(Fixtures.jpeg12MP, width: Self.fillSize.width, height: Self.fillSize.height)
         case .resizeFillTransformerOnlyWebImage:
             try Self.resizeAsTheManagerDoes(Fixtures.jpeg12MP).pixelSize
-        case .resizeFillFullDecodeWebImage:
-            try Self.resize.transform(VipsCoder.shared.decode(Fixtures.jpeg12MP)).pixelSize
-        case .resizeMemoryWebImage:
-            try Self.resize.transform(Self.webImage12MP).pixelSize
-        case .resizeMemoryDirect:
-            try Self.direct12MP.thumbnailFill(width: Self.fillSize.width, height: Self.fillSize.height)
         case .blurWebImage:
             try Self.blur.transform(Self.webImage1MP).pixelSize
         case .blurDirect:
@@ -104,7 +83,7 @@ public enum TransformCase: String, CaseIterable, Sendable {
         }
     }
 
-    /// What `ImageManager` does for a request whose context has only a transformer: read
+    /// What `ImageManager` does for a request with a transformer and no thumbnail size: read
     /// the header, ask the transformer for a shrink-on-load box, decode into it, transform.
     static func resizeAsTheManagerDoes(_ data: Data) throws -> Image {
         let info = try VipsCoder.shared.inspect(data, limits: .default)

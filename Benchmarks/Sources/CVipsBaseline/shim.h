@@ -11,9 +11,6 @@
 
 #include <vips/vips.h>
 
-// The proxy's libvips calls, shared with the C references of proxy/pipeline.sh.
-#include "../../proxy/proxy_sequence.h"
-
 /// Starts libvips with the process settings WebImage uses (no operation cache, one
 /// worker thread per image, untrusted loaders blocked). Safe to call more than once,
 /// and alongside WebImage's own start-up. Returns 0 on success.
@@ -96,31 +93,8 @@ static inline void *bl_image_from_pixels(const void *pixels, size_t size, int wi
     return image;
 }
 
-/// The full decode of an encoded image (`vips_image_new_from_buffer` with
-/// `access=sequential`, then `vips_image_copy_memory`), kept in memory; NULL on failure.
-/// Release it with `bl_unref`.
-static inline void *bl_decode_to_memory(const void *buf, size_t len) {
-    VipsImage *image = vips_image_new_from_buffer(buf, len, "", "access", VIPS_ACCESS_SEQUENTIAL, NULL);
-    if (!image) return NULL;
-    VipsImage *memory = vips_image_copy_memory(image);
-    g_object_unref(image);
-    return memory;
-}
-
-/// The width and height of an image made here.
-static inline int bl_width(void *image) { return vips_image_get_width((VipsImage *)image); }
-static inline int bl_height(void *image) { return vips_image_get_height((VipsImage *)image); }
-
-/// Drops a reference taken by `bl_image_from_pixels` or `bl_decode_to_memory`.
+/// Drops a reference taken by `bl_image_from_pixels`.
 static inline void bl_unref(void *image) { g_object_unref(image); }
-
-/// `vips_thumbnail_image(in, &out, width, "height", height, "crop", VIPS_INTERESTING_CENTRE,
-/// NULL)` of an image already in memory, then `vips_image_copy_memory(out)`.
-static inline int bl_thumbnail_fill_image(void *image, int width, int height, int *out_width, int *out_height) {
-    VipsImage *out = NULL;
-    if (vips_thumbnail_image((VipsImage *)image, &out, width, "height", height, "crop", VIPS_INTERESTING_CENTRE, NULL)) return -1;
-    return bl_finish(out, out_width, out_height);
-}
 
 /// `vips_gaussblur(in, &out, sigma, NULL)` of an image already in memory, then
 /// `vips_image_copy_memory(out)`.
@@ -132,13 +106,5 @@ static inline int bl_gaussblur(void *image, double sigma, int *out_width, int *o
 
 /// The libvips error buffer as text (owned by libvips; copy it before the next call).
 static inline const char *bl_error(void) { return vips_error_buffer(); }
-
-/// The proxy's calls with the file work of a cold variant of a cached original
-/// (proxy_sequence.h, variant_with_files). Returns 0 on success.
-static inline int bl_sequence_jpeg_with_files(
-    const char *source_path, const char *output_path, int width, int height, int quality
-) {
-    return variant_with_files(source_path, output_path, width, height, quality, NULL, NULL);
-}
 
 #endif

@@ -1,16 +1,14 @@
-// The download pair of LoadingBenchmarks (BenchmarkSupport/DownloadPair) without the
-// benchmark harness or its malloc interposer, for profilers and for quick A/B runs:
+// The loading pairs outside the benchmark harness and its malloc interposer, in
+// interleaved A/B rounds (and one side alone, for profilers): ImageDownloader against
+// AsyncHTTPClient used directly (BenchmarkSupport/DownloadPair), a host pinned by
+// hopAddress against its IP literal, and memory hits through ImageManager against a bare
+// lookup:
 //
 //   swift build -c release --product LoadingProfile
 //   .build/release/LoadingProfile compare 20 [-v]     # interleaved A/B rounds, medians (-v: every round)
-//   .build/release/LoadingProfile three 30            # the pair plus a second AsyncHTTPClient client:
-//                                                      # how far two identical clients differ in one process
-//   .build/release/LoadingProfile shared 30           # both sides on the downloader's own client (same connections)
-//   .build/release/LoadingProfile webimage 10         # only one side (CPU, page faults), for perf
-//   .build/release/LoadingProfile chunks              # how AsyncHTTPClient splits a 100 KB body
+//   .build/release/LoadingProfile webimage 10         # only one side (webimage | direct), for perf
 //   .build/release/LoadingProfile pinned 20           # `localhost` pinned by hopAddress vs `127.0.0.1`
 //                                                      # (BenchmarkSupport/PinnedDownloadPair), interleaved
-//   .build/release/LoadingProfile pinned-only 20      # one side of that pair (pinned-only | literal-only)
 //   perf record -g .build/release/LoadingProfile webimage 20
 //   .build/release/LoadingProfile hits callback 1000   # memory hits through the manager (callback |
 //                                                      # async | lookup | shape), rounds of 1,000 calls, for perf
@@ -23,7 +21,6 @@
 // incremental release build may keep objects compiled against the old API, which crash.
 //
 // Each round is 1,000 distinct 100 KB downloads, 6 at a time; both sides are warmed first.
-import AsyncHTTPClient
 import BenchmarkSupport
 @_spi(Benchmarking) import WebImage
 import Foundation
@@ -32,13 +29,6 @@ func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
     guard !sorted.isEmpty else { return .nan }
     return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-}
-
-/// Minor page faults of the process so far (fresh pages touched: a sign of allocator churn).
-func minorFaults() -> Int {
-    var usage = rusage()
-    getrusage(RUSAGE_SELF.rawValue, &usage)
-    return usage.ru_minflt
 }
 
 func timed(_ body: () async throws -> Int, expected: Int) async throws -> TimeSample {
@@ -74,7 +64,7 @@ func shapeOnlyLoad(
     return handle
 }
 
-/// Memory hits as LoadingBenchmarks makes them: a manager whose memory holds one 64 × 64
+/// Memory hits: a manager whose memory holds one 64 × 64
 /// image, asked `rounds` × 1,000 times in the `form` given; prints the time a call.
 func memoryHits(form: String, rounds: Int) async throws {
     var config = CacheConfig()
@@ -185,19 +175,6 @@ if mode == "hits" {
 }
 let rounds = arguments.dropFirst().first.flatMap { Int($0) } ?? 10
 let verbose = arguments.contains("-v")
-if mode == "pinned-only" || mode == "literal-only" {
-    let pinnedPair = PinnedDownloadPair(server: try HTTPBenchServer())
-    let expected = pinnedPair.transfers * pinnedPair.server.bodySize
-    try await pinnedPair.warmUp()
-    let side = mode == "pinned-only" ? pinnedPair.pinnedRound : pinnedPair.literalRound
-    var samples: [TimeSample] = []
-    for _ in 0..<rounds { samples.append(try await timed(side, expected: expected)) }
-    print(String(
-        format: "%@: %d rounds, median %.1f ms wall, %.1f ms CPU", mode, rounds,
-        median(samples.map(\.wall)) * 1000, median(samples.map(\.cpu)) * 1000
-    ))
-    exit(0)
-}
 if mode == "pinned" {
     // Interleaved rounds of the two sides of the pinned pair; medians.
     let pinnedPair = PinnedDownloadPair(server: try HTTPBenchServer())
@@ -247,17 +224,8 @@ let expected = pair.transfers * pair.server.bodySize
 try await pair.warmUp()
 
 switch mode {
-case "compare", "shared":
-    // `shared`: the direct side uses the downloader's own client (the same pool, the same
-    // connections), so that connection placement cannot differ between the sides.
-    let direct: @Sendable () async throws -> Int
-    if mode == "shared" {
-        let client = pair.downloader.httpClient
-        direct = { try await pair.directRound(using: client) }
-        _ = try await direct()
-    } else {
-        direct = pair.directRound
-    }
+case "compare":
+    let direct: @Sendable () async throws -> Int = pair.directRound
     var ours: [TimeSample] = [], theirs: [TimeSample] = []
     var wallRatios: [Double] = [], cpuRatios: [Double] = []
     for round in 0..<rounds {
@@ -289,71 +257,22 @@ case "compare", "shared":
         format: "ImageDownloader / AsyncHTTPClient over %d rounds: wall %.3f× (%.0f %% of the MB/s), CPU %.3f×",
         rounds, median(wallRatios), 100 / median(wallRatios), median(cpuRatios)
     ))
-    if mode == "compare" {
-        let share = 1 / median(wallRatios)
-        BenchmarkFigure.write([BenchmarkFigure(
-            id: "loading-downloads", figure: "1,000 × 100 KB downloads at concurrency 6",
-            value: String(format: "%.0f %% of the MB/s, %.2f× the CPU (medians of %d interleaved rounds)", share * 100, median(cpuRatios), rounds),
-            ratio: share, baseline: "AsyncHTTPClient used directly", target: "≥ 90 %", met: BenchmarkFigure.met(share >= 0.9)
-        )])
-    }
-case "three":
-    // A second client configured as the direct one, fetching the same bodies the same way:
-    // what it measures against the first is placement noise (which event loops its
-    // connections landed on), not code.
-    let second = DownloadPair.makeDirectClient(like: pair.downloader.config)
-    let secondRound = { try await pair.directRound(using: second) }
-    _ = try await secondRound()
-    var ours: [Double] = [], others: [Double] = []
-    for round in 0..<rounds {
-        var webImage = 0.0, direct = 0.0, other = 0.0
-        // The order rotates, so that no side always follows the same one.
-        for step in 0..<3 {
-            switch (round + step) % 3 {
-            case 0: webImage = try await timed(pair.webImageRound, expected: expected).cpu
-            case 1: direct = try await timed(pair.directRound, expected: expected).cpu
-            default: other = try await timed(secondRound, expected: expected).cpu
-            }
-        }
-        ours.append(webImage / direct)
-        others.append(other / direct)
-    }
-    print(String(
-        format: "CPU over the direct client's, medians of %d rounds: ImageDownloader %.3f×, a second AsyncHTTPClient client %.3f×",
-        rounds, median(ours), median(others)
-    ))
+    let share = 1 / median(wallRatios)
+    BenchmarkFigure.write([BenchmarkFigure(
+        id: "loading-downloads", figure: "1,000 × 100 KB downloads at concurrency 6",
+        value: String(format: "%.0f %% of the MB/s, %.2f× the CPU (medians of %d interleaved rounds)", share * 100, median(cpuRatios), rounds),
+        ratio: share, baseline: "AsyncHTTPClient used directly", target: "≥ 90 %", met: BenchmarkFigure.met(share >= 0.9)
+    )])
 case "webimage", "direct":
     var samples: [TimeSample] = []
-    let faultsBefore = minorFaults()
     for _ in 0..<rounds {
         samples.append(try await timed(mode == "webimage" ? pair.webImageRound : pair.directRound, expected: expected))
     }
     print(String(
-        format: "%@: %d rounds, median %.1f ms wall, %.1f ms CPU, %d minor page faults a round",
-        mode, rounds, median(samples.map(\.wall)) * 1000, median(samples.map(\.cpu)) * 1000,
-        (minorFaults() - faultsBefore) / max(1, rounds)
+        format: "%@: %d rounds, median %.1f ms wall, %.1f ms CPU", mode, rounds,
+        median(samples.map(\.wall)) * 1000, median(samples.map(\.cpu)) * 1000
     ))
-case "chunks":
-    var counts: [Int: Int] = [:]
-    var storage: [Int: Int] = [:]
-    for i in 0..<200 {
-        var request = HTTPClientRequest(url: "\(pair.server.baseURL)/x/\(i)")
-        request.headers = DownloaderConfig.defaultHeaders
-        let response = try await pair.directClient.execute(request, timeout: .seconds(30))
-        var n = 0
-        for try await chunk in response.body { n += 1; storage[chunk.storageCapacity, default: 0] += 1 }
-        counts[n, default: 0] += 1
-    }
-    print("chunks per body:", counts.sorted { $0.key < $1.key }, "storage capacities:", storage.sorted { $0.key < $1.key })
-    for i in 0..<200 {
-        var request = HTTPClientRequest(url: "\(pair.server.baseURL)/y/\(i)")
-        request.headers = DownloaderConfig.defaultHeaders
-        let response = try await pair.directClient.execute(request, timeout: .seconds(30))
-        let body = try await response.body.collect(upTo: 1 << 20)
-        storage[-body.storageCapacity, default: 0] += 1
-    }
-    print("collected storage capacities:", storage.filter { $0.key < 0 }.sorted { $0.key < $1.key })
 default:
-    FileHandle.standardError.write(Data("usage: LoadingProfile [compare|three|shared|webimage|direct|chunks|hits|pinned|pinned-only|literal-only] [rounds]\n".utf8))
+    FileHandle.standardError.write(Data("usage: LoadingProfile [compare|webimage|direct|hits|pinned] [rounds]\n".utf8))
     exit(2)
 }

@@ -10,14 +10,11 @@
 //   # defaults: 2 × cores, 10 s, 3 rounds, the 12 photos of mate-backgrounds
 //   SIDE=manager|direct .build/release/VariantProfile …   # one side only, e.g. under perf
 //
-// Each variant is `ResizeTransformer(300 × 300, .fit)` answered as JPEG quality 80, with
-// a key no variant had before (as the proxy's `cb:` option gives). A third side, the
-// floor, makes the same variants with the proxy's own libvips calls (proxy/proxy_sequence.h)
-// and the file work of a cached original (the original read from a file, the JPEG written
-// through a temporary file), in C: what the manager cannot go below while it decodes into
-// memory. The sides alternate (manager, direct, floor); each round prints images/s and
-// process CPU per image. The cache is a directory of its own under TMPDIR, removed at the
-// end. With all sides, the medians go to Benchmarks/results/variant-manager.json
+// Each variant is an `ImageRequest` whose transformer is `ResizeTransformer(300 × 300,
+// .fit)` under a key no variant had before (as the proxy's `cb:` option gives), answered
+// as JPEG quality 80. The sides alternate (manager, direct); each round prints images/s
+// and process CPU per image. The cache is a directory of its own under TMPDIR, removed at
+// the end. With both sides, the medians go to Benchmarks/results/variant-manager.json
 // (BenchmarkFigure).
 import BenchmarkSupport
 import Foundation
@@ -87,10 +84,9 @@ let run = UUID().uuidString.prefix(8)
 func managerRound(_ round: Int) async throws -> (images: Int, time: TimeSample) {
     try await measure { worker, index in
         let photo = index % urls.count
-        let request = VariantRequest(
-            url: urls[photo], transformer: UniqueResize(id: "\(run)-\(round)-\(worker)-\(index)"),
-            encoding: VariantEncoding(format: .fixed(.jpeg), quality: 80)
-        )
+        var request = ImageRequest(url: urls[photo])
+        request.processing.transformer = UniqueResize(id: "\(run)-\(round)-\(worker)-\(index)")
+        request.output = .encoded(VariantEncoding(format: .fixed(.jpeg), quality: 80), passthrough: .never)
         _ = try await manager.loadVariant(request)
     }
 }
@@ -112,26 +108,6 @@ func directRound() async throws -> (images: Int, time: TimeSample) {
     }
 }
 
-/// The floor of the manager's side: the proxy's libvips calls on the same threads, with the
-/// file work a cold variant of a cached original needs (the original read from a file in
-/// TMPDIR, the JPEG written to one), and nothing of the manager.
-let floorDirectory = NSTemporaryDirectory() + "variant-profile-floor-\(getpid())"
-try FileManager.default.createDirectory(atPath: floorDirectory + "/out", withIntermediateDirectories: true)
-defer { try? FileManager.default.removeItem(atPath: floorDirectory) }
-let floorSources = try sources.indices.map { index in
-    let path = floorDirectory + "/\(index).jpg"
-    try sources[index].write(to: URL(fileURLWithPath: path))
-    return path
-}
-func floorRound(_ round: Int) async throws -> (images: Int, time: TimeSample) {
-    try await onOwnThreads { worker, index in
-        try DirectVips.sequenceJPEGWithFiles(
-            source: floorSources[index % floorSources.count], output: floorDirectory + "/out/\(round)-\(worker)-\(index).jpg",
-            width: 300, height: 300, quality: 80
-        )
-    }
-}
-
 func line(_ name: String, _ result: (images: Int, time: TimeSample)) -> String {
     String(format: "%@ %5d images  %6.1f images/s  %6.2f ms CPU an image", name, result.images, Double(result.images) / result.time.wall, result.time.cpu * 1000 / Double(result.images))
 }
@@ -142,44 +118,25 @@ let side = ProcessInfo.processInfo.environment["SIDE"]
 // Warm-up, not measured: libvips start-up and the manager's threads.
 if side != "direct" { _ = try await managerRound(-1) }
 var ratios: [(rate: Double, cpu: Double)] = []
-var floorRatios: [(rate: Double, cpu: Double)] = []
-func ratio(_ side: (images: Int, time: TimeSample), to base: (images: Int, time: TimeSample)) -> (rate: Double, cpu: Double) {
-    ((Double(side.images) / side.time.wall) / (Double(base.images) / base.time.wall),
-     (side.time.cpu / Double(side.images)) / (base.time.cpu / Double(base.images)))
-}
 for round in 0..<rounds {
     let viaManager = side == "direct" ? try await directRound() : try await managerRound(round)
     let direct = side == "manager" ? try await managerRound(round + rounds) : try await directRound()
-    let floor = side == nil ? try await floorRound(round) : nil
     print(line("manager", viaManager))
     print(line("direct ", direct))
-    let (rate, cpu) = ratio(viaManager, to: direct)
+    let rate = (Double(viaManager.images) / viaManager.time.wall) / (Double(direct.images) / direct.time.wall)
+    let cpu = (viaManager.time.cpu / Double(viaManager.images)) / (direct.time.cpu / Double(direct.images))
     ratios.append((rate, cpu))
     print(String(format: "round %d: manager ÷ direct %.3f× images/s, %.3f× CPU an image", round + 1, rate, cpu))
-    if let floor {
-        print(line("floor  ", floor))
-        floorRatios.append(ratio(viaManager, to: floor))
-        print(String(format: "         manager ÷ floor %.3f× images/s, %.3f× CPU an image; floor ÷ direct %.3f× images/s",
-                     floorRatios[round].rate, floorRatios[round].cpu, ratio(floor, to: direct).rate))
-    }
 }
 let rates = ratios.map(\.rate).sorted()
 let cpus = ratios.map(\.cpu).sorted()
-let floorRates = floorRatios.map(\.rate).sorted()
-let floorCPUs = floorRatios.map(\.cpu).sorted()
 print(String(format: "median: %.3f× images/s, %.3f× CPU an image; origin loads %d (0: every original came from the cache)", rates[rates.count / 2], cpus[cpus.count / 2], loader.loads))
-if !floorRates.isEmpty {
-    print(String(format: "median against the floor: %.3f× images/s, %.3f× CPU an image", floorRates[floorRates.count / 2], floorCPUs[floorCPUs.count / 2]))
-}
 if side == nil {
     let rate = rates[rates.count / 2]
     BenchmarkFigure.write([BenchmarkFigure(
         id: "variant-manager",
         figure: "cold encoded variants of \(files.count) photos through `ImageManager.loadVariant` (`WorkLimiter` of \(threads)), no HTTP",
-        value: String(
-            format: "%.3f× the images/s, %.3f× the CPU an image (median of %d rounds); against the same calls with the cache's file work in C, %.3f× the images/s, %.3f× the CPU an image",
-            rate, cpus[cpus.count / 2], rounds, floorRates[floorRates.count / 2], floorCPUs[floorCPUs.count / 2]
-        ),
+        value: String(format: "%.3f× the images/s, %.3f× the CPU an image (median of %d rounds)", rate, cpus[cpus.count / 2], rounds),
         ratio: rate, baseline: "`vips_thumbnail_buffer` + `vips_jpegsave_buffer` on \(threads) threads", target: "≥ 0.97×",
         met: BenchmarkFigure.met(rate >= 0.97)
     )])

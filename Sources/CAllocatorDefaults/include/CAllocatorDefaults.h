@@ -4,8 +4,8 @@
 /// The number of glibc malloc arenas `webimage` runs with unless the environment says
 /// otherwise. Fewer arenas hold less memory, but with two, each of libvips' thousands of
 /// allocations an image costs more as the process ages (an aged proxy's cold variant
-/// 4–20 % more CPU than with four, Benchmarks/proxy/allocators.sh); four stay flat in the
-/// proxy's soak test at about 20 MB more than two (Benchmarks/proxy/soak.sh).
+/// 4–20 % more CPU than with four); four stay flat in the proxy's soak test
+/// (Benchmarks/proxy/soak.sh) at about 20 MB more than two.
 #define WI_DEFAULT_MALLOC_ARENA_MAX 4
 
 /// How the allocator's arena count was chosen when the process started.

@@ -1,1 +1,0 @@
-../../../../../../Sources/COrcCodeLock/include/orc_code_lock.h

@@ -1,1 +1,0 @@
-../../../../../Sources/COrcCodeLock/orc_code_lock.c
