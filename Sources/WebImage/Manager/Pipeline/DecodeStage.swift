@@ -17,15 +17,22 @@ extension ImagePipeline {
     /// result: the full-size source from memory when the request may use it, else decoded
     /// once for every request that needs the same decode at once, in the same visit to the
     /// coding thread as the source's read and `then` where it can be.
+    ///
+    /// `source`: the source's bytes, when the caller holds them already (the source stage
+    /// gave them to it), decoded as they are instead of being asked for again.
     func withDecoded<T: Sendable>(
-        _ request: ResolvedRequest, run: StageRun, then: @escaping @Sendable (DecodedImage) throws(ImageError) -> T
+        _ request: ResolvedRequest, run: StageRun, from source: SourceData? = nil,
+        then: @escaping @Sendable (DecodedImage) throws(ImageError) -> T
     ) async throws(ImageError) -> T {
         if let original = memoryOriginal(of: request) {
             return try await run.code { () throws(ImageError) -> T in try then(original) }
         }
         return try await decodes.value(
             request.decodeStageKey, run: run,
-            below: { run, next throws(ImageError) -> T in try await withSource(request, run: run, then: next) },
+            below: { run, next throws(ImageError) -> T in
+                guard let source else { return try await withSource(request, run: run, then: next) }
+                return try await run.code { () throws(ImageError) -> T in try next(source) }
+            },
             compute: { source, trace throws(ImageError) -> DecodedImage in try Self.decode(source, for: request, trace: trace) },
             then: then
         )

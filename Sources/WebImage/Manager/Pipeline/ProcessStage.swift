@@ -13,20 +13,22 @@ extension ImagePipeline {
     /// Runs `then` with the request's processed image on a coding thread and returns its
     /// result: transformed once for every request that needs the same transform of the
     /// same decode at once, in the same visit to the coding thread as the decode and `then`
-    /// where it can be. Without a transformer, the decoded source.
+    /// where it can be. Without a transformer, the decoded source. `source`: the source's
+    /// bytes, when the caller holds them already.
     func withProcessed<T: Sendable>(
-        _ request: ResolvedRequest, run: StageRun, then: @escaping @Sendable (ProcessedImage) throws(ImageError) -> T
+        _ request: ResolvedRequest, run: StageRun, from source: SourceData? = nil,
+        then: @escaping @Sendable (ProcessedImage) throws(ImageError) -> T
     ) async throws(ImageError) -> T {
         let processing = request.request.processing
         guard let transformer = processing.transformer else {
-            return try await withDecoded(request, run: run) { decoded throws(ImageError) -> T in
+            return try await withDecoded(request, run: run, from: source) { decoded throws(ImageError) -> T in
                 try then(ProcessedImage(image: decoded.image, decoded: decoded, transformsAnimations: processing.transformsAnimations))
             }
         }
         let animations = processing.transformsAnimations
         return try await processed.value(
             request.processStageKey, run: run,
-            below: { run, next throws(ImageError) -> T in try await withDecoded(request, run: run, then: next) },
+            below: { run, next throws(ImageError) -> T in try await withDecoded(request, run: run, from: source, then: next) },
             compute: { decoded, trace throws(ImageError) -> ProcessedImage in
                 try Self.transform(decoded, with: transformer, animations: animations, trace: trace)
             },

@@ -68,15 +68,20 @@ extension ImagePipeline {
                 if fresh { throw error }
                 fresh = true
             case .failed(let source, let error):
-                if source.cacheType == .none {
-                    recordFailure(request.url, error)
-                    // Bytes that failed for what they are do not stay cached, blocked or not.
-                    if error.blocksURL, source.stored, let originalKey = request.originalKey {
-                        await request.sourceCache.remove(forKey: originalKey, cacheType: .disk)
-                    }
-                }
+                await sourceFailed(source, error, request)
                 throw error
             }
+        }
+    }
+
+    /// What a failure on `source` leaves: loaded bytes failing blocks the URL when the
+    /// manager's rule says so, and bytes that failed for what they are do not stay cached,
+    /// blocked or not.
+    func sourceFailed(_ source: SourceData, _ error: ImageError, _ request: ResolvedRequest) async {
+        guard source.cacheType == .none else { return }
+        recordFailure(request.url, error)
+        if error.blocksURL, source.stored, let originalKey = request.originalKey {
+            await request.sourceCache.remove(forKey: originalKey, cacheType: .disk)
         }
     }
 

@@ -19,6 +19,12 @@ extension ImagePipeline {
         return result
     }
 
+    /// A source served as it is, or to be made into the output.
+    private enum ServedSource: Sendable {
+        case served(MadeVariant)
+        case toMake(SourceData)
+    }
+
     /// What one visit to the coding thread made: the output, what it came from, and
     /// whether it is on disk already.
     private struct MadeVariant: Sendable {
@@ -93,18 +99,31 @@ extension ImagePipeline {
                 stored(try VariantEncoder.details(of: source, includeGPS: includeGPS, coder: coder, limits: limits, trace: trace), source)
             }
         case .encoded(let encoding, let passthrough) where passthrough != .never || encoding.svgSources != .rasterize:
-            // Whether the source is served as it is (or as SVG) shows in its header: such
-            // requests make their output in one piece instead of sharing decodes.
-            made = try await withSource(request, run: run) { source throws(ImageError) -> MadeVariant in
+            // Whether the source is served as it is (or as SVG) shows in its header, read in
+            // the source stage; a source that is not is made through the decode and process
+            // stages like any other, from the bytes in hand.
+            let served = try await withSource(request, run: run) { source throws(ImageError) -> ServedSource in
                 if let variant = try VariantEncoder.passthrough(source, passthrough, coder: coder, limits: limits) {
-                    return stored(variant, source)
+                    return .served(stored(variant, source))
                 }
-                if let variant = try VariantEncoder.svg(source, encoding.svgSources) {
-                    return stored(variant, source)
+                if let variant = try VariantEncoder.svg(source, encoding.svgSources) { return .served(stored(variant, source)) }
+                // Bytes that are no image are found here, where a cached copy is replaced.
+                _ = try coder.inspect(source.data, limits: limits)
+                return .toMake(source)
+            }
+            switch served {
+            case .served(let variant):
+                made = variant
+            case .toMake(let source):
+                do throws(ImageError) {
+                    made = try await withProcessed(request, run: run, from: source) { processed throws(ImageError) -> MadeVariant in
+                        try Self.reserveMaking(for: request, from: processed.decoded)
+                        return stored(try VariantEncoder.encode(processed, as: encoding, coder: coder, trace: trace), processed.decoded.source)
+                    }
+                } catch {
+                    await sourceFailed(source, error, request)
+                    throw error
                 }
-                let decoded = try Self.decode(source, for: request, trace: trace)
-                let processed = try Self.process(decoded, request, trace: trace)
-                return stored(try VariantEncoder.encode(processed, as: encoding, coder: coder, trace: trace), source)
             }
         case .encoded(let encoding, _):
             made = try await withProcessed(request, run: run) { processed throws(ImageError) -> MadeVariant in
@@ -120,15 +139,6 @@ extension ImagePipeline {
             throw .invalidRequest(field: "output", reason: "is an image; load it with loadImage")
         }
         return await keep(made, request)
-    }
-
-    /// On a coding thread: `decoded` processed as the request says (without sharing it).
-    private static func process(_ decoded: DecodedImage, _ request: ResolvedRequest, trace: ServiceContext?) throws(ImageError) -> ProcessedImage {
-        let processing = request.request.processing
-        guard let transformer = processing.transformer else {
-            return ProcessedImage(image: decoded.image, decoded: decoded, transformsAnimations: processing.transformsAnimations)
-        }
-        return try transform(decoded, with: transformer, animations: processing.transformsAnimations, trace: trace)
     }
 
     /// On a coding thread: writes the output to disk when the request keeps it there and
