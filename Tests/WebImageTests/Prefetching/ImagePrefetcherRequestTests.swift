@@ -142,6 +142,16 @@ extension ImagePrefetcherTests {
 struct PrefetchLoadKeyTests {
     static let url = URL(string: "http://keys.test/a.png")!
 
+    @Test("every field of a request tells prefetches apart: each row of the stage-key table changes the load key")
+    func everyFieldOfTheStageKeyTable() {
+        for row in StageKeysTests.rows {
+            let base = StageKeysTests.request(row.base)
+            var changed = base
+            row.change(&changed)
+            #expect(PrefetchLoadKey(changed, recipe: nil) != PrefetchLoadKey(base, recipe: nil), "\(row.field)")
+        }
+    }
+
     @Test("equal requests have equal keys; any field that differs tells them apart")
     func equalFields() {
         let cache = TestCaches.make()
