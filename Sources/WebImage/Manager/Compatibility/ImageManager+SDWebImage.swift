@@ -90,8 +90,9 @@ extension ImageManager {
     private func awaitLoad(
         of url: URL?, options: ImageOptions, context: ImageContext?, progress: (@Sendable (DownloadProgress) -> Void)?
     ) async throws(ImageError) -> ImageResult {
+        // The caller found no plain memory hit: the load goes past that probe.
         try await awaitLoad { completion in
-            self.loadImage(with: url, options: options, context: context, progress: progress, completion: completion)
+            self.loadAfterMemory(url, options: options, context: context, forTarget: false, progress: progress, completion: completion)
         }
     }
 
