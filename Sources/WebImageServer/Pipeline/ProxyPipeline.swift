@@ -216,8 +216,9 @@ final class ProxyPipeline: Sendable {
             svgSources: settings.svgSources(for: options)
         )
         let watermark = options.watermark == nil ? nil : watermarkImage.withLock { $0 }
+        // `raw`: the source as it is, unprocessed (its ThumbHash made from it unprocessed too).
         if options.raw {
-            library.output = .encoded(encoding, passthrough: .always)
+            library.output = kind == .thumbHash ? .thumbHash : .encoded(encoding, passthrough: .always)
             return library
         }
         let embeddedThumbnail = options.enforceThumbnail ?? false
