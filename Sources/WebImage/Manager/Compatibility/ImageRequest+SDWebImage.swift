@@ -91,10 +91,7 @@ extension ImageRequest {
 
 extension ImageOptions {
     /// The options that are a request's flags of the same name, which have the same bits.
-    static let requestFlags: ImageOptions = [
-        .retryFailed, .progressiveLoad, .refreshCached, .continueInBackground, .handleCookies, .allowInvalidSSLCertificates,
-        .fromCacheOnly, .waitStoreCache, .queryMemoryData, .queryMemoryDataSync, .queryDiskDataSync,
-    ]
+    static let requestFlags = ImageOptions(rawValue: ImageRequest.Options.names.reduce(0) { $0 | $1.0.rawValue })
 
     /// The options only image targets honour, with their names.
     static let targetOptionNames: [(ImageOptions, String)] = [
