@@ -206,6 +206,15 @@ enum DocumentationExamples {
         context.thumbnailPixelSize = PixelSize(width: 512, height: 512)
         let result = try await manager.loadImage(from: url, options: [.retryFailed, .scaleDownLargeImages], context: context)
         print(result.cacheType, result.image?.pixelSize as Any)
+        let same = try await manager.loadImage(from: url, options: [.retryFailed, .scaleDownLargeImages], context: context)
+        print(same.cacheType)
+
+        do {
+            var thumbnail = ImageRequest(url: url)
+            thumbnail.processing.thumbnailPixelSize = PixelSize(width: 512, height: 512)
+            let result = try await manager.loadImage(thumbnail)
+            print(result.cacheType, result.image?.pixelSize as Any)
+        }
 
         let task = manager.loadImage(with: url, options: .highPriority) { result in
             let _: Result<ImageResult, ImageError> = result
