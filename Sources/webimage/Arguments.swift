@@ -26,6 +26,15 @@ enum Arguments {
         return ResizeTransformer(size: try size(String(parts[1])), mode: mode)
     }
 
+    /// A format `fetch --format` writes, named by its extension or media type (`jpg`,
+    /// `jpeg`, `image/webp`, `tif`…): any ``OutputFormats/writable`` one.
+    static func outputFormat(_ text: String) throws -> ImageFormat {
+        guard let format = ImageFormat(name: text), OutputFormats.writable.contains(format) else {
+            throw ValidationError("'\(text)' is not a format written here: write one of \(OutputFormats.names)")
+        }
+        return format
+    }
+
     /// A duration written as a number and a unit: `90s`, `30m`, `12h`, `7d`, `2w`.
     static func duration(_ text: String) throws -> TimeInterval {
         let units: [Character: TimeInterval] = ["s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400]
@@ -72,17 +81,10 @@ enum Arguments {
     }
 }
 
-/// The formats `fetch --format` writes.
-enum OutputFormat: String, ExpressibleByArgument, CaseIterable, Sendable {
-    case jpeg, png, webp, avif, gif
+/// The formats `fetch --format` writes: the writable ones this machine's libvips encodes.
+enum OutputFormats {
+    static let writable = ImageFormat.allCases.filter { $0.isWritable && VipsCoder.shared.canEncode($0) }
 
-    var imageFormat: ImageFormat {
-        switch self {
-        case .jpeg: .jpeg
-        case .png: .png
-        case .webp: .webp
-        case .avif: .avif
-        case .gif: .gif
-        }
-    }
+    /// Their names, for help and errors.
+    static var names: String { writable.map(\.rawValue).joined(separator: ", ") }
 }

@@ -44,8 +44,11 @@ struct FetchCommand: AsyncParsableCommand {
     )
     var resize: ResizeTransformer?
 
-    @Option(help: ArgumentHelp("Write the images in this format (default: as downloaded).", valueName: "format"))
-    var format: OutputFormat?
+    @Option(
+        help: ArgumentHelp("Write the images in this format (default: as downloaded): \(OutputFormats.names).", valueName: "format"),
+        transform: Arguments.outputFormat
+    )
+    var format: ImageFormat?
 
     @Option(help: ArgumentHelp("Quality 1–100 for lossy formats (jpeg, webp, avif) when re-encoding.", valueName: "n"))
     var quality = 80
@@ -102,7 +105,7 @@ struct FetchCommand: AsyncParsableCommand {
 
     /// What one image's fetch needs from the command line, in a form tasks can share.
     struct Settings: Sendable {
-        var format: OutputFormat?
+        var format: ImageFormat?
         var thumbnail: PixelSize?
         var resize: ResizeTransformer?
         var quality: Int
@@ -150,7 +153,7 @@ struct FetchCommand: AsyncParsableCommand {
         /// keeps the source's colour profile: decoded in its own colour space, thumbnailed
         /// and resized there, and encoded in `--format` (else the source's) with its profile.
         func profileKeepingRequest(for url: URL) -> ImageRequest {
-            var encoding = VariantEncoding(format: format.map { .fixed($0.imageFormat) } ?? .matchingSource, quality: quality)
+            var encoding = VariantEncoding(format: format.map { .fixed($0) } ?? .matchingSource, quality: quality)
             encoding.options.colorProfile = .source
             var request = ImageRequest(
                 url: url, processing: ImageProcessing(thumbnailPixelSize: thumbnail, transformer: resize), output: .encoded(encoding),
@@ -271,7 +274,7 @@ struct FetchCommand: AsyncParsableCommand {
         if !settings.changesImage, let downloaded {
             return (downloaded, ImageFormat(data: downloaded))
         }
-        let target = settings.format?.imageFormat ?? (image.format.isWritable ? image.format : image.hasAlpha ? .png : .jpeg)
+        let target = settings.format ?? (image.format.isWritable ? image.format : image.hasAlpha ? .png : .jpeg)
         let data = try await VipsCoder.shared.encodeInBackground(image, options: ImageEncodeOptions(format: target, quality: settings.quality))
         return (data, target)
     }

@@ -80,6 +80,21 @@ struct CLIFetchTests {
         }
     }
 
+    @Test("fetch --format writes every format the coder writes, named by extension or media type; one it cannot write is refused naming those it can")
+    func fetchEveryWritableFormat() async throws {
+        try await withCLI { origin, sandbox in
+            origin.register("/p.png", .image(try TestImages.encode(try TestImages.quadrants(width: 40, height: 30), as: .png)))
+            let url = origin.url("/p.png").absoluteString
+            for (name, format) in [("bmp", ImageFormat.bmp), ("ico", .ico), ("tif", .tiff), ("image/jpeg", .jpeg), ("gif", .gif)] {
+                let run = try await sandbox.run(["fetch", url, "--format", name, "-o", "out-\(format.rawValue)", "--json"])
+                #expect(run.status == 0, "\(name): \(run.stderr)")
+                #expect(try run.jsonLines().first?["format"] as? String == format.rawValue, "\(name)")
+            }
+            let refused = try await sandbox.run(["fetch", url, "--format", "svg"])
+            #expect(refused.status != 0 && refused.stderr.contains("bmp") && refused.stderr.contains("tiff"), "\(refused.stderr)")
+        }
+    }
+
     @Test("fetch --resize fit|fill:WxH resizes through the manager's transformer")
     func fetchResize() async throws {
         try await withCLI { origin, sandbox in
@@ -182,7 +197,7 @@ struct CLIFetchTests {
         try await withCLI { origin, sandbox in
             let url = origin.url("/a.png").absoluteString
             let cases: [([String], [String])] = [
-                (["fetch", url, "--format", "bmp"], ["--format", "'bmp'", "jpeg", "png", "webp", "avif", "gif"]),
+                (["fetch", url, "--format", "svg"], ["--format", "'svg'", "jpeg", "png", "webp", "avif", "gif", "bmp", "tiff"]),
                 (["fetch", url, "--thumbnail", "200"], ["--thumbnail", "200x150"]),
                 (["fetch", url, "--quality", "0"], ["--quality", "1 to 100"]),
                 (["fetch", "not a url"], ["'not a url'", "http(s)://"]),
