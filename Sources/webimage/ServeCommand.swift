@@ -67,7 +67,7 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError(error.message)
         }
-        logger.info("\(settings.profile.startupLine(imgproxyDefaults: settings.profileChoice))")
+        logger.info("\(settings.profile.startupLine(imgproxyDefaults: settings.profileChoice, host: config.listen.host))")
         logger.info("\(config.caching.startupLine)")
         if let gcs = config.sources.gcsAuthenticationSummary {
             logger.info("\(gcs)")

@@ -59,15 +59,16 @@ public enum ServerProfile: String, Sendable, Hashable, CaseIterable {
     /// imgproxy's "no limit" on a result's sides: libvips' own bound on an image's side.
     public static let unboundedResultDimension = 10_000_000
 
-    /// The start-up log line naming the profile and why it is in effect.
-    public func startupLine(imgproxyDefaults: Bool?) -> String {
+    /// The start-up log line naming the profile and why it is in effect; `host`: the
+    /// address the server listens on, which the profile's default need not be (`--bind`, `PORT`).
+    public func startupLine(imgproxyDefaults: Bool?, host: String) -> String {
         switch (self, imgproxyDefaults) {
         case (.imgproxy, .some):
             "settings: imgproxy's defaults and status codes (--imgproxy-defaults)"
         case (.imgproxy, nil):
             "settings: imgproxy's defaults and status codes (IMGPROXY_* variables are set; --no-imgproxy-defaults keeps WebImage's)"
         case (.webimage, _):
-            "settings: WebImage's defaults (127.0.0.1 only, private sources refused; --imgproxy-defaults or any IMGPROXY_* variable gives imgproxy's)"
+            "settings: WebImage's defaults (listening on \(host), private sources refused; --imgproxy-defaults or any IMGPROXY_* variable gives imgproxy's)"
         }
     }
 }
