@@ -75,6 +75,19 @@ enum Vips {
     }
 
     /// The ``ImageError`` a failed ``run(_:failure:_:)`` throws.
+    /// Runs `body` on premultiplied pixels when `image` has alpha, so that resampling
+    /// never bleeds the colour of transparent pixels into visible ones; back to 8 bits
+    /// after. A libvips failure is `failure`'s error.
+    static func premultiplied(
+        _ image: VipsImageHandle, failure: Failure, _ body: (VipsImageHandle) throws(ImageError) -> VipsImageHandle
+    ) throws(ImageError) -> VipsImageHandle {
+        guard image.hasAlpha else { return try body(image) }
+        let premultiplied = try run("premultiplying alpha", failure: failure) { wi_premultiply(image.pointer, $0) }
+        let processed = try body(premultiplied)
+        let unpremultiplied = try run("unpremultiplying alpha", failure: failure) { wi_unpremultiply(processed.pointer, $0) }
+        return try run("casting to 8 bits", failure: failure) { wi_cast_uchar(unpremultiplied.pointer, $0) }
+    }
+
     enum Failure {
         /// ``ImageError/badImageData(_:)``, "what: reason": decoding and encoding.
         case badImageData

@@ -38,9 +38,11 @@ enum VipsEncode {
             }
         }
         if format == .ico, let scale = ICOEncoder.fittingScale(for: frame) {
-            let large = handle
-            handle = try Vips.run("fitting the icon in \(ICOEncoder.maxSide) pixels", failure: .encodingFailed) {
-                wi_resize(large.pointer, $0, scale, scale)
+            // Premultiplied, so that the colour of transparent pixels does not bleed into the edges.
+            handle = try Vips.premultiplied(handle, failure: .encodingFailed) { large throws(ImageError) in
+                try Vips.run("fitting the icon in \(ICOEncoder.maxSide) pixels", failure: .encodingFailed) {
+                    wi_resize(large.pointer, $0, scale, scale)
+                }
             }
         }
         return handle

@@ -80,11 +80,7 @@ enum VipsTransform {
         _ image: VipsImageHandle,
         _ body: (VipsImageHandle) throws(ImageError) -> VipsImageHandle
     ) throws(ImageError) -> VipsImageHandle {
-        guard image.hasAlpha else { return try body(image) }
-        let premultiplied = try Vips.run("premultiplying alpha", failure: .invalidTransform) { wi_premultiply(image.pointer, $0) }
-        let processed = try body(premultiplied)
-        let unpremultiplied = try Vips.run("unpremultiplying alpha", failure: .invalidTransform) { wi_unpremultiply(processed.pointer, $0) }
-        return try Vips.run("casting to 8 bits", failure: .invalidTransform) { wi_cast_uchar(unpremultiplied.pointer, $0) }
+        try Vips.premultiplied(image, failure: .invalidTransform, body)
     }
 
     /// Brings a result back to what every ``Image`` holds: 8-bit sRGB or 8-bit grey.

@@ -166,6 +166,23 @@ struct BMPAndICOEncodingTests {
         #expect(try coder.decode(Self.png(in: square), options: .init()).pixelSize == PixelSize(width: 256, height: 256))
     }
 
+    @Test("ICO scaled down to fit keeps the colour of its edges: transparent black around a red square does not darken it")
+    func icoScaledDownPremultiplied() throws {
+        // 512 × 512: a red square in the middle of transparent black, halved to 256.
+        var pixels = [UInt8](repeating: 0, count: 512 * 512 * 4)
+        for y in 129..<383 { for x in 129..<383 { pixels.replaceSubrange((y * 512 + x) * 4..<(y * 512 + x) * 4 + 4, with: [255, 0, 0, 255]) } }
+        let data = try coder.encode(try Image(pixels: pixels, width: 512, height: 512, channels: 4), options: .init(format: .ico))
+        let back = try coder.decode(Self.png(in: data), options: .init())
+        #expect(back.pixelSize == PixelSize(width: 256, height: 256))
+        let out = [UInt8](try back.pixels())
+        var edges = 0
+        for index in stride(from: 0, to: out.count, by: 4) where out[index + 3] > 0 && out[index + 3] < 255 {
+            edges += 1
+            #expect(out[index] > 240 && out[index + 1] < 16 && out[index + 2] < 16, "an edge pixel is red, not darkened: \(out[index..<index + 4])")
+        }
+        #expect(edges > 0, "the resample made semi-transparent edge pixels")
+    }
+
     @Test("ICO of grey is written in colour; the ICO writer refuses sides over 256")
     func icoGreyAndLimit() throws {
         let grey = try coder.encode(try Image(pixels: [0, 100, 200, 255], width: 2, height: 2, channels: 1), options: .init(format: .ico))
