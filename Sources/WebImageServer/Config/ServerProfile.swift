@@ -68,7 +68,7 @@ public enum ServerProfile: String, Sendable, Hashable, CaseIterable {
         case (.imgproxy, nil):
             "settings: imgproxy's defaults and status codes (IMGPROXY_* variables are set; --no-imgproxy-defaults keeps WebImage's)"
         case (.webimage, _):
-            "settings: WebImage's defaults (listening on \(host), private sources refused; --imgproxy-defaults or any IMGPROXY_* variable gives imgproxy's)"
+            "settings: WebImage's defaults (bound to \(host), private sources refused; --imgproxy-defaults or any IMGPROXY_* variable gives imgproxy's)"
         }
     }
 }

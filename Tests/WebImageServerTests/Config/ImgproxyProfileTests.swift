@@ -21,8 +21,8 @@ struct ImgproxyProfileTests {
         #expect(ServerProfile.chosen(environment: ["IMGPROXY_TTL": "60"], imgproxyDefaults: false) == .webimage)
         #expect(ServerProfile.chosen(environment: [:], imgproxyDefaults: true) == .imgproxy)
         #expect(ServerProfile.imgproxy.startupLine(imgproxyDefaults: nil, host: "0.0.0.0").contains("imgproxy's defaults"))
-        #expect(ServerProfile.webimage.startupLine(imgproxyDefaults: nil, host: "127.0.0.1").contains("WebImage's defaults (listening on 127.0.0.1,"))
-        #expect(ServerProfile.webimage.startupLine(imgproxyDefaults: nil, host: "0.0.0.0").contains("listening on 0.0.0.0,"), "the address bound, not the default")
+        #expect(ServerProfile.webimage.startupLine(imgproxyDefaults: nil, host: "127.0.0.1").contains("WebImage's defaults (bound to 127.0.0.1,"))
+        #expect(ServerProfile.webimage.startupLine(imgproxyDefaults: nil, host: "0.0.0.0").contains("bound to 0.0.0.0,"), "the address bound, not the default")
     }
 
     /// imgproxy's defaults, from the `NewDefaultConfig` functions of its server, security,
