@@ -198,7 +198,8 @@ public final class DiskCache: Sendable {
     }
 
     /// Reads and checks one file. A damaged file in the cache's own directory is removed;
-    /// in a read-only path it is left alone, and a file without a trailer is taken whole.
+    /// in a read-only path it is left alone, and a file without a trailer is taken whole. A
+    /// file of another format version is a miss and stays.
     func readEntry(path: String, readOnly: Bool, touch: Bool, parseMetadata: Bool) -> DiskCacheEntry? {
         let touchBefore = touch ? Date().timeIntervalSince1970 - Self.accessTimeResolution : nil
         guard let contents = DiskFiles.readFile(path: path, touchAccessBefore: touchBefore) else { return nil }
@@ -218,6 +219,10 @@ public final class DiskCache: Sendable {
             return DiskCacheEntry(data: contents.takeData(count: dataLength), metadata: metadata, key: key)
         case .noTrailer where readOnly:
             return DiskCacheEntry(data: contents.takeData(count: contents.count), metadata: CacheMetadata(storedDate: fileDate))
+        case .otherVersion:
+            // A miss, left for the build that wrote it; the trim still counts its bytes.
+            contents.release()
+            return nil
         case .noTrailer, .damaged:
             break
         }

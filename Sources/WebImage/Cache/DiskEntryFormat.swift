@@ -53,6 +53,9 @@ enum DiskEntryFormat {
         case noTrailer
         /// A trailer whose lengths or checksum do not match: truncated or garbled.
         case damaged
+        /// A trailer of another format version, which another build of WebImage sharing the
+        /// directory may read: not this build's to read, nor to remove.
+        case otherVersion(UInt16)
     }
 
     /// The metadata records and footer that follow `data` in its file.
@@ -111,7 +114,8 @@ enum DiskEntryFormat {
         let metadataLength = Int(UInt32(littleEndian: file.loadUnaligned(fromByteOffset: footer + 8, as: UInt32.self)))
         let fileVersion = UInt16(littleEndian: file.loadUnaligned(fromByteOffset: footer + 12, as: UInt16.self))
         let storedCRC = UInt32(littleEndian: file.loadUnaligned(fromByteOffset: footer + 16, as: UInt32.self))
-        guard fileVersion == version, dataLength <= UInt64(footer), Int(dataLength) + metadataLength == footer else {
+        guard fileVersion == version else { return .otherVersion(fileVersion) }
+        guard dataLength <= UInt64(footer), Int(dataLength) + metadataLength == footer else {
             return .damaged
         }
         guard !verifyChecksum || webimage_crc32c(0, file.baseAddress, footer + 16) == storedCRC else { return .damaged }

@@ -7,6 +7,31 @@ import WebImageTestSupport
 
 @Suite("Disk cache")
 struct DiskCacheTests {
+    @Test("HT4 a disk entry of another format version is a miss, and is not deleted; the trim still counts it")
+    func HT4_otherFormatVersionIsAMissAndStays() async throws {
+        try await withTemporaryDirectory { directory in
+            let cache = DiskCache(config: testConfig(directory))
+            try cache.storeSync(Data("other".utf8), forKey: "other")
+            try cache.storeSync(Data("ours".utf8), forKey: "ours")
+            let path = cache.cachePath(forKey: "other")
+            var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            // The footer's format version, as another build would write it.
+            let versionOffset = bytes.count - DiskEntryFormat.footerSize + 12
+            bytes.replaceSubrange(versionOffset..<versionOffset + 2, with: [2, 0])
+            try bytes.write(to: URL(fileURLWithPath: path))
+            let size = bytes.count
+            for reader in [cache, DiskCache(config: testConfig(directory))] {
+                #expect(reader.entrySync(forKey: "other") == nil)
+                #expect(await reader.data(forKey: "other") == nil)
+                #expect(FileManager.default.fileExists(atPath: path), "left for the build that wrote it")
+                #expect(reader.entrySync(forKey: "ours")?.data == Data("ours".utf8))
+            }
+            #expect(cache.countSync() == 2 && cache.totalSizeSync() >= size)
+            try cache.storeSync(Data("again".utf8), forKey: "other")
+            #expect(cache.entrySync(forKey: "other")?.data == Data("again".utf8), "this build's own write replaces it")
+        }
+    }
+
     @Test func C5_expiryByAccessDate() async throws {
         try await withTemporaryDirectory { directory in
             var config = testConfig(directory)
