@@ -34,7 +34,7 @@ public struct BlurTransformer: ImageTransformer {
         }
         let sigma = self.sigma
         return try image.transformingFrames { frame throws(ImageError) in
-            try VipsTransform.premultiplied(frame) { pixels throws(ImageError) in
+            try Vips.premultiplied(frame, failure: .invalidTransform) { pixels throws(ImageError) in
                 try Self.blurred(pixels, sigma: sigma, directLimit: Self.directSigmaLimit)
             }
         }

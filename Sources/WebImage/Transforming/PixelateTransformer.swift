@@ -29,7 +29,7 @@ public struct PixelateTransformer: ImageTransformer {
         let block = min(size, max(image.pixelSize.width, image.pixelSize.height))
         guard block > 1 else { return image }
         return try image.transformingFrames { frame throws(ImageError) in
-            try VipsTransform.premultiplied(frame) { pixels throws(ImageError) in try Self.pixelate(pixels, block: block) }
+            try Vips.premultiplied(frame, failure: .invalidTransform) { pixels throws(ImageError) in try Self.pixelate(pixels, block: block) }
         }
     }
 

@@ -84,7 +84,7 @@ public struct RotateTransformer: ImageTransformer {
                 let alpha = Double(background.alpha) / 255
                 values = values.dropLast().map { $0 * alpha } + [Double(background.alpha)]
             }
-            let rotated = try VipsTransform.premultiplied(prepared) { premultiplied throws(ImageError) in
+            let rotated = try Vips.premultiplied(prepared, failure: .invalidTransform) { premultiplied throws(ImageError) in
                 try Vips.run("rotating by \(angle)°", failure: .invalidTransform) { out in
                     values.withUnsafeBufferPointer { wi_rotate(premultiplied.pointer, out, angle, $0.baseAddress, Int32($0.count)) }
                 }

@@ -74,15 +74,6 @@ enum VipsTransform {
         try Vips.run("joining bands", failure: .invalidTransform) { wi_bandjoin2(first.pointer, second.pointer, $0) }
     }
 
-    /// Runs `body` on premultiplied pixels when the image has alpha, so that resampling
-    /// never bleeds the colour of transparent pixels into visible ones; back to 8 bits after.
-    static func premultiplied(
-        _ image: VipsImageHandle,
-        _ body: (VipsImageHandle) throws(ImageError) -> VipsImageHandle
-    ) throws(ImageError) -> VipsImageHandle {
-        try Vips.premultiplied(image, failure: .invalidTransform, body)
-    }
-
     /// Brings a result back to what every ``Image`` holds: 8-bit sRGB or 8-bit grey.
     static func normalise(_ image: VipsImageHandle) throws(ImageError) -> VipsImageHandle {
         var result = image

@@ -215,12 +215,12 @@ final class ProxyPipeline: Sendable {
             options: encoder,
             svgSources: settings.svgSources(for: options)
         )
-        let watermark = options.watermark == nil ? nil : watermarkImage.withLock { $0 }
         // `raw`: the source as it is, unprocessed (its ThumbHash made from it unprocessed too).
         if options.raw {
             library.output = kind == .thumbHash ? .thumbHash : .encoded(encoding, passthrough: .always)
             return library
         }
+        let watermark = options.watermark == nil ? nil : watermarkImage.withLock { $0 }
         let embeddedThumbnail = options.enforceThumbnail ?? false
         library.processing = ImageProcessing(
             thumbnailPixelSize: embeddedThumbnail ? nil : options.thumbnailPixelSize,
