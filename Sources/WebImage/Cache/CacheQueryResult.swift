@@ -1,6 +1,6 @@
 import Foundation
 
-/// What ``ImageCache/query(forKey:cacheType:decodeOptions:)`` found.
+/// What ``ImageCaching/query(forKey:cacheType:decodeOptions:)`` found.
 public struct CacheQueryResult: Sendable {
     /// The decoded image.
     public var image: Image

@@ -87,55 +87,7 @@ public final class ImageCache: ImageCaching {
         customMemory ?? memoryCache.unsafelyUnwrapped
     }
 
-    /// Writes `data` with `metadata` to the disk tier on the I/O pool.
-    private func storeOnDisk(_ data: Data, forKey key: String, metadata: CacheMetadata) async throws(ImageError) {
-        let disk = diskTier
-        try await BlockingPools.run(on: BlockingPools.io) { () throws(ImageError) in try disk.storeSync(data, forKey: key, metadata: metadata) }
-    }
-
-    /// Runs `body` with the disk tier on the I/O pool; `nil` when the pool is shut down.
-    private func onDisk<T: Sendable>(_ body: @escaping @Sendable (any ImageDiskCaching) -> T?) async -> T? {
-        let disk = diskTier
-        return await BlockingPools.run(on: BlockingPools.io) { () -> T? in body(disk) }
-    }
-
-    // MARK: Storing
-
-    /// Stores `image` in memory and `data` on disk under `key`, as `cacheType` says.
-    ///
-    /// The memory store happens before this method first suspends, so the image is visible
-    /// to ``imageFromMemory(forKey:)`` as soon as the call has started; the method returns
-    /// once the disk entry is written. Without `data`, the image is encoded for the disk
-    /// (``diskFormat(for:coder:)``: its own format when the coder writes it, an animation as an
-    /// animation). Without `image`, memory is left alone.
-    public func store(
-        _ image: Image?,
-        data: Data?,
-        forKey key: String,
-        metadata: CacheMetadata = CacheMetadata(),
-        cacheType: CacheType = .all
-    ) async throws(ImageError) {
-        if cacheType.includesMemory, let image {
-            storeToMemory(image, forKey: key)
-        }
-        guard cacheType.includesDisk else { return }
-        if let data {
-            try await storeOnDisk(data, forKey: key, metadata: metadata)
-        } else if let image {
-            let coder = self.coder
-            let encoded = try await BlockingPools.run(on: BlockingPools.coding) { () throws(ImageError) -> Data in
-                try coder.encode(image, options: ImageEncodeOptions(format: Self.diskFormat(for: image, coder: coder)))
-            }
-            try await storeOnDisk(encoded, forKey: key, metadata: metadata)
-        }
-    }
-
-    /// Stores `data` with `metadata` on disk under `key` on the calling thread (memory is
-    /// left alone); always `true`, as the disk tier writes synchronously.
-    public func storeDataSync(_ data: Data, forKey key: String, metadata: CacheMetadata) throws(ImageError) -> Bool {
-        try diskTier.storeSync(data, forKey: key, metadata: metadata)
-        return true
-    }
+    // MARK: Memory
 
     /// Stores `image` in memory under `key`, at once (unless
     /// ``CacheConfig/shouldCacheImagesInMemory`` is off, or the image costs more than the
@@ -148,6 +100,9 @@ public final class ImageCache: ImageCaching {
             customMemory.unsafelyUnwrapped.setImage(image, forKey: key, cost: image.memoryCost)
         }
     }
+
+    /// ``variantMemoryCache``.
+    public var variantMemory: MemoryCache<String, EncodedVariant>? { variantMemoryCache }
 
     /// The encoded variant in memory for `key`, if any.
     public func variantFromMemory(forKey key: String) -> EncodedVariant? {
@@ -189,44 +144,6 @@ public final class ImageCache: ImageCaching {
         return customMemory.unsafelyUnwrapped.image(forKey: key)
     }
 
-    /// Looks `key` up in the caches `cacheType` names: memory first, then disk.
-    ///
-    /// A disk hit is decoded with `decodeOptions` on a background pool, at the scale the
-    /// key declares (``ImageScale/factor(forKey:)``), and, when
-    /// `cacheType` includes memory, kept in memory under the key that decode belongs to
-    /// (``memoryKey(forKey:decodeOptions:data:)``): a thumbnail decode under the thumbnail
-    /// key (so the full-size key never answers with a thumbnail), a first-frame decode of
-    /// an animation format not at all. Memory is asked under that same key, and with
-    /// ``ImageDecodeOptions/firstFrameOnly`` a cached animation answers with its first
-    /// frame. Disk bytes that are not a decodable image (``ImageError/badImageData(_:)``)
-    /// are removed and read as a miss; bytes refused for another reason (a limit, an
-    /// untrusted format) read as a miss and stay.
-    public func query(
-        forKey key: String,
-        cacheType: CacheType = .all,
-        decodeOptions: ImageDecodeOptions = ImageDecodeOptions()
-    ) async -> CacheQueryResult? {
-        if cacheType.includesMemory, let image = imageFromMemory(forKey: Self.memoryLookupKey(forKey: key, decodeOptions: decodeOptions)) {
-            return CacheQueryResult(image: Self.applyingFirstFrameOnly(image, decodeOptions), data: nil, cacheType: .memory)
-        }
-        guard cacheType.includesDisk, let entry = await entry(forKey: key) else { return nil }
-        let coder = self.coder
-        let data = entry.data
-        let image: Image
-        do {
-            image = try await BlockingPools.run(on: BlockingPools.coding) { () throws(ImageError) -> Image in
-                try coder.decode(data, options: decodeOptions).withScale(ImageScale.factor(forKey: key))
-            }
-        } catch {
-            if case .badImageData = error { await remove(forKey: key, cacheType: .disk) }
-            return nil
-        }
-        if cacheType.includesMemory, let memoryKey = Self.memoryKey(forKey: key, decodeOptions: decodeOptions, data: data) {
-            storeToMemory(image, forKey: memoryKey)
-        }
-        return CacheQueryResult(image: image, data: data, cacheType: .disk, metadata: entry.metadata)
-    }
-
     /// The memory key an image decoded from `key`'s bytes with `decodeOptions` belongs
     /// under, or `nil` when it belongs under none: a thumbnail decode belongs under the
     /// thumbnail key (``CacheKey/thumbnailKey(_:size:preserveAspectRatio:)``, unless `key`
@@ -253,95 +170,5 @@ public final class ImageCache: ImageCaching {
         guard image.isAnimated else { return image }
         // Extracting a frame from pixels in memory fails only on an allocation failure.
         return (try? image.frame(at: 0)) ?? image
-    }
-
-    /// The stored bytes and metadata for `key`, undecoded.
-    public func entry(forKey key: String) async -> DiskCacheEntry? {
-        await onDisk { disk -> DiskCacheEntry? in disk.entrySync(forKey: key) }
-    }
-
-    /// The stored bytes and metadata for `key`, read on the calling thread.
-    public func entrySync(forKey key: String) -> DiskCacheEntry? {
-        diskTier.entrySync(forKey: key)
-    }
-
-    /// `true`: the disk tier is read on the calling thread.
-    public var answersSynchronously: Bool { true }
-
-    /// The bytes on disk for `key`, if any.
-    public func diskData(forKey key: String) async -> Data? {
-        await entry(forKey: key)?.data
-    }
-
-    /// The disk metadata (validators, stored date) for `key`, if it has a disk entry.
-    public func metadata(forKey key: String) async -> CacheMetadata? {
-        await entry(forKey: key)?.metadata
-    }
-
-    /// Which cache holds `key`: ``CacheType/memory`` (checked first), ``CacheType/disk``,
-    /// or ``CacheType/none``.
-    public func contains(forKey key: String) async -> CacheType {
-        if memoryTier.containsImage(forKey: key) || variantMemoryCache.contains(key) { return .memory }
-        return await onDisk { disk -> Bool? in disk.containsSync(forKey: key) } == true ? .disk : .none
-    }
-
-    /// The path of `key`'s disk file in the cache's own directory (whether or not it
-    /// exists); `nil` when the disk tier keeps no file per entry.
-    public func cachePath(forKey key: String) -> String? {
-        diskTier.filePath(forKey: key)
-    }
-
-    // MARK: Removing
-
-    /// Removes `key` from the caches `cacheType` names (memory: the image and the variant).
-    public func remove(forKey key: String, cacheType: CacheType = .all) async {
-        if cacheType.includesMemory {
-            memoryTier.removeImage(forKey: key)
-            variantMemoryCache.removeValue(forKey: key)
-        }
-        if cacheType.includesDisk {
-            _ = await onDisk { disk -> Bool? in
-                disk.removeSync(forKey: key)
-                return true
-            }
-        }
-    }
-
-    /// Removes every entry from the caches `cacheType` names.
-    public func clear(_ cacheType: CacheType) async {
-        if cacheType.includesMemory { clearMemory() }
-        if cacheType.includesDisk { await clearDisk() }
-    }
-
-    /// Empties the memory caches (images and variants).
-    public func clearMemory() {
-        memoryTier.removeAllImages()
-        variantMemoryCache.removeAll()
-    }
-
-    /// Removes every disk entry.
-    public func clearDisk() async {
-        _ = await onDisk { disk -> Bool? in
-            disk.removeAllSync()
-            return true
-        }
-    }
-
-    /// Removes expired disk entries and trims the disk tier to its size limit (see
-    /// ``DiskCache/clean()``).
-    @discardableResult
-    public func clean() async -> DiskCacheCleanResult {
-        await onDisk { disk -> DiskCacheCleanResult? in disk.cleanSync() }
-            ?? DiskCacheCleanResult(expiredCount: 0, trimmedCount: 0, removedBytes: 0, temporaryFilesRemoved: 0, remainingCount: 0, remainingBytes: 0)
-    }
-
-    /// The bytes the disk entries take.
-    public func diskSize() async -> Int {
-        await onDisk { disk -> Int? in disk.totalSizeSync() } ?? 0
-    }
-
-    /// The number of disk entries.
-    public func diskCount() async -> Int {
-        await onDisk { disk -> Int? in disk.countSync() } ?? 0
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
-/// The disk tier of an ``ImageCache``: encoded bytes and their ``CacheMetadata`` under
-/// string keys (SDWebImage's `SDDiskCache` protocol).
+/// The disk tier of a cache (``ImageCaching/diskTier``): encoded bytes and their
+/// ``CacheMetadata`` under string keys (SDWebImage's `SDDiskCache` protocol).
 ///
 /// ``ImageCache`` keeps its bytes in a ``DiskCache`` unless it is given a tier of yours
 /// (``ImageCache/init(config:coder:memoryTier:diskTier:)``, SDWebImage's
@@ -9,10 +9,10 @@ import Foundation
 /// key-value store, one that counts or logs. The memory tier stays as it is.
 ///
 /// Like `SDDiskCache`'s, the calls are synchronous (hence their `Sync` names, as on
-/// ``DiskCache``): ``ImageCache`` makes them on WebImage's
-/// I/O and coding threads, which may block, never on the caller's thread — except
+/// ``DiskCache``): WebImage makes them on its I/O and coding threads, which may block, never on the caller's thread — except
 /// ``entrySync(forKey:)`` for a request with ``ImageOptions/queryDiskDataSync``, which asks
-/// for exactly that. Every call may come from any thread at any time.
+/// for exactly that. A tier over a network store blocks one of those threads for a
+/// round trip per call. Every call may come from any thread at any time.
 public protocol ImageDiskCaching: Sendable {
     /// The bytes and metadata stored for `key`, or `nil`. A damaged entry reads as `nil`.
     func entrySync(forKey key: String) -> DiskCacheEntry?

@@ -1,5 +1,5 @@
-/// The memory tier of an ``ImageCache``: decoded images under string keys, asked on the
-/// caller's thread (SDWebImage's `SDMemoryCache` protocol).
+/// The memory tier of a cache (``ImageCaching/memoryTier``): decoded images under string
+/// keys, asked on the caller's thread (SDWebImage's `SDMemoryCache` protocol).
 ///
 /// ``ImageCache`` keeps its images in a ``MemoryCache`` unless it is given a tier of
 /// yours (``ImageCache/init(config:coder:memoryTier:diskTier:)``, SDWebImage's

@@ -45,10 +45,10 @@ extension ImageManager {
         guard let key = resolved.key, !options.contains(.refreshCached) else { return nil }
         // Bytes from disk read after the hit are the pipeline's.
         if !options.contains(.queryMemoryData) || options.contains(.queryMemoryDataSync), let image = Self.memoryHit(of: resolved, key: key) {
-            let data = options.contains(.queryMemoryData) ? resolved.cache.entrySync(forKey: key)?.data : nil
+            let data = options.contains(.queryMemoryData) ? resolved.cache.diskTier.entrySync(forKey: key)?.data : nil
             return ImageResult(image: resolved.scaled(image), data: data, cacheType: .memory, url: resolved.url)
         }
-        guard options.contains(.queryDiskDataSync), request.caching.query.includesDisk, let entry = resolved.cache.entrySync(forKey: key) else {
+        guard options.contains(.queryDiskDataSync), request.caching.query.includesDisk, let entry = resolved.cache.diskTier.entrySync(forKey: key) else {
             return nil
         }
         if request.output == .data { return ImageResult(image: nil, data: entry.data, cacheType: .disk, url: resolved.url) }

@@ -41,7 +41,7 @@ extension ImageManager {
     private func diskHitSync(_ resolved: ResolvedRequest, key: String) -> EncodedVariant? {
         let request = resolved.request
         guard request.options.contains(.queryDiskDataSync), !request.options.contains(.refreshCached), request.caching.query.includesDisk,
-              let variant = resolved.cache.entrySync(forKey: key).flatMap(EncodedVariant.init(entry:))
+              let variant = resolved.cache.diskTier.entrySync(forKey: key).flatMap(EncodedVariant.init(entry:))
         else { return nil }
         if resolved.resultStore.includesMemory { resolved.cache.storeVariantToMemory(variant, forKey: key) }
         return variant

@@ -39,6 +39,7 @@ final class DictionaryDiskTier: ImageDiskCaching {
 
     var reads: Int { state.withLock { $0.reads } }
     var writes: Int { state.withLock { $0.writes } }
+    var keys: [String] { state.withLock { Array($0.entries.keys) } }
 
     func entrySync(forKey key: String) -> DiskCacheEntry? {
         state.withLock { state in

@@ -56,6 +56,25 @@ struct ImageCachesManagerTests {
         }
     }
 
+    @Test("the chain is its own two tiers: sizes and counts add up over the caches, a variant in a lower cache's memory fills the higher one")
+    func chainIsItsTiers() async throws {
+        try await withTemporaryDirectory { directory in
+            let (local, shared, caches) = Self.chain(directory)
+            try await shared.store(nil, data: Data("shared".utf8), forKey: "a", cacheType: .disk)
+            try await local.store(nil, data: Data("local!".utf8), forKey: "b", cacheType: .disk)
+            #expect(await caches.diskCount() == 2 && caches.diskTier.countSync() == 2)
+            #expect(await caches.diskSize() == (await shared.diskSize()) + (await local.diskSize()))
+            #expect(caches.cachePath(forKey: "b") == local.cachePath(forKey: "b"))
+
+            let variant = EncodedVariant(data: Data("v".utf8), pixelSize: PixelSize(width: 1, height: 1))
+            shared.variantMemoryCache.setValue(variant, forKey: "v", cost: 1)
+            #expect(caches.variantFromMemory(forKey: "v") != nil && local.variantFromMemory(forKey: "v") != nil)
+            #expect(await caches.contains(forKey: "v") == .memory)
+            await caches.remove(forKey: "v", cacheType: .memory)
+            #expect(shared.variantFromMemory(forKey: "v") == nil && local.variantFromMemory(forKey: "v") == nil)
+        }
+    }
+
     // SDImageCachesManager's defaults: store highest only, remove and clear everywhere,
     // contains serial (test57: the serial contains of [cache1, cache2] asks cache2 first).
     @Test("default policies: store to the highest cache, remove and clear everywhere, contains asks in turn")
@@ -183,58 +202,11 @@ struct ImageCachesManagerTests {
     }
 }
 
-/// The smallest cache of one's own: two dictionaries. Bytes are decoded with the shared coder.
+/// The smallest cache of one's own: its two tiers, images and entries each in a dictionary.
 final class DictionaryCache: ImageCaching {
-    private let images = InlineLocked<[String: Image]>([:])
-    private let entries = InlineLocked<[String: DiskCacheEntry]>([:])
+    let memoryTier: any ImageMemoryCaching = CountingMemoryTier()
+    private let entries = DictionaryDiskTier()
 
-    var storedKeys: [String] { entries.withLock { $0.keys.sorted() } }
-
-    func imageFromMemory(forKey key: String) -> Image? { images.withLock { $0[key] } }
-    func storeToMemory(_ image: Image, forKey key: String) { images.withLock { $0[key] = image } }
-
-    func query(forKey key: String, cacheType: CacheType, decodeOptions: ImageDecodeOptions) async -> CacheQueryResult? {
-        if cacheType.includesMemory, let image = imageFromMemory(forKey: key) {
-            return CacheQueryResult(image: image, data: nil, cacheType: .memory)
-        }
-        guard cacheType.includesDisk, let entry = entrySync(forKey: key),
-              let image = try? VipsCoder.shared.decode(entry.data, options: decodeOptions)
-        else { return nil }
-        return CacheQueryResult(image: image, data: entry.data, cacheType: .disk, metadata: entry.metadata)
-    }
-
-    func entry(forKey key: String) async -> DiskCacheEntry? { entrySync(forKey: key) }
-    func entrySync(forKey key: String) -> DiskCacheEntry? { entries.withLock { $0[key] } }
-
-    func store(_ image: Image?, data: Data?, forKey key: String, metadata: CacheMetadata, cacheType: CacheType) async throws(ImageError) {
-        if cacheType.includesMemory, let image { storeToMemory(image, forKey: key) }
-        guard cacheType.includesDisk else { return }
-        let bytes: Data
-        if let data {
-            bytes = data
-        } else if let image {
-            bytes = try VipsCoder.shared.encode(image, options: ImageEncodeOptions(format: ImageCache.diskFormat(for: image)))
-        } else {
-            return
-        }
-        entries.withLock { $0[key] = DiskCacheEntry(data: bytes, metadata: metadata, key: key) }
-    }
-
-    func remove(forKey key: String, cacheType: CacheType) async {
-        if cacheType.includesMemory { _ = images.withLock { $0.removeValue(forKey: key) } }
-        if cacheType.includesDisk { _ = entries.withLock { $0.removeValue(forKey: key) } }
-    }
-
-    func clear(_ cacheType: CacheType) async {
-        if cacheType.includesMemory { images.withLock { $0.removeAll() } }
-        if cacheType.includesDisk { entries.withLock { $0.removeAll() } }
-    }
-
-    func contains(forKey key: String) async -> CacheType {
-        if imageFromMemory(forKey: key) != nil { return .memory }
-        return entrySync(forKey: key) != nil ? .disk : .none
-    }
-
-    func diskData(forKey key: String) async -> Data? { entrySync(forKey: key)?.data }
-    func metadata(forKey key: String) async -> CacheMetadata? { entrySync(forKey: key)?.metadata }
+    var diskTier: any ImageDiskCaching { entries }
+    var storedKeys: [String] { entries.keys.sorted() }
 }

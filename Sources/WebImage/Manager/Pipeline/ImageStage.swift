@@ -98,10 +98,9 @@ extension ImagePipeline {
     // MARK: Making the result
 
     /// A disk write left for after the result is handed out: a processed image the cache
-    /// encodes (off the result's way), or bytes the cache could not write synchronously.
+    /// encodes, off the result's way.
     private struct PendingWrite: Sendable {
-        let image: Image?
-        let data: Data?
+        let image: Image
         let metadata: CacheMetadata
     }
 
@@ -126,8 +125,8 @@ extension ImagePipeline {
         } else if request.request.output == .data {
             made = try await withSource(request, run: run) { source throws(ImageError) -> MadeImage in
                 _ = try request.coder.inspect(source.data, limits: request.request.limits)
-                let pending = Self.storeSerialized(nil, source: source, request, trace: trace)
-                return MadeImage(result: ImageResult(image: nil, data: source.data, cacheType: source.cacheType, url: url), pending: pending)
+                Self.storeSerialized(nil, source: source, request, trace: trace)
+                return MadeImage(result: ImageResult(image: nil, data: source.data, cacheType: source.cacheType, url: url), pending: nil)
             }
         } else {
             made = try await withProcessed(request, run: run) { made throws(ImageError) -> MadeImage in
@@ -145,7 +144,7 @@ extension ImagePipeline {
         var write: (@Sendable () async -> Void)?
         if let pending = made.pending, let key = request.key {
             let cache = request.cache
-            write = { try? await cache.store(pending.image, data: pending.data, forKey: key, metadata: pending.metadata, cacheType: .disk) }
+            write = { try? await cache.store(pending.image, data: nil, forKey: key, metadata: pending.metadata, cacheType: .disk) }
         }
         await finish(request, writing: write)
         return made.result
@@ -203,28 +202,30 @@ extension ImagePipeline {
             request.sourceCache.storeToMemory(processed.decoded.image.withScale(ImageScale.factor(forKey: originalKey)), forKey: originalKey)
         }
         guard caching.store.includesDisk else { return nil }
-        if request.isSource { return storeSerialized(processed.image, source: source, request, trace: trace) }
+        if request.isSource {
+            storeSerialized(processed.image, source: source, request, trace: trace)
+            return nil
+        }
         // A processed result: the serializer's bytes (it sees the source's bytes unless a
         // transformer made them stale), else the image, which the cache encodes.
         let seen = request.request.processing.transformer == nil ? sourceBytes : nil
         var metadata = source.cacheType == .none ? source.metadata : CacheMetadata()
         metadata.sourceURL = nil
         guard let serialized = caching.serializer?(processed.image, seen, request.url) else {
-            return PendingWrite(image: processed.image, data: nil, metadata: metadata)
+            return PendingWrite(image: processed.image, metadata: metadata)
         }
-        let stored = storeSync(serialized, forKey: key, metadata: metadata, in: request.cache, kind: "result", trace: trace)
-        return stored ? nil : PendingWrite(image: nil, data: serialized, metadata: metadata)
+        storeSync(serialized, forKey: key, metadata: metadata, in: request.cache, kind: "result", trace: trace)
+        return nil
     }
 
     /// On a coding thread: the source itself as the result: a serializer's bytes for
     /// loaded bytes, on disk under the result's key (the source stage keeps them as they
-    /// are otherwise). Returns what the cache could not write here.
-    private static func storeSerialized(_ image: Image?, source: SourceData, _ request: ResolvedRequest, trace: ServiceContext?) -> PendingWrite? {
+    /// are otherwise).
+    private static func storeSerialized(_ image: Image?, source: SourceData, _ request: ResolvedRequest, trace: ServiceContext?) {
         guard let serializer = request.request.caching.serializer, source.cacheType == .none,
               request.request.caching.store.includesDisk, let key = request.key
-        else { return nil }
+        else { return }
         let data = serializer(image, source.data, request.url) ?? source.data
-        let stored = storeSync(data, forKey: key, metadata: source.metadata, in: request.cache, kind: "result", trace: trace)
-        return stored ? nil : PendingWrite(image: nil, data: data, metadata: source.metadata)
+        storeSync(data, forKey: key, metadata: source.metadata, in: request.cache, kind: "result", trace: trace)
     }
 }

@@ -107,12 +107,12 @@ extension ImagePipeline {
     ) async throws(ImageError) -> SourceOutcome<T> {
         let cache = request.sourceCache
         if !fresh, request.revalidating == nil, request.sourceQuery.includesDisk, let originalKey = request.originalKey {
-            if cache.answersSynchronously, run.cacheIOOnCodingThreads {
+            if run.cacheIOOnCodingThreads {
                 // One visit to the coding thread: the read, and what is made of it.
                 let trace = run.trace
                 let read = try await run.code { () throws(ImageError) -> SourceOutcome<T>? in
                     let entry = LibrarySpans.run("webimage.cache.lookup", parent: trace) { span -> DiskCacheEntry? in
-                        let entry = cache.entrySync(forKey: originalKey)
+                        let entry = cache.diskTier.entrySync(forKey: originalKey)
                         Self.describeLookup(span, kind: "original", hit: entry != nil)
                         return entry
                     }
@@ -138,17 +138,15 @@ extension ImagePipeline {
         var source = try await load(request, run: run)
         if request.storesSource, let originalKey = request.originalKey {
             source.stored = true
-            if cache.answersSynchronously, run.cacheIOOnCodingThreads {
+            if run.cacheIOOnCodingThreads {
                 // Kept before anyone gets the bytes, so a request that starts later finds
                 // them; written in the visit to the coding thread that makes the result.
                 let (loaded, trace) = (source, run.trace)
-                let (stored, outcome) = try await run.code { () throws(ImageError) -> (Bool, SourceOutcome<T>) in
-                    let stored = Self.storeSync(loaded.data, forKey: originalKey, metadata: loaded.metadata, in: cache, kind: "original", trace: trace)
+                return try await run.code { () throws(ImageError) -> SourceOutcome<T> in
+                    Self.storeSync(loaded.data, forKey: originalKey, metadata: loaded.metadata, in: cache, kind: "original", trace: trace)
                     owned.finish(loaded)
-                    return (stored, Self.apply(then, to: loaded, request))
+                    return Self.apply(then, to: loaded, request)
                 }
-                if !stored { await Self.store(loaded.data, forKey: originalKey, metadata: loaded.metadata, in: cache, kind: "original") }
-                return outcome
             }
             await Self.store(source.data, forKey: originalKey, metadata: source.metadata, in: cache, kind: "original")
         }
@@ -203,20 +201,14 @@ extension ImagePipeline {
         }
     }
 
-    /// On a coding thread: writes `data` to the disk of `cache`, which answers
-    /// synchronously, in a `webimage.store` span; `false` when the cache cannot store
-    /// without waiting. A failed write is the cache's to report.
-    @discardableResult
+    /// On a coding thread: writes `data` to the disk tier of `cache` in a `webimage.store`
+    /// span. A failed write is the cache's to report.
     static func storeSync(
         _ data: Data, forKey key: String, metadata: CacheMetadata, in cache: any ImageCaching, kind: String, trace: ServiceContext?
-    ) -> Bool {
-        LibrarySpans.run("webimage.store", parent: trace) { span -> Bool in
+    ) {
+        LibrarySpans.run("webimage.store", parent: trace) { span in
             describeStore(span, kind: kind, bytes: data.count)
-            do throws(ImageError) {
-                return try cache.storeDataSync(data, forKey: key, metadata: metadata)
-            } catch {
-                return true
-            }
+            try? cache.diskTier.storeSync(data, forKey: key, metadata: metadata)
         }
     }
 

@@ -25,13 +25,11 @@ extension ImagePipeline {
         case toMake(SourceData)
     }
 
-    /// What one visit to the coding thread made: the output, what it came from, and
-    /// whether it is on disk already.
+    /// What one visit to the coding thread made: the output and what it came from.
     private struct MadeVariant: Sendable {
         let variant: EncodedVariant
         let sourceCacheType: CacheType
         let downloadedBytes: Int
-        let stored: Bool
     }
 
     /// The output from the disk cache, else made: its source loaded outside the work
@@ -141,33 +139,22 @@ extension ImagePipeline {
         return await keep(made, request)
     }
 
-    /// On a coding thread: writes the output to disk when the request keeps it there and
-    /// the cache can store without waiting.
+    /// On a coding thread: writes the output to disk when the request keeps it there.
     private static func storeMade(_ variant: EncodedVariant, from source: SourceData, _ request: ResolvedRequest, trace: ServiceContext?) -> MadeVariant {
-        let downloaded = source.cacheType == .none ? source.data.count : 0
-        guard let key = request.key, request.resultStore.includesDisk else {
-            return MadeVariant(variant: variant, sourceCacheType: source.cacheType, downloadedBytes: downloaded, stored: false)
+        if let key = request.key, request.resultStore.includesDisk {
+            storeSync(variant.data, forKey: key, metadata: variant.metadata, in: request.cache, kind: "variant", trace: trace)
         }
-        let stored = storeSync(variant.data, forKey: key, metadata: variant.metadata, in: request.cache, kind: "variant", trace: trace)
-        return MadeVariant(variant: variant, sourceCacheType: source.cacheType, downloadedBytes: downloaded, stored: stored)
+        return MadeVariant(variant: variant, sourceCacheType: source.cacheType, downloadedBytes: source.cacheType == .none ? source.data.count : 0)
     }
 
-    /// Reports the output made and keeps it in memory, and on disk when the coding thread
-    /// could not write it there.
+    /// Reports the output made and keeps it in memory (its disk write is done).
     private func keep(_ made: MadeVariant, _ request: ResolvedRequest) async -> VariantResult {
         let variant = made.variant
         events.emit(.variantMade(
             url: request.url, bytes: variant.count, sourceCacheType: made.sourceCacheType, downloadedBytes: made.downloadedBytes
         ))
-        var write: (@Sendable () async -> Void)?
-        if let key = request.key {
-            if request.resultStore.includesMemory { request.cache.storeVariantToMemory(variant, forKey: key) }
-            if request.resultStore.includesDisk, !made.stored {
-                let cache = request.cache
-                write = { await Self.store(variant.data, forKey: key, metadata: variant.metadata, in: cache, kind: "variant") }
-            }
-        }
-        await finish(request, writing: write)
+        if let key = request.key, request.resultStore.includesMemory { request.cache.storeVariantToMemory(variant, forKey: key) }
+        await finish(request, writing: nil)
         return VariantResult(
             variant: variant, cacheType: .none, sourceCacheType: made.sourceCacheType, downloadedBytes: made.downloadedBytes
         )

@@ -123,50 +123,66 @@ final class RecordingCoder: ImageCoder {
     }
 }
 
-/// An ``ImageCache`` that records the keys read synchronously; `asynchronous`: it reads
-/// and writes only asynchronously, and a write takes 50 ms.
+/// An ``ImageCache`` over a disk tier that records the keys read in the task that loads
+/// (on the caller's thread: WebImage's own threads run outside any task); `slowWrites`:
+/// each disk write takes 50 ms.
 final class RecordingCache: ImageCaching {
-    let inner: ImageCache
-    let asynchronous: Bool
-    private let syncReads = InlineLocked<[String]>([])
+    /// Set for the loads a test makes, so that a read on the caller's thread can be told
+    /// from one on WebImage's threads.
+    @TaskLocal static var onCaller = false
 
-    init(asynchronous: Bool = false) {
-        inner = TestCaches.make()
-        self.asynchronous = asynchronous
+    let inner: ImageCache
+    private let disk: RecordingDiskTier
+
+    init(slowWrites: Bool = false) {
+        let base = TestCaches.make()
+        disk = RecordingDiskTier(inner: base.diskTier, slowWrites: slowWrites)
+        inner = ImageCache(config: base.config, diskTier: disk)
     }
 
-    var keysReadSynchronously: [String] { syncReads.withLock { $0 } }
-
+    var memoryTier: any ImageMemoryCaching { inner.memoryTier }
+    var diskTier: any ImageDiskCaching { disk }
+    var variantMemory: MemoryCache<String, EncodedVariant>? { inner.variantMemory }
     func imageFromMemory(forKey key: String) -> Image? { inner.imageFromMemory(forKey: key) }
     func storeToMemory(_ image: Image, forKey key: String) { inner.storeToMemory(image, forKey: key) }
-    func query(forKey key: String, cacheType: CacheType, decodeOptions: ImageDecodeOptions) async -> CacheQueryResult? {
-        await inner.query(forKey: key, cacheType: cacheType, decodeOptions: decodeOptions)
-    }
-    func entry(forKey key: String) async -> DiskCacheEntry? { await inner.entry(forKey: key) }
-    func entrySync(forKey key: String) -> DiskCacheEntry? {
-        guard !asynchronous else { return nil }
-        syncReads.withLock { $0.append(key) }
-        return inner.entrySync(forKey: key)
-    }
-    var answersSynchronously: Bool { !asynchronous }
-    func storeDataSync(_ data: Data, forKey key: String, metadata: CacheMetadata) throws(ImageError) -> Bool {
-        guard !asynchronous else { return false }
-        return try inner.storeDataSync(data, forKey: key, metadata: metadata)
-    }
-    func store(_ image: Image?, data: Data?, forKey key: String, metadata: CacheMetadata, cacheType: CacheType) async throws(ImageError) {
-        if asynchronous, cacheType.includesDisk { try? await Task.sleep(for: .milliseconds(50)) }
-        try await inner.store(image, data: data, forKey: key, metadata: metadata, cacheType: cacheType)
-    }
-    func remove(forKey key: String, cacheType: CacheType) async { await inner.remove(forKey: key, cacheType: cacheType) }
-    func clear(_ cacheType: CacheType) async { await inner.clear(cacheType) }
-    func contains(forKey key: String) async -> CacheType { await inner.contains(forKey: key) }
-    func variantFromMemory(forKey key: String) -> EncodedVariant? { inner.variantFromMemory(forKey: key) }
-    func storeVariantToMemory(_ variant: EncodedVariant, forKey key: String) { inner.storeVariantToMemory(variant, forKey: key) }
+
+    var keysReadSynchronously: [String] { disk.keysReadOnCaller }
 
     /// Whether the disk tier holds `key`.
-    func onDisk(_ key: String) -> Bool { inner.diskCache?.containsSync(forKey: key) == true }
+    func onDisk(_ key: String) -> Bool { disk.containsSync(forKey: key) }
 
     func removeDirectory() { try? FileManager.default.removeItem(atPath: inner.config.rootDirectory) }
+}
+
+/// A disk tier that records the keys read in a task with ``RecordingCache/onCaller`` set,
+/// and may make every write slow.
+final class RecordingDiskTier: ImageDiskCaching {
+    let inner: any ImageDiskCaching
+    let slowWrites: Bool
+    private let reads = InlineLocked<[String]>([])
+
+    init(inner: any ImageDiskCaching, slowWrites: Bool) {
+        self.inner = inner
+        self.slowWrites = slowWrites
+    }
+
+    var keysReadOnCaller: [String] { reads.withLock { $0 } }
+
+    func entrySync(forKey key: String) -> DiskCacheEntry? {
+        if RecordingCache.onCaller { reads.withLock { $0.append(key) } }
+        return inner.entrySync(forKey: key)
+    }
+
+    func storeSync(_ data: Data, forKey key: String, metadata: CacheMetadata) throws(ImageError) {
+        if slowWrites { Thread.sleep(forTimeInterval: 0.05) }
+        try inner.storeSync(data, forKey: key, metadata: metadata)
+    }
+
+    func containsSync(forKey key: String) -> Bool { inner.containsSync(forKey: key) }
+    func removeSync(forKey key: String) { inner.removeSync(forKey: key) }
+    func removeAllSync() { inner.removeAllSync() }
+    func totalSizeSync() -> Int { inner.totalSizeSync() }
+    func countSync() -> Int { inner.countSync() }
 }
 
 /// A manager over in-memory parts that record what each request asks of them.
@@ -180,8 +196,8 @@ final class RequestFieldHarness: Sendable {
     let manager: ImageManager
     let executor = CountingExecutor()
 
-    init(asynchronousCache: Bool = false) {
-        cache = RecordingCache(asynchronous: asynchronousCache)
+    init(slowCacheWrites: Bool = false) {
+        cache = RecordingCache(slowWrites: slowCacheWrites)
         manager = ImageManager(cache: cache, loader: loader, coder: coder)
         loader.serve("/still.jpg", Self.still)
         loader.serve("/animated.gif", Self.animated)
@@ -194,8 +210,12 @@ final class RequestFieldHarness: Sendable {
         ImageRequest(url: url(name), output: path.output)
     }
 
-    /// Loads `request` through the call for its output.
+    /// Loads `request` through the call for its output, with ``RecordingCache/onCaller`` set.
     func load(_ request: ImageRequest) async -> Result<RequestOutcome, ImageError> {
+        await RecordingCache.$onCaller.withValue(true) { await loadOnCaller(request) }
+    }
+
+    private func loadOnCaller(_ request: ImageRequest) async -> Result<RequestOutcome, ImageError> {
         do throws(ImageError) {
             if request.output.isImage { return .success(.image(try await manager.loadImage(request))) }
             return .success(.variant(try await manager.loadVariant(request)))
