@@ -61,6 +61,10 @@ public struct CacheConfig: Sendable, Hashable {
     /// encoded data; 0 means no limit. A variant over a quarter of it is not kept in
     /// memory. Default 64 MB: encoded images are small next to decoded ones.
     public var maxVariantMemoryCost: Int = 64 << 20
+    /// How long entries are used without asking their source again (``CacheFreshness``):
+    /// by default as long as the source says, and without an end when it says nothing. A
+    /// request's ``ImageRequest/Caching/freshness`` takes its place.
+    public var freshness: CacheFreshness = .default
 
     /// Creates a configuration with the defaults.
     public init() {}

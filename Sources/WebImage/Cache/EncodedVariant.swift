@@ -29,6 +29,9 @@ public final class EncodedVariant: Sendable {
     public let sourceCacheControl: String?
     /// The `Expires` of the source the variant was made from, if the source had one.
     public let sourceExpires: String?
+    /// When the source the variant was made from stops being fresh, as its response said
+    /// (``CacheMetadata/expirationDate``): the variant is as fresh as its source.
+    public let sourceExpirationDate: Date?
     /// The pixel size of one frame of the source the variant was made from, as stored
     /// (before any EXIF turn), when known.
     public let sourcePixelSize: PixelSize?
@@ -44,7 +47,8 @@ public final class EncodedVariant: Sendable {
     public init(
         data: Data, pixelSize: PixelSize, etag: String? = nil, createdAt: Date = Date(),
         sourceETag: String? = nil, sourceLastModified: String? = nil, quality: Int? = nil, score: Double? = nil,
-        sourceCacheControl: String? = nil, sourceExpires: String? = nil, sourcePixelSize: PixelSize? = nil, sourceByteCount: Int? = nil
+        sourceCacheControl: String? = nil, sourceExpires: String? = nil, sourcePixelSize: PixelSize? = nil, sourceByteCount: Int? = nil,
+        sourceExpirationDate: Date? = nil
     ) {
         self.bytes = ByteBuffer(bytes: data)
         self.format = ImageFormat(data: data)
@@ -55,6 +59,7 @@ public final class EncodedVariant: Sendable {
         self.sourceLastModified = sourceLastModified
         self.sourceCacheControl = sourceCacheControl
         self.sourceExpires = sourceExpires
+        self.sourceExpirationDate = sourceExpirationDate
         self.sourcePixelSize = sourcePixelSize
         self.sourceByteCount = sourceByteCount
         self.quality = quality
@@ -70,7 +75,8 @@ public final class EncodedVariant: Sendable {
             sourceETag: entry.metadata.sourceETag, sourceLastModified: entry.metadata.sourceLastModified,
             quality: entry.metadata.encodeQuality, score: entry.metadata.similarityScore,
             sourceCacheControl: entry.metadata.sourceCacheControl, sourceExpires: entry.metadata.sourceExpires,
-            sourcePixelSize: entry.metadata.sourcePixelSize, sourceByteCount: entry.metadata.sourceByteCount
+            sourcePixelSize: entry.metadata.sourcePixelSize, sourceByteCount: entry.metadata.sourceByteCount,
+            sourceExpirationDate: entry.metadata.expirationDate
         )
     }
 
@@ -83,7 +89,8 @@ public final class EncodedVariant: Sendable {
     /// What a cache stores beside the bytes so that ``init(entry:)`` gives this variant back.
     public var metadata: CacheMetadata {
         CacheMetadata(
-            etag: etag, storedDate: createdAt, pixelSize: pixelSize, sourceETag: sourceETag, sourceLastModified: sourceLastModified,
+            etag: etag, expirationDate: sourceExpirationDate, storedDate: createdAt, pixelSize: pixelSize, sourceETag: sourceETag,
+            sourceLastModified: sourceLastModified,
             encodeQuality: quality, similarityScore: score, sourceCacheControl: sourceCacheControl, sourceExpires: sourceExpires,
             sourcePixelSize: sourcePixelSize, sourceByteCount: sourceByteCount
         )
@@ -98,7 +105,7 @@ public final class EncodedVariant: Sendable {
             data: data, pixelSize: pixelSize, sourceETag: metadata.etag, sourceLastModified: metadata.lastModified, quality: quality,
             score: score, sourceCacheControl: metadata.cacheControl, sourceExpires: metadata.expires, sourcePixelSize: info?.pixelSize,
             // A decoded image from the memory cache comes without its bytes.
-            sourceByteCount: source.data.isEmpty ? nil : source.data.count
+            sourceByteCount: source.data.isEmpty ? nil : source.data.count, sourceExpirationDate: metadata.expirationDate
         )
     }
 

@@ -101,6 +101,9 @@ public final class ImageCache: ImageCaching {
         }
     }
 
+    /// ``CacheConfig/freshness``.
+    public var freshness: CacheFreshness { config.freshness }
+
     /// ``variantMemoryCache``.
     public var variantMemory: MemoryCache<String, EncodedVariant>? { variantMemoryCache }
 

@@ -39,6 +39,16 @@ extension ImageCachesManager: ImageDiskCaching {
         return firstHit(in: caches, concurrently: policy == .concurrent) { $0.diskTier.containsSync(forKey: key) ? true : nil } != nil
     }
 
+    /// Replaces the metadata of `key`'s entry in every cache that holds one; `false` when
+    /// none does.
+    public func updateMetadataSync(_ metadata: CacheMetadata, forKey key: String) throws(ImageError) -> Bool {
+        var updated = false
+        for cache in caches.reversed() {
+            if try cache.diskTier.updateMetadataSync(metadata, forKey: key) { updated = true }
+        }
+        return updated
+    }
+
     /// Removes `key`'s entry from the caches ``removePolicy`` names.
     public func removeSync(forKey key: String) {
         let (caches, policy, _) = selection(\.removePolicy)

@@ -16,7 +16,7 @@ import Foundation
 /// ``store(_:data:forKey:metadata:cacheType:)``, ``remove(forKey:cacheType:)``,
 /// ``clear(_:)``, ``contains(forKey:)`` — is built from the two tiers, the same for every
 /// cache. The other requirements have defaults and are optional: ``coder`` (what decodes a
-/// query's bytes), a memory tier of encoded variants (``variantMemory``, for the hits a
+/// query's bytes), the ``freshness`` of its entries, a memory tier of encoded variants (``variantMemory``, for the hits a
 /// server answers most), and the memory calls a cache may answer faster than through its
 /// tier's existential (``imageFromMemory(forKey:)``, ``storeToMemory(_:forKey:)``).
 ///
@@ -36,6 +36,10 @@ public protocol ImageCaching: Sendable {
 
     /// The memory tier of encoded variants, if the cache has one; the default is `nil`.
     var variantMemory: MemoryCache<String, EncodedVariant>? { get }
+
+    /// How long the cache's entries are used without asking their source again, unless a
+    /// request says otherwise; the default is ``CacheFreshness/default``.
+    var freshness: CacheFreshness { get }
 
     /// The decoded image held in memory for `key`, if any. Called on the caller's thread
     /// for every load: keep it cheap and non-blocking. The default asks ``memoryTier``.
@@ -61,6 +65,9 @@ extension ImageCaching {
 
     /// None: a cache without a memory tier of variants.
     public var variantMemory: MemoryCache<String, EncodedVariant>? { nil }
+
+    /// ``CacheFreshness/default``: as long as the source says.
+    public var freshness: CacheFreshness { .default }
 
     /// ``memoryTier``'s image for `key`.
     public func imageFromMemory(forKey key: String) -> Image? {

@@ -25,6 +25,11 @@ public protocol ImageDiskCaching: Sendable {
     /// Whether an entry is stored for `key` (it need not be read to tell).
     func containsSync(forKey key: String) -> Bool
 
+    /// Replaces the metadata of `key`'s entry, keeping its bytes and writing
+    /// ``CacheMetadata/storedDate`` as given (a renewed entry); `false` when there is no
+    /// entry. The default reads the entry and stores its bytes again, which dates it now.
+    func updateMetadataSync(_ metadata: CacheMetadata, forKey key: String) throws(ImageError) -> Bool
+
     /// Removes the entry for `key`, if any.
     func removeSync(forKey key: String)
 
@@ -55,6 +60,13 @@ extension ImageDiskCaching {
 
     /// `nil`: a tier that keeps no file per entry.
     public func filePath(forKey key: String) -> String? { nil }
+
+    /// The entry's bytes stored again with `metadata`.
+    public func updateMetadataSync(_ metadata: CacheMetadata, forKey key: String) throws(ImageError) -> Bool {
+        guard let entry = entrySync(forKey: key) else { return false }
+        try storeSync(entry.data, forKey: key, metadata: metadata)
+        return true
+    }
 }
 
 /// The built-in disk tier: files under ``CacheConfig/diskDirectory``, with expiry and a

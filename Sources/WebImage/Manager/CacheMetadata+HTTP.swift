@@ -2,34 +2,33 @@ import Foundation
 import NIOHTTP1
 
 extension CacheMetadata {
-    /// The validators and freshness a response declares: `ETag`, `Last-Modified`, and an
-    /// expiry from `Cache-Control: max-age` (or `s-maxage`), else `Expires`; the
-    /// `Cache-Control` and `Expires` themselves are kept as they were sent.
+    /// The validators and freshness a response declares at `now`: `ETag`, `Last-Modified`,
+    /// and an expiry from `Cache-Control` (`no-cache` or `no-store`: now; else `s-maxage`,
+    /// else `max-age`), else `Expires`; the `Cache-Control` and `Expires` themselves are
+    /// kept as they were sent.
     init(response head: DownloadResponseHead, now: Date = Date()) {
         let headers = head.headers
         let cacheControl = headers["cache-control"]
         let expires = headers.first(name: "expires")
+        let joined = cacheControl.isEmpty ? nil : cacheControl.joined(separator: ", ")
         var expiration: Date?
-        let directives = cacheControl.flatMap { $0.split(separator: ",") }.map {
-            $0.trimmingCharacters(in: .whitespaces).lowercased()
-        }
-        for directive in directives {
-            for prefix in ["s-maxage=", "max-age="] where directive.hasPrefix(prefix) {
-                if let seconds = TimeInterval(directive.dropFirst(prefix.count)) {
-                    expiration = now.addingTimeInterval(max(0, seconds))
-                }
+        if let joined {
+            if CacheControl.contains("no-cache", in: joined) || CacheControl.contains("no-store", in: joined) {
+                expiration = now
+            } else if let seconds = CacheControl.seconds(of: "s-maxage", in: joined) ?? CacheControl.seconds(of: "max-age", in: joined) {
+                expiration = now.addingTimeInterval(seconds)
             }
-            if directive == "no-cache" || directive == "no-store" { expiration = now }
         }
         if expiration == nil, let expires {
-            expiration = HTTPDate.date(from: expires)
+            // An `Expires` that is not a date (`0`, `-1`) means already expired.
+            expiration = HTTPDate.date(from: expires) ?? now
         }
         self.init(
             etag: headers.first(name: "etag"),
             lastModified: headers.first(name: "last-modified"),
             expirationDate: expiration,
             storedDate: now,
-            cacheControl: cacheControl.isEmpty ? nil : cacheControl.joined(separator: ", "),
+            cacheControl: joined,
             expires: expires
         )
     }

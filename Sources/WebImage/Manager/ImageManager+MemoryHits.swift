@@ -48,9 +48,9 @@ extension ImageManager {
             let data = options.contains(.queryMemoryData) ? resolved.cache.diskTier.entrySync(forKey: key)?.data : nil
             return ImageResult(image: resolved.scaled(image), data: data, cacheType: .memory, url: resolved.url)
         }
-        guard options.contains(.queryDiskDataSync), request.caching.query.includesDisk, let entry = resolved.cache.diskTier.entrySync(forKey: key) else {
-            return nil
-        }
+        guard options.contains(.queryDiskDataSync), request.caching.query.includesDisk,
+              let entry = resolved.cache.diskTier.entrySync(forKey: key), resolved.isFreshResult(entry.metadata)
+        else { return nil }
         if request.output == .data { return ImageResult(image: nil, data: entry.data, cacheType: .disk, url: resolved.url) }
         // Undecodable bytes: the asynchronous path removes them and loads afresh.
         guard let image = try? Self.decodeDiskHit(entry, key: key, for: resolved) else { return nil }

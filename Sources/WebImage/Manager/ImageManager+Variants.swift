@@ -2,12 +2,17 @@ import Foundation
 
 extension ImageManager {
     /// The encoded output `request` asks for held in memory under `key` (its
-    /// ``cacheKey(for:)``), when the request may be answered from memory: it looks there
-    /// and does not revalidate. No suspension: the hot path of a server answering cached
-    /// variants, which computes the key once and keeps it.
+    /// ``cacheKey(for:)``), when the request may be answered from memory: it looks there,
+    /// does not revalidate, and the output is fresh (``CacheFreshness``). No suspension:
+    /// the hot path of a server answering cached variants, which computes the key once and
+    /// keeps it.
     public func variantFromMemory(for request: ImageRequest, key: String) -> EncodedVariant? {
         guard request.caching.query.includesMemory, !request.options.contains(.refreshCached) else { return nil }
-        return (request.caching.cache ?? cache).variantFromMemory(forKey: key)
+        let cache = request.caching.cache ?? cache
+        guard let variant = cache.variantFromMemory(forKey: key) else { return nil }
+        let freshness = request.caching.freshness ?? cache.freshness
+        if let expiry = freshness.expiry(sourceExpiry: variant.sourceExpirationDate, storedDate: variant.createdAt), now() >= expiry { return nil }
+        return variant
     }
 
     /// The encoded output of `request` (``ImageOutput/encoded(_:passthrough:)``, details or a
@@ -41,7 +46,8 @@ extension ImageManager {
     private func diskHitSync(_ resolved: ResolvedRequest, key: String) -> EncodedVariant? {
         let request = resolved.request
         guard request.options.contains(.queryDiskDataSync), !request.options.contains(.refreshCached), request.caching.query.includesDisk,
-              let variant = resolved.cache.diskTier.entrySync(forKey: key).flatMap(EncodedVariant.init(entry:))
+              let entry = resolved.cache.diskTier.entrySync(forKey: key), resolved.isFreshResult(entry.metadata),
+              let variant = EncodedVariant(entry: entry)
         else { return nil }
         if resolved.resultStore.includesMemory { resolved.cache.storeVariantToMemory(variant, forKey: key) }
         return variant

@@ -76,6 +76,10 @@ public final class ImageManager: Sendable {
     /// quality's six encodes each takes.
     public static let defaultMaxEncodesPerOutput = 24
 
+    /// The clock cached entries' freshness is judged by (``CacheFreshness``): the system's
+    /// by default; a test advances its own.
+    public let now: @Sendable () -> Date
+
     /// The stages every request goes through.
     let pipeline: ImagePipeline
     private let running = Locked<[ObjectIdentifier: ImageTask]>([:])
@@ -102,7 +106,8 @@ public final class ImageManager: Sendable {
         variantWorkLimiter: WorkLimiter? = nil,
         events: ImageEvents = ImageEvents(),
         backgroundDeadline: Duration = ImageManager.defaultBackgroundDeadline,
-        maxEncodesPerOutput: Int = ImageManager.defaultMaxEncodesPerOutput
+        maxEncodesPerOutput: Int = ImageManager.defaultMaxEncodesPerOutput,
+        now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.cache = cache
         self.loader = loader
@@ -116,6 +121,7 @@ public final class ImageManager: Sendable {
         self.events = events
         self.backgroundDeadline = backgroundDeadline
         self.maxEncodesPerOutput = max(1, maxEncodesPerOutput)
+        self.now = now
         concreteCache = (cache as? ImageCache).map { Unmanaged.passUnretained($0) }
         pipeline = ImagePipeline(
             failedURLs: failedURLs, shouldBlockFailedURL: shouldBlockFailedURL, events: events, limiter: variantWorkLimiter,

@@ -54,6 +54,7 @@ struct PrefetchLoadKey: Hashable, Sendable {
     private let store: CacheType
     private let originalsQuery: CacheType?
     private let originalsStore: CacheType?
+    private let freshness: CacheFreshness?
     /// The cache, the originals' cache, the loader and the coder.
     private let objects: [ObjectIdentifier?]
     private let limits: ImageLimits
@@ -85,6 +86,7 @@ struct PrefetchLoadKey: Hashable, Sendable {
         store = caching.store
         originalsQuery = caching.originals?.query
         originalsStore = caching.originals?.store
+        freshness = caching.freshness
         let objects: [Any?] = [caching.cache, caching.originals?.cache, request.loader, request.coder]
         var comparable = caching.keyFilter == nil && caching.serializer == nil && request.requestModifier == nil
             && request.responseModifier == nil && request.decryptor == nil && request.callbackExecutor == nil

@@ -1,5 +1,6 @@
 import Foundation
 import NIOPosix
+import WebImageLocking
 
 /// The stages every ``ImageManager`` request goes through, each keyed by what it makes:
 ///
@@ -35,6 +36,15 @@ final class ImagePipeline: Sendable {
     let backgroundDeadline: Duration
     /// The encodes making one encoded output may run.
     let maxEncodesPerOutput: Int
+    /// The sources (by cache and key) being revalidated in the background while their
+    /// stale bytes are served: one revalidation each at a time.
+    let backgroundRevalidations = Locked<Set<BackgroundRevalidation>>([])
+
+    /// A source revalidated in the background.
+    struct BackgroundRevalidation: Hashable, Sendable {
+        let cache: InstanceIdentity
+        let key: String
+    }
 
     init(
         failedURLs: FailedURLs, shouldBlockFailedURL: @escaping ImageManager.FailedURLRule, events: ImageEvents, limiter: WorkLimiter?,

@@ -30,13 +30,14 @@ extension ImagePipeline {
             return ImageResult(image: image, data: await request.cache.diskData(forKey: key), cacheType: .memory, url: url)
         }
         if options.contains(.refreshCached), let cached = await cachedForRevalidation(request) {
-            if options.contains(.fromCacheOnly) { return cached.result(url: url, isFinal: true) }
+            if options.contains(.fromCacheOnly) || request.isKnownFreshResult(cached.metadata) { return cached.result(url: url, isFinal: true) }
             // The cached image at once, as SDWebImage does; the revalidation's answer is final.
             deliver(cached.result(url: url, isFinal: false))
             let revalidation = ResolvedRequest(request.request, manager: manager, revalidating: cached.metadata ?? CacheMetadata())
             do throws(ImageError) {
                 return try await shared(revalidation, progress: progress, deliver: deliver)
             } catch .cacheNotModified {
+                await renewCached(request)
                 return cached.result(url: url, isFinal: true)
             }
         }
@@ -164,11 +165,12 @@ extension ImagePipeline {
         }
     }
 
-    /// A processed result from the disk cache, decoded and kept in memory when the request
-    /// looks there too; bytes that are not an image are removed and read as a miss.
+    /// A processed result from the disk cache while it is fresh, decoded and kept in memory
+    /// when the request looks there too; bytes that are not an image are removed and read
+    /// as a miss, and a stale result is made again.
     private func cachedResult(_ request: ResolvedRequest, key: String, run: StageRun) async -> ImageResult? {
         let cache = request.cache
-        guard let entry = await cache.entry(forKey: key) else { return nil }
+        guard let entry = await cache.entry(forKey: key), request.isFreshResult(entry.metadata) else { return nil }
         let image: Image
         do throws(ImageError) {
             image = try await run.code { () throws(ImageError) -> Image in try ImageManager.decodeDiskHit(entry, key: key, for: request) }
@@ -209,7 +211,8 @@ extension ImagePipeline {
         // A processed result: the serializer's bytes (it sees the source's bytes unless a
         // transformer made them stale), else the image, which the cache encodes.
         let seen = request.request.processing.transformer == nil ? sourceBytes : nil
-        var metadata = source.cacheType == .none ? source.metadata : CacheMetadata()
+        // The source's validators and expiry: the result is as fresh as what it was made from.
+        var metadata = source.cacheType == .memory ? CacheMetadata() : source.metadata
         metadata.sourceURL = nil
         guard let serialized = caching.serializer?(processed.image, seen, request.url) else {
             return PendingWrite(image: processed.image, metadata: metadata)

@@ -50,6 +50,14 @@ struct ResolvedRequest: Sendable {
     /// What the request's decode reserves from its work slot's ``MemoryBudget``; `nil`
     /// outside a slot or without a budget.
     var memory: MemoryReservation?
+    /// How long the result's cached entries are used as they are: the request's rule, else
+    /// its cache's.
+    let resultFreshness: CacheFreshness
+    /// How long the source's cached bytes are used as they are: the request's rule, else
+    /// the source cache's.
+    let sourceFreshness: CacheFreshness
+    /// The manager's clock.
+    let now: @Sendable () -> Date
 
     init(_ request: ImageRequest, manager: ImageManager, revalidating: CacheMetadata? = nil) {
         self.request = request
@@ -72,6 +80,9 @@ struct ResolvedRequest: Sendable {
             // The manager's policy governs what making encoded outputs keeps.
             sourceStore = request.output.isImage ? originals.store : originals.store.intersection(manager.cachePolicy.originals)
         }
+        resultFreshness = caching.freshness ?? cache.freshness
+        sourceFreshness = caching.freshness ?? sourceCache.freshness
+        now = manager.now
         loader = request.loader ?? manager.loader
         coder = request.coder ?? manager.coder
         plan = DecodePlan(request)
@@ -94,6 +105,21 @@ struct ResolvedRequest: Sendable {
             request: request, download: download, originalKey: originalKey, sourceCache: sourceCache,
             reads: sourceQuery.includesDisk && revalidating == nil, stores: storesSource
         )
+    }
+
+    /// Whether a cached result stored with `metadata` is used as it is now; a stale one
+    /// is made again from its source, which is revalidated when it is stale too.
+    func isFreshResult(_ metadata: CacheMetadata) -> Bool {
+        guard let expiry = resultFreshness.expiry(of: metadata) else { return true }
+        return now() < expiry
+    }
+
+    /// Whether a cached result stored with `metadata` is known to be fresh now: it has an
+    /// expiry, and it has not come. ``ImageRequest/Options/refreshCached`` revalidates every
+    /// other entry.
+    func isKnownFreshResult(_ metadata: CacheMetadata?) -> Bool {
+        guard let metadata, let expiry = resultFreshness.expiry(of: metadata) else { return false }
+        return now() < expiry
     }
 
     /// `image` at the request's ``scale``.
@@ -136,7 +162,7 @@ struct ResolvedRequest: Sendable {
         return SourceStageKey(
             originalKey: originalKey, cache: InstanceIdentity.of(sourceCache), reads: reads, stores: stores,
             cacheOnly: request.options.contains(.fromCacheOnly), maxSourceBytes: request.maxSourceBytes, origin: origin,
-            loader: InstanceIdentity.of(own: request.loader)
+            loader: InstanceIdentity.of(own: request.loader), freshness: reads ? request.caching.freshness : nil
         )
     }
 
@@ -165,7 +191,7 @@ struct ResolvedRequest: Sendable {
             cache: InstanceIdentity.of(cache), query: caching.query, store: caching.store,
             serializer: caching.serializer == nil ? nil : InstanceIdentity.unique(),
             waitsForStore: options.contains(.waitStoreCache), deliversPreviews: options.contains(.progressiveLoad),
-            revalidates: options.contains(.refreshCached),
+            revalidates: options.contains(.refreshCached), freshness: caching.freshness,
             sourceMemory: isSource ? nil : ImageStageKey.SourceMemory(query: sourceQuery.includesMemory, store: sourceStore.includesMemory)
         )
     }
@@ -177,7 +203,7 @@ struct ResolvedRequest: Sendable {
             output: key.map { .cached(key: $0) } ?? .uncached(url: url, variant: request.variantKeyPart ?? ""),
             cache: InstanceIdentity.of(cache), query: request.caching.query, store: resultStore,
             waitsForStore: request.options.contains(.waitStoreCache), cacheOnly: request.options.contains(.fromCacheOnly),
-            revalidates: request.options.contains(.refreshCached), conditions: conditions
+            revalidates: request.options.contains(.refreshCached), freshness: request.caching.freshness, conditions: conditions
         )
     }
 }

@@ -100,42 +100,89 @@ extension ImagePipeline {
         }
     }
 
-    /// Drives new source work: the cached bytes, else a load kept in the source cache.
+    /// What a lookup of the source cache found, read on a coding thread.
+    private enum CachedRead<T: Sendable>: Sendable {
+        /// Nothing: the source is loaded.
+        case miss
+        /// Fresh bytes, and what was made of them.
+        case made(SourceOutcome<T>)
+        /// Bytes past their freshness.
+        case stale(DiskCacheEntry)
+    }
+
+    /// Drives new source work: the cached bytes while they are fresh (or served while they
+    /// are revalidated), else a load kept in the source cache — conditional, with the
+    /// cached bytes' validators, when they are stale.
     private func driveSource<T: Sendable>(
         _ owned: OwnedWork<SourceStageKey, SourceData>, _ request: ResolvedRequest, fresh: Bool, run: StageRun,
         then: @escaping @Sendable (SourceData) throws(ImageError) -> T
     ) async throws(ImageError) -> SourceOutcome<T> {
         let cache = request.sourceCache
+        var stale: DiskCacheEntry?
         if !fresh, request.revalidating == nil, request.sourceQuery.includesDisk, let originalKey = request.originalKey {
+            let (freshness, now) = (request.sourceFreshness, request.now)
             if run.cacheIOOnCodingThreads {
                 // One visit to the coding thread: the read, and what is made of it.
                 let trace = run.trace
-                let read = try await run.code { () throws(ImageError) -> SourceOutcome<T>? in
+                let read = try await run.code { () throws(ImageError) -> CachedRead<T> in
                     let entry = LibrarySpans.run("webimage.cache.lookup", parent: trace) { span -> DiskCacheEntry? in
                         let entry = cache.diskTier.entrySync(forKey: originalKey)
                         Self.describeLookup(span, kind: "original", hit: entry != nil)
                         return entry
                     }
-                    guard let entry else { return nil }
+                    guard let entry else { return .miss }
+                    guard Self.isUsable(entry, freshness, now) else { return .stale(entry) }
                     let source = SourceData(cached: entry)
                     owned.finish(source)
-                    return Self.apply(then, to: source, request)
+                    return .made(Self.apply(then, to: source, request))
                 }
-                if let read { return read }
-                // A miss: the download ahead waits outside the work slot the read took.
+                switch read {
+                case .made(let outcome): return outcome
+                case .stale(let entry): stale = entry
+                case .miss: break
+                }
+                // The download ahead waits outside the work slot the read took.
                 run.slot?.release()
             } else if let entry = await LibrarySpans.run("webimage.cache.lookup", { span async -> DiskCacheEntry? in
                 let entry = await cache.entry(forKey: originalKey)
                 Self.describeLookup(span, kind: "original", hit: entry != nil)
                 return entry
             }) {
+                if Self.isUsable(entry, freshness, now) {
+                    let source = SourceData(cached: entry)
+                    owned.finish(source)
+                    return try await run.code { Self.apply(then, to: source, request) }
+                }
+                stale = entry
+            }
+            if let entry = stale, freshness.state(of: entry.metadata, at: now()) == .servableWhileRevalidating {
+                revalidateInBackground(entry, request)
                 let source = SourceData(cached: entry)
                 owned.finish(source)
                 return try await run.code { Self.apply(then, to: source, request) }
             }
         }
-        if request.request.options.contains(.fromCacheOnly) { throw .notInCache(request.key ?? request.url.absoluteString) }
-        var source = try await load(request, run: run)
+        if request.request.options.contains(.fromCacheOnly) {
+            // Stale bytes are all there is: they are used as they are.
+            if let stale {
+                let source = SourceData(cached: stale)
+                owned.finish(source)
+                return try await run.code { Self.apply(then, to: source, request) }
+            }
+            throw .notInCache(request.key ?? request.url.absoluteString)
+        }
+        var source: SourceData
+        if let stale, let originalKey = request.originalKey {
+            do throws(ImageError) {
+                source = try await load(request, run: run, validating: stale.metadata)
+            } catch .cacheNotModified {
+                let renewed = await Self.renew(stale, forKey: originalKey, in: cache, at: request.now())
+                owned.finish(renewed)
+                return try await run.code { Self.apply(then, to: renewed, request) }
+            }
+        } else {
+            source = try await load(request, run: run)
+        }
         if request.storesSource, let originalKey = request.originalKey {
             source.stored = true
             if run.cacheIOOnCodingThreads {
@@ -157,7 +204,9 @@ extension ImagePipeline {
 
     /// Loads the source: the custom closure, or the loader, in a `webimage.download` span.
     /// A failure blocks the URL when the manager's rule says so.
-    private func load(_ request: ResolvedRequest, run: StageRun) async throws(ImageError) -> SourceData {
+    /// With `validating`, the stale bytes' validators go out as `If-None-Match` /
+    /// `If-Modified-Since`, and an unchanged source throws ``ImageError/cacheNotModified``.
+    private func load(_ request: ResolvedRequest, run: StageRun, validating stale: CacheMetadata? = nil) async throws(ImageError) -> SourceData {
         if Task.isCancelled { throw .cancelled }
         // A URL no loader handles says nothing about the URL, and a loader for its scheme
         // may be added at any time: it is not blocked.
@@ -169,7 +218,12 @@ extension ImagePipeline {
                 if let limit = request.request.maxSourceBytes, data.count > limit { throw .bodyTooLarge(limit: limit) }
                 return SourceData(data: data, metadata: CacheMetadata(), cacheType: .none)
             case .url(let url):
-                let (loader, options, progress) = (request.loader, request.downloadOptions, run.events.handler)
+                var options = request.downloadOptions
+                if let stale {
+                    if let etag = stale.etag { options.headers.replaceOrAdd(name: "If-None-Match", value: etag) }
+                    if let lastModified = stale.lastModified { options.headers.replaceOrAdd(name: "If-Modified-Since", value: lastModified) }
+                }
+                let (loader, progress) = (request.loader, run.events.handler)
                 // The span is current during the load: the origin's `traceparent` names it.
                 let response = try await LibrarySpans.run("webimage.download") { span throws(ImageError) -> DownloadResponse in
                     span.attributes["server.address"] = url.host ?? ""
@@ -180,13 +234,79 @@ extension ImagePipeline {
                     span.attributes["webimage.bytes"] = response.data.count
                     return response
                 }
-                var metadata = CacheMetadata(response: response.head)
+                var metadata = CacheMetadata(response: response.head, now: request.now())
                 metadata.sourceURL = url
                 return SourceData(data: response.data, metadata: metadata, cacheType: .none)
             }
         } catch {
             recordFailure(request.url, error)
             throw error
+        }
+    }
+
+    // MARK: Freshness
+
+    /// Whether cached bytes are used as they are at `now`: they have no expiry, or it has
+    /// not come.
+    private static func isUsable(_ entry: DiskCacheEntry, _ freshness: CacheFreshness, _ now: @Sendable () -> Date) -> Bool {
+        guard let expiry = freshness.expiry(of: entry.metadata) else { return true }
+        return now() < expiry
+    }
+
+    /// The stale bytes the source said are unchanged, kept for the lifetime they were
+    /// stored with from `now`.
+    private static func renew(_ entry: DiskCacheEntry, forKey key: String, in cache: any ImageCaching, at now: Date) async -> SourceData {
+        let metadata = renewed(entry.metadata, at: now)
+        let disk = cache.diskTier
+        _ = await BlockingPools.run(on: BlockingPools.io) { () -> Bool? in try? disk.updateMetadataSync(metadata, forKey: key) }
+        return SourceData(data: entry.data, metadata: metadata, cacheType: .disk)
+    }
+
+    /// `metadata` renewed at `now` for the lifetime it was stored with.
+    static func renewed(_ metadata: CacheMetadata, at now: Date) -> CacheMetadata {
+        var renewed = metadata
+        if let expiration = metadata.expirationDate {
+            renewed.expirationDate = now.addingTimeInterval(max(0, expiration.timeIntervalSince(metadata.storedDate)))
+        }
+        renewed.storedDate = now
+        return renewed
+    }
+
+    /// After a revalidation the source answered with `304 Not Modified`: the request's
+    /// cached source and cached result renewed, each for the lifetime it was stored with.
+    func renewCached(_ request: ResolvedRequest) async {
+        let now = request.now()
+        var entries: [(any ImageCaching, String)] = []
+        if let originalKey = request.originalKey { entries.append((request.sourceCache, originalKey)) }
+        if let key = request.key, key != request.originalKey || InstanceIdentity.of(request.sourceCache) != InstanceIdentity.of(request.cache) { entries.append((request.cache, key)) }
+        for (cache, key) in entries {
+            let disk = cache.diskTier
+            _ = await BlockingPools.run(on: BlockingPools.io) { () -> Bool? in
+                guard let metadata = disk.entrySync(forKey: key)?.metadata else { return false }
+                return try? disk.updateMetadataSync(Self.renewed(metadata, at: now), forKey: key)
+            }
+        }
+    }
+
+    /// Revalidates stale bytes that are being served, off every caller's way: renewed when
+    /// the source says they are unchanged, replaced by what it sends otherwise. One at a
+    /// time per source; a failure leaves the stale bytes.
+    private func revalidateInBackground(_ entry: DiskCacheEntry, _ request: ResolvedRequest) {
+        guard let key = request.originalKey else { return }
+        let cache = request.sourceCache
+        let revalidation = BackgroundRevalidation(cache: InstanceIdentity.of(cache), key: key)
+        guard backgroundRevalidations.withLock({ $0.insert(revalidation).inserted }) else { return }
+        Task.detached { [self] in
+            defer { _ = backgroundRevalidations.withLock { $0.remove(revalidation) } }
+            let run = StageRun(threads: BlockingPools.coding, slot: nil, events: .none, trace: nil, cacheIOOnCodingThreads: false)
+            do throws(ImageError) {
+                let source = try await load(request, run: run, validating: entry.metadata)
+                if request.storesSource { await Self.store(source.data, forKey: key, metadata: source.metadata, in: cache, kind: "original") }
+            } catch .cacheNotModified {
+                _ = await Self.renew(entry, forKey: key, in: cache, at: request.now())
+            } catch {
+                return
+            }
         }
     }
 

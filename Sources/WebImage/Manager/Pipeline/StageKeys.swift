@@ -28,6 +28,8 @@ struct SourceStageKey: Hashable, Sendable {
     let origin: Origin
     /// The request's own loader; `nil`: the manager's.
     let loader: InstanceIdentity?
+    /// The request's own freshness rule for cached bytes; `nil`: the cache's.
+    let freshness: CacheFreshness?
 }
 
 /// The key of the decoded-image stage: the source's, and how it is decoded.
@@ -71,6 +73,8 @@ struct ImageStageKey: Hashable, Sendable {
     let waitsForStore: Bool
     let deliversPreviews: Bool
     let revalidates: Bool
+    /// The request's own freshness rule for the cached result; `nil`: the cache's.
+    let freshness: CacheFreshness?
     /// For a result that is not its source: whether the decoded source is looked up and kept in memory.
     let sourceMemory: SourceMemory?
 
@@ -97,6 +101,8 @@ struct VariantStageKey: Hashable, Sendable {
     let cacheOnly: Bool
     /// A revalidation of the cached output is not answered by a making that read it.
     let revalidates: Bool
+    /// The request's own freshness rule for the cached output; `nil`: the cache's.
+    let freshness: CacheFreshness?
     /// A conditional making can end in a 304, which only its own waiters may get.
     let conditions: SourceConditions?
 }

@@ -36,7 +36,7 @@ extension ImagePipeline {
     /// limiter, then decoded, processed and encoded in one of its slots.
     private func makeVariant(_ request: ResolvedRequest) async throws(ImageError) -> VariantResult {
         if request.revalidating == nil, request.request.caching.query.includesDisk, let key = request.key,
-           let variant = await cachedVariant(forKey: key, in: request.cache) {
+           let variant = await cachedVariant(forKey: key, of: request) {
             if request.resultStore.includesMemory { request.cache.storeVariantToMemory(variant, forKey: key) }
             return VariantResult(variant: variant, cacheType: .disk)
         }
@@ -57,15 +57,21 @@ extension ImagePipeline {
         return result
     }
 
-    /// The output after revalidating its source with the validators stored with it: the
-    /// cached output while the source is unchanged (made from the cached source when it is
-    /// not cached itself), else made anew from the new source, which replaces the old.
+    /// The cached output while it is known to be fresh; else the output after revalidating
+    /// its source with the validators stored with it: the cached output while the source is
+    /// unchanged (both renewed; made from the cached source when it is not cached itself),
+    /// else made anew from the new source, which replaces the old.
     private func revalidateVariant(_ request: ResolvedRequest, manager: ImageManager) async throws(ImageError) -> VariantResult {
+        if let key = request.key, request.request.caching.query.includesDisk, let entry = await request.cache.entry(forKey: key),
+           request.isKnownFreshResult(entry.metadata), let variant = EncodedVariant(entry: entry) {
+            return VariantResult(variant: variant, cacheType: .disk)
+        }
         var validators = CacheMetadata()
         if let originalKey = request.originalKey, let stored = await request.sourceCache.metadata(forKey: originalKey) { validators = stored }
         do throws(ImageError) {
             return try await makeVariant(ResolvedRequest(request.request, manager: manager, revalidating: validators))
         } catch .cacheNotModified {
+            await renewCached(request)
             if let key = request.key, request.request.caching.query.includesMemory, let variant = request.cache.variantFromMemory(forKey: key) {
                 return VariantResult(variant: variant, cacheType: .memory)
             }
@@ -73,10 +79,11 @@ extension ImagePipeline {
         }
     }
 
-    /// The output in a `webimage.cache.lookup` span.
-    private func cachedVariant(forKey key: String, in cache: any ImageCaching) async -> EncodedVariant? {
+    /// The output on disk while it is fresh, in a `webimage.cache.lookup` span; a stale one
+    /// is made again from its source, which is revalidated when it is stale too.
+    private func cachedVariant(forKey key: String, of request: ResolvedRequest) async -> EncodedVariant? {
         await LibrarySpans.run("webimage.cache.lookup") { span async -> EncodedVariant? in
-            let variant = await cache.entry(forKey: key).flatMap { EncodedVariant(entry: $0) }
+            let variant = await request.cache.entry(forKey: key).flatMap { request.isFreshResult($0.metadata) ? EncodedVariant(entry: $0) : nil }
             Self.describeLookup(span, kind: "variant", hit: variant != nil)
             return variant
         }

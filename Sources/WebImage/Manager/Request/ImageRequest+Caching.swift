@@ -22,6 +22,11 @@ extension ImageRequest {
         /// where a loaded source is kept for other results of it. `nil`: the defaults of
         /// ``ImageRequest/OriginalCaching``.
         public var originals: OriginalCaching?
+        /// How long cached entries (the result, and the source it is made from) are used
+        /// without asking the source again; `nil`: the rule of the cache they are in
+        /// (``ImageCaching/freshness``). ``CacheFreshness/always`` revalidates them on this
+        /// load, ``CacheFreshness/untilEvicted`` never.
+        public var freshness: CacheFreshness?
 
         /// Creates cache settings; by default every tier of the manager's cache, for the
         /// result and for its source.
@@ -31,7 +36,8 @@ extension ImageRequest {
             store: CacheType = .all,
             keyFilter: (@Sendable (URL) -> String?)? = nil,
             serializer: (@Sendable (_ image: Image?, _ data: Data?, _ url: URL) -> Data?)? = nil,
-            originals: OriginalCaching? = nil
+            originals: OriginalCaching? = nil,
+            freshness: CacheFreshness? = nil
         ) {
             self.cache = cache
             self.query = query
@@ -39,6 +45,7 @@ extension ImageRequest {
             self.keyFilter = keyFilter
             self.serializer = serializer
             self.originals = originals
+            self.freshness = freshness
         }
     }
 

@@ -112,6 +112,8 @@ struct StageKeysTests {
         Row("caching.store", changes: [.variant]) { $0.caching.store = .disk },
         Row("caching.keyFilter", changes: [.source, .decode, .process, .variant, .result]) { $0.caching.keyFilter = { _ in "other" } },
         Row("caching.serializer", .image, changes: [.image]) { $0.caching.serializer = { _, data, _ in data } },
+        Row("caching.freshness", changes: [.source, .decode, .process, .variant]) { $0.caching.freshness = .always },
+        Row("caching.freshness", .image, changes: [.source, .decode, .process, .image]) { $0.caching.freshness = .untilEvicted },
         Row("caching.originals", changes: [.source, .decode, .process]) { $0.caching.originals = ImageRequest.OriginalCaching(query: .none) },
         Row("caching.originals", .image, changes: [.image]) { $0.caching.originals = ImageRequest.OriginalCaching(query: .all) },
         // Limits guard the work, not what is made: a result in the cache is served whatever they say.

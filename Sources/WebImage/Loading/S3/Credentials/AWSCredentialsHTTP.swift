@@ -44,7 +44,7 @@ struct AWSCredentialsHTTP: Sendable {
         request.method = method
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
-        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        let seconds = timeout.timeInterval
         do {
             let response = try await client.execute(request, timeout: .nanoseconds(Int64(seconds * 1e9)))
             let buffer = try await response.body.collect(upTo: Self.maxBodySize)
