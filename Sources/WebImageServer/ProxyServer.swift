@@ -75,6 +75,7 @@ public final class ProxyServer: Sendable {
         // approves each proxy's address too (unless trusted) and every source behind it.
         downloaderConfig.hopAddress = { url in try await sourceGuard.address(for: url) }
         downloader = ImageDownloader(config: downloaderConfig)
+        Self.countRetries(of: downloader, in: metrics)
 
         let originals = config.caching.cacheConfig(namespace: "proxy-originals")
         var variants = config.caching.cacheConfig(namespace: "proxy-variants")
@@ -108,6 +109,7 @@ public final class ProxyServer: Sendable {
             var storeConfig = downloaderConfig
             storeConfig.hopAddress = { [trusted] url in try await sourceGuard.address(for: url, trusting: trusted) }
             let storeDownloader = ImageDownloader(config: storeConfig)
+            Self.countRetries(of: storeDownloader, in: metrics)
             objectStoreDownloader = storeDownloader
             if let s3Configuration { loaders.append(S3ImageLoader(configuration: s3Configuration, downloader: storeDownloader)) }
             if let gcs = parts.gcs { loaders.append(GCSImageLoader(configuration: gcs, downloader: storeDownloader)) }
@@ -155,6 +157,15 @@ public final class ProxyServer: Sendable {
     let fallbackLoader = StaticImageLoader(scheme: "webimage-fallback")
     /// The URL the fallback image is loaded from.
     static let fallbackURL = URL(string: "webimage-fallback:///image")!
+
+    /// Counts the retries of `downloader` in `metrics` when its policy retries at all:
+    /// without retries it gets no observer, and its downloads build no events.
+    private static func countRetries(of downloader: ImageDownloader, in metrics: ServerMetrics) {
+        guard downloader.config.retryPolicy.maxRetries > 0 else { return }
+        downloader.events.observe { event in
+            if case .retrying = event { metrics.sourceRetried() }
+        }
+    }
 
     /// Downloads the watermark and fallback images when they come from URLs (before the
     /// application listens).

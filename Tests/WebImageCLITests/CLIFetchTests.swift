@@ -174,6 +174,21 @@ struct CLIFetchTests {
         }
     }
 
+    @Test("HT2 fetch succeeds through one 503 with Retry-After: 1, retried after it")
+    func HT2_fetchRetriesThrough503WithRetryAfter() async throws {
+        try await withCLI { origin, sandbox in
+            origin.registerFailing("/busy.png", times: 1, with: .status(503, headers: [("Retry-After", "1")]), then: .image(Self.png))
+            let result = try await sandbox.run(["fetch", origin.url("/busy.png").absoluteString, "--json"])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.isEmpty)
+            let record = try #require(try result.jsonLines().first)
+            #expect(record["ok"] as? Bool == true)
+            #expect((record["milliseconds"] as? Int ?? 0) >= 1000, "the second request waited for the Retry-After")
+            #expect(origin.requestCount("/busy.png") == 2)
+            #expect(FileManager.default.contents(atPath: sandbox.path("busy.png")) == Self.png)
+        }
+    }
+
     @Test("a permanent failure is refused in the next run without a request, unless --retry-failed")
     func fetchRetryFailed() async throws {
         try await withCLI { origin, sandbox in

@@ -6,7 +6,10 @@ import Foundation
 /// For one transfer the order is: ``started(url:)``,
 /// ``receivedResponse(url:statusCode:headers:)``, ``stopped(url:)``, then
 /// ``finished(url:bytes:)`` when it succeeded. A failed or cancelled transfer stops without
-/// finishing. ``variantMade(url:bytes:sourceCacheType:downloadedBytes:)`` comes from ``ImageManager/events``, once per variant made (however
+/// finishing. A transfer retried (``RetryPolicy``) reports
+/// ``retrying(url:retry:delay:reason:)`` after each failed attempt (after its response, if
+/// one came) and before the wait, then the next attempt's response: `started` once, and
+/// `stopped` once at the end. ``variantMade(url:bytes:sourceCacheType:downloadedBytes:)`` comes from ``ImageManager/events``, once per variant made (however
 /// many requests shared it, and also when every one of them had left);
 /// ``backgroundWorkExpired(url:deadline:)`` when work that went on in the background
 /// (``ImageRequest/Options/continueInBackground``) is stopped at its deadline.
@@ -15,6 +18,9 @@ public enum ImageEvent: Sendable, Equatable {
     case started(url: URL)
     /// The final response's head arrived (after any redirects).
     case receivedResponse(url: URL, statusCode: Int, headers: [String: String])
+    /// An attempt failed with `reason` and the transfer tries again after `delay`: retry
+    /// number `retry` (from 1) of those ``RetryPolicy/maxRetries`` allows.
+    case retrying(url: URL, retry: Int, delay: Duration, reason: ImageError)
     /// The transfer ended, for any reason.
     case stopped(url: URL)
     /// The transfer succeeded with `bytes` bytes of body.
@@ -31,7 +37,7 @@ public enum ImageEvent: Sendable, Equatable {
     /// The URL the event is about.
     public var url: URL {
         switch self {
-        case .started(let url), .receivedResponse(let url, _, _), .stopped(let url), .finished(let url, _),
+        case .started(let url), .receivedResponse(let url, _, _), .retrying(let url, _, _, _), .stopped(let url), .finished(let url, _),
              .variantMade(let url, _, _, _), .backgroundWorkExpired(let url, _): url
         }
     }

@@ -19,6 +19,9 @@ final class DownloadOperation: SharedWorkHolder {
     let host: String
     /// Set when the transfer ran past its whole-transfer deadline and was stopped for it.
     let deadlinePassed = Atomic<Bool>(false)
+    /// Set once a progress report with body bytes went to a caller: from then on the
+    /// transfer is not retried (``RetryPolicy``).
+    let bytesReachedCaller = Atomic<Bool>(false)
     /// The timer of the whole-transfer deadline while the transfer runs.
     private let deadline = InlineLocked(DeadlineTimer.unarmed)
 
@@ -67,10 +70,11 @@ final class DownloadOperation: SharedWorkHolder {
     /// the bytes so far go along only when the options ask for them.
     func reportProgress(received: Int, expected: Int?, partialData: @autoclosure () -> Data?) {
         let isLast = expected.map { received >= $0 } ?? false
-        sharedWork.report(
+        let reported = sharedWork.report(
             DownloadProgress(receivedBytes: received, expectedBytes: expected, partialData: options.wantsPartialData ? partialData() : nil),
             position: received, isLast: isLast
         )
+        if reported, received > 0 { bytesReachedCaller.store(true, ordering: .relaxed) }
     }
 
     /// Completes every caller with `result`, after a last progress report of the full body

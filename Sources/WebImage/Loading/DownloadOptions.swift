@@ -21,6 +21,10 @@ public struct DownloadOptions: Sendable {
     public var decryptor: Decryptor?
     /// Replaces the downloader's ``DownloaderConfig/maxBodySize`` for this download.
     public var maxBodySize: Int?
+    /// Replaces the downloader's ``DownloaderConfig/retryPolicy`` for this download;
+    /// ``RetryPolicy/never`` turns retries off. Callers that join a download already under
+    /// way share its policy: that of the caller that started it.
+    public var retryPolicy: RetryPolicy?
     /// Return a response whose status is not one of ``DownloaderConfig/acceptableStatusCodes``
     /// with its body (within the body size limit), instead of failing with
     /// ``ImageError/invalidStatusCode(_:)``: for a loader that reads the error a server

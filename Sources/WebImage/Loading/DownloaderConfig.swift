@@ -46,6 +46,13 @@ public struct DownloaderConfig: Sendable {
     public var connectTimeout: Duration = .seconds(10)
     /// Redirects followed before giving up. Default 10.
     public var maxRedirects: Int = 10
+    /// When a failed download is tried again (``RetryPolicy``): by default ``RetryPolicy/default``,
+    /// two retries of transient failures with backoff; ``RetryPolicy/never`` turns retries
+    /// off. ``DownloadOptions/retryPolicy`` replaces it for one download.
+    public var retryPolicy: RetryPolicy = .default
+    /// The clock the waits between attempts are measured on. Default `ContinuousClock()`;
+    /// a test gives a clock it moves itself, so that no test waits for real seconds.
+    public var retryClock: any Clock<Duration> = ContinuousClock()
     /// The largest body accepted, in bytes. Default 100 MB.
     public var maxBodySize: Int = 100 * 1024 * 1024
     /// Status codes that count as success. Default 200–299.

@@ -8,8 +8,8 @@ import NIOSSL
 import Tracing
 
 /// One HTTP(S) transfer: hop-by-hop redirects (each approved by the hop guard),
-/// status and content-type checks, body size limits, progress, the decryptor, and
-/// download events. It throws ``ImageError`` only.
+/// status and content-type checks, body size limits, progress, the decryptor, retries
+/// (``RetryPolicy``), and download events. It throws ``ImageError`` only.
 ///
 /// Two references (everything else is read through them), so a struct: it costs no
 /// allocation, and copying it into an async step's frame is two retains.
@@ -41,7 +41,7 @@ struct HTTPTransfer: Sendable {
     func run() async throws(ImageError) -> DownloadResponse {
         var started = false
         do throws(ImageError) {
-            let response = try await followHops(started: &started)
+            let response = try await attempts(started: &started)
             events.emit(.stopped(url: operation.url))
             events.emit(.finished(url: operation.url, bytes: response.data.count))
             return response
@@ -55,9 +55,10 @@ struct HTTPTransfer: Sendable {
         }
     }
 
-    /// Follows redirects to the final response and receives its body. `started` is set once
-    /// the first request went out, so that `stopped` follows only a `started`.
-    private func followHops(started: inout Bool) async throws(ImageError) -> DownloadResponse {
+    /// Follows redirects to the final response and receives its body, by `deadline`.
+    /// `started` is set once the first request went out, so that `stopped` follows only a
+    /// `started`; `attempt` records what a retry depends on.
+    func followHops(started: inout Bool, attempt: inout Attempt, deadline: NIODeadline) async throws(ImageError) -> DownloadResponse {
         let original = operation.url
         var current = original
         // Filled on the first redirect only: most transfers have none.
@@ -66,7 +67,6 @@ struct HTTPTransfer: Sendable {
         // What the previous hop's request modifier chose, carried over a redirect that keeps it.
         var method = HTTPMethod.GET
         var body: Data?
-        let deadline = NIODeadline.now() + environment.totalTimeout
 
         while true {
             try checkCancelled()
@@ -82,6 +82,7 @@ struct HTTPTransfer: Sendable {
                 }
                 described = modified
             }
+            if described.method != .GET { attempt.onlyGET = false }
             let request = makeRequest(from: described)
             let pinned: PinnedClientPool.Lease?
             if config.hopAddress != nil || config.proxy != nil {
@@ -99,6 +100,7 @@ struct HTTPTransfer: Sendable {
             do {
                 response = try await (pinned?.client ?? client).execute(request, deadline: deadline)
             } catch {
+                attempt.transportFailure = Self.isTransportFailure(error)
                 throw Self.map(error, config: config)
             }
             if options.handleCookies {
@@ -132,7 +134,7 @@ struct HTTPTransfer: Sendable {
                 current = next
                 continue
             }
-            return try await receive(response, from: current, deadline: deadline)
+            return try await receive(response, from: current, attempt: &attempt, deadline: deadline)
         }
     }
 
@@ -203,7 +205,9 @@ struct HTTPTransfer: Sendable {
         return request
     }
 
-    private func receive(_ response: HTTPClientResponse, from url: URL, deadline: NIODeadline) async throws(ImageError) -> DownloadResponse {
+    private func receive(
+        _ response: HTTPClientResponse, from url: URL, attempt: inout Attempt, deadline: NIODeadline
+    ) async throws(ImageError) -> DownloadResponse {
         var head = DownloadResponseHead(url: url, statusCode: Int(response.status.code), headers: response.headers)
         if let modifier = options.responseModifier ?? config.responseModifier {
             guard let modified = modifier(head) else {
@@ -211,6 +215,7 @@ struct HTTPTransfer: Sendable {
             }
             head = modified
         }
+        attempt.head = head
         if events.hasObservers {
             var flat: [String: String] = [:]
             for (name, value) in head.headers { flat[name.lowercased()] = flat[name.lowercased()].map { "\($0), \(value)" } ?? value }
@@ -235,9 +240,9 @@ struct HTTPTransfer: Sendable {
         }
         var data: Data
         if let expected, expected > 0 {
-            data = try await collectBody(of: response, length: expected, deadline: deadline)
+            data = try await collectBody(of: response, length: expected, attempt: &attempt, deadline: deadline)
         } else {
-            data = try await collectBody(of: response, deadline: deadline)
+            data = try await collectBody(of: response, attempt: &attempt, deadline: deadline)
         }
         // An error response goes back as the server sent it, for the caller to read.
         guard succeeded else { return DownloadResponse(data: data, head: head) }
@@ -258,7 +263,7 @@ struct HTTPTransfer: Sendable {
     /// another copy. Progress is reported after each chunk; partial data is copied out only
     /// for callers that asked for it.
     private func collectBody(
-        of response: HTTPClientResponse, length: Int, deadline: NIODeadline
+        of response: HTTPClientResponse, length: Int, attempt: inout Attempt, deadline: NIODeadline
     ) async throws(ImageError) -> Data {
         let buffers = BodyBuffers.shared
         let block = buffers.take(atLeast: length)
@@ -284,10 +289,13 @@ struct HTTPTransfer: Sendable {
             }
         } catch {
             buffers.give(block)
+            attempt.transportFailure = Self.isTransportFailure(error)
             throw Self.map(error, config: config)
         }
         guard received == length else {
             buffers.give(block)
+            // The connection ended early: another try may get the whole body.
+            attempt.transportFailure = true
             throw .invalidResponse("the body ended after \(received) of the \(length) bytes its Content-Length declared")
         }
         return buffers.data(of: block, count: received)
@@ -298,7 +306,9 @@ struct HTTPTransfer: Sendable {
 
     /// Collects a body of unknown length as AsyncHTTPClient's own `collect` does: the first
     /// chunk is kept as it came from the client, later ones are appended to it.
-    private func collectBody(of response: HTTPClientResponse, deadline: NIODeadline) async throws(ImageError) -> Data {
+    private func collectBody(
+        of response: HTTPClientResponse, attempt: inout Attempt, deadline: NIODeadline
+    ) async throws(ImageError) -> Data {
         var body: ByteBuffer?
         var received = 0
         operation.reportProgress(received: 0, expected: nil, partialData: Data())
@@ -323,6 +333,7 @@ struct HTTPTransfer: Sendable {
                 )
             }
         } catch {
+            attempt.transportFailure = Self.isTransportFailure(error)
             throw Self.map(error, config: config)
         }
         // One bulk copy: the `Data` must not pin the client's (possibly much larger) buffers.

@@ -1,6 +1,7 @@
 extension DownloadOptions {
     /// The download a request asks for: its priority, cookies, certificate choice,
-    /// modifiers, decryptor and source size limit, and partial bytes for progressive previews.
+    /// modifiers, decryptor, source size limit and retry policy, and partial bytes for
+    /// progressive previews.
     init(_ request: ImageRequest) {
         self.init(priority: request.priority)
         handleCookies = request.options.contains(.handleCookies)
@@ -9,6 +10,7 @@ extension DownloadOptions {
         responseModifier = request.responseModifier
         decryptor = request.decryptor
         maxBodySize = request.maxSourceBytes
+        retryPolicy = request.retryPolicy
         // Previews decode the bytes so far; a decryptor's input is not an image.
         wantsPartialData = request.options.contains(.progressiveLoad) && request.decryptor == nil && request.output == .image
     }

@@ -60,6 +60,7 @@ struct PrefetchLoadKey: Hashable, Sendable {
     private let limits: ImageLimits
     private let maxSourceBytes: Int?
     private let sourceConditions: SourceConditions?
+    private let retryPolicy: RetryPolicy?
     private let provenance: Provenance
 
     /// The key of `request`, made by `recipe` from its URL (`nil`: given as it is).
@@ -101,6 +102,7 @@ struct PrefetchLoadKey: Hashable, Sendable {
         limits = request.limits
         maxSourceBytes = request.maxSourceBytes
         sourceConditions = request.sourceConditions
+        retryPolicy = request.retryPolicy
         if comparable {
             provenance = .comparable
         } else if let recipe {

@@ -203,8 +203,9 @@ final class SharedWork<Value: Sendable, Progress: Sendable>: Sendable {
     /// Passes progress to subscribers with a handler, at most once per ``progressInterval``
     /// each (the first report and the last always go); `position` (bytes received, say)
     /// keeps one position from being reported twice to one subscriber. `progress` is made
-    /// only when some subscriber is due.
-    func report(_ progress: @autoclosure () -> Progress, position: Int, isLast: Bool) {
+    /// only when some subscriber is due. Returns whether it went to any.
+    @discardableResult
+    func report(_ progress: @autoclosure () -> Progress, position: Int, isLast: Bool) -> Bool {
         let due = state.withLock { state -> [ProgressHandler] in
             var due: [ProgressHandler] = []
             // The clock is read only when some subscriber wants progress (most have no handler).
@@ -220,9 +221,10 @@ final class SharedWork<Value: Sendable, Progress: Sendable>: Sendable {
             }
             return due
         }
-        guard !due.isEmpty else { return }
+        guard !due.isEmpty else { return false }
         let report = progress()
         for handler in due { handler(report) }
+        return true
     }
 
     /// Passes `value` to every subscriber's progress handler, unthrottled (an intermediate

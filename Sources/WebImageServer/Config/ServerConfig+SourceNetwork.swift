@@ -47,7 +47,7 @@ extension ServerConfig.Sources {
     }
 
     /// The downloader's settings: the timeouts, the limits on downloads at once and on
-    /// redirects, the `User-Agent`, the proxies and TLS.
+    /// redirects, the retries, the `User-Agent`, the proxies and TLS.
     /// - Parameter maxBodySize: the largest source download (``ServerConfig/Limits/maxSourceBytes``).
     /// - Throws: ``ServerConfigError`` naming a proxy or a TLS file that cannot be used.
     public func downloaderConfig(maxBodySize: Int) throws(ServerConfigError) -> DownloaderConfig {
@@ -60,6 +60,7 @@ extension ServerConfig.Sources {
         config.maxConcurrentDownloads = maxDownloads
         config.maxConcurrentDownloadsPerHost = maxDownloadsPerHost
         config.maxRedirects = maxRedirects
+        config.retryPolicy = downloadRetries > 0 ? RetryPolicy(maxRetries: downloadRetries) : .never
         config.headers.replaceOrAdd(name: "User-Agent", value: userAgent ?? "\(WebImageServer.serverHeader) (image proxy)")
         config.proxy = try sourceProxy()
         config.tls = try sourceTLS()

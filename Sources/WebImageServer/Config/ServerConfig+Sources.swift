@@ -29,6 +29,12 @@ extension ServerConfig {
         public var userAgent: String?
         /// Redirects followed per source download. Default 10.
         public var maxRedirects = 10
+        /// Retries of a source download that failed in a way another try may mend (a
+        /// connection refused, reset or timed out; 408, 429, 500, 502, 503, 504), with
+        /// backoff and the source's `Retry-After` (up to 10 s) honoured, as
+        /// ``RetryPolicy`` retries. Default 0: none, as imgproxy, since retries multiply
+        /// the load on a failing source.
+        public var downloadRetries = 0
         /// The HTTP proxy `http://` sources are fetched through, as a URL (`http://user:pass@proxy:3128`);
         /// `nil` or empty: direct. ``readStandardProxyVariables(_:)`` takes it from `HTTP_PROXY`.
         public var httpProxy: String?

@@ -14,7 +14,8 @@ import WebImageLocking
 /// - `webimage_memory_budget_bytes`, `webimage_memory_reserved_bytes`: the workers' memory
 ///   budget and what they have reserved of it; `webimage_memory_waiting`: workers waiting
 ///   for it.
-/// - `webimage_source_bytes_total`: bytes of sources downloaded.
+/// - `webimage_source_bytes_total`: bytes of sources downloaded;
+///   `webimage_source_retries_total`: source downloads tried again (`--download-retries`).
 /// - `webimage_processed_total`: variants made (decode, transform, encode).
 /// - `webimage_cache_write_errors_total{cache}`: failed disk-cache writes, by cache
 ///   (`variants`, `originals`): a full disk, a read-only or unwritable directory.
@@ -41,6 +42,7 @@ final class ServerMetrics: Sendable {
     private let memoryWaiting: Meter
     private let misses: CoreMetrics.Counter
     private let sourceBytes: CoreMetrics.Counter
+    private let sourceRetries: CoreMetrics.Counter
     private let processed: CoreMetrics.Counter
     private let clientConnections: Meter
     private let refusedClients: CoreMetrics.Counter
@@ -80,6 +82,7 @@ final class ServerMetrics: Sendable {
         memoryWaiting = Meter(label: "webimage_memory_waiting", factory: factory)
         misses = CoreMetrics.Counter(label: "webimage_cache_misses_total", factory: factory)
         sourceBytes = CoreMetrics.Counter(label: "webimage_source_bytes_total", factory: factory)
+        sourceRetries = CoreMetrics.Counter(label: "webimage_source_retries_total", factory: factory)
         processed = CoreMetrics.Counter(label: "webimage_processed_total", factory: factory)
         clientConnections = Meter(label: "webimage_client_connections", factory: factory)
         refusedClients = CoreMetrics.Counter(label: "webimage_client_connections_refused_total", factory: factory)
@@ -129,6 +132,8 @@ final class ServerMetrics: Sendable {
 
     func cacheMiss() { misses.increment() }
     func sourceDownloaded(bytes: Int) { sourceBytes.increment(by: bytes) }
+    /// A source download failed and is tried again.
+    func sourceRetried() { sourceRetries.increment() }
     func variantProcessed() { processed.increment() }
 
     /// A client connection was admitted.

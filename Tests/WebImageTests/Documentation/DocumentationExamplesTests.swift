@@ -405,6 +405,18 @@ enum DocumentationExamples {
         print(downloader)
     }
 
+    static func retries(url: URL) {
+        var config = DownloaderConfig()
+        config.retryPolicy = RetryPolicy(maxRetries: 3, baseDelay: .milliseconds(500), maxRetryAfter: .seconds(30))
+        let downloader = ImageDownloader(config: config)
+        downloader.events.observe { event in
+            if case .retrying(let url, let retry, let delay, let reason) = event { print("retry \(retry) of \(url) in \(delay): \(reason)") }
+        }
+        var request = ImageRequest(url: url)
+        request.retryPolicy = .never
+        print(request.url, downloader)
+    }
+
     static func servingVariants() {
         let manager = ImageManager(variantWorkLimiter: WorkLimiter(workers: 4, queueSize: 64))
         print(manager.runningCount)

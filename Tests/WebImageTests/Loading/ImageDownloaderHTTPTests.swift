@@ -262,6 +262,7 @@ extension ImageDownloaderTests {
         switch event {
         case .started: "started"
         case .receivedResponse: "response"
+        case .retrying: "retrying"
         case .stopped: "stopped"
         case .finished: "finished"
         case .variantMade: "variantMade"

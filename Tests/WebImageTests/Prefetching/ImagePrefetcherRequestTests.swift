@@ -171,6 +171,7 @@ struct PrefetchLoadKeyTests {
             ("limits", { $0.limits.maxPixels = 100 }),
             ("source bytes", { $0.maxSourceBytes = 1000 }),
             ("conditions", { $0.sourceConditions = SourceConditions(ifNoneMatch: "\"v1\"") }),
+            ("retries", { $0.retryPolicy = RetryPolicy.never }),
             ("cache", { $0.caching.cache = cache }),
         ]
         for (name, change) in changes {

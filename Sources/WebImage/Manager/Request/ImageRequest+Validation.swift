@@ -62,6 +62,7 @@ extension ImageRequest {
         let urlOnly = "applies to URL sources; a custom source's closure loads the bytes itself"
         if loader != nil { throw .invalidRequest(field: "loader", reason: urlOnly) }
         if sourceConditions != nil { throw .invalidRequest(field: "sourceConditions", reason: urlOnly) }
+        if retryPolicy != nil { throw .invalidRequest(field: "retryPolicy", reason: urlOnly) }
         if requestModifier != nil { throw .invalidRequest(field: "requestModifier", reason: urlOnly) }
         if responseModifier != nil { throw .invalidRequest(field: "responseModifier", reason: urlOnly) }
         if decryptor != nil { throw .invalidRequest(field: "decryptor", reason: urlOnly) }

@@ -45,6 +45,11 @@ public struct ImageRequest: Sendable {
     /// source that answers 304 fails the load with ``ImageError/cacheNotModified``.
     /// `nil`: an unconditional download.
     public var sourceConditions: SourceConditions?
+    /// URL sources: when a failed download is tried again, replacing the downloader's
+    /// ``DownloaderConfig/retryPolicy``; ``RetryPolicy/never`` turns retries off for this
+    /// request. `nil` keeps the downloader's. A request that joins a download already under
+    /// way for another request shares that download's policy.
+    public var retryPolicy: RetryPolicy?
     /// URL sources: changes the request before it is sent.
     public var requestModifier: RequestModifier?
     /// URL sources: changes the response head before it is checked.
@@ -72,6 +77,7 @@ public struct ImageRequest: Sendable {
         limits: ImageLimits = .default,
         maxSourceBytes: Int? = nil,
         sourceConditions: SourceConditions? = nil,
+        retryPolicy: RetryPolicy? = nil,
         requestModifier: RequestModifier? = nil,
         responseModifier: ResponseModifier? = nil,
         decryptor: Decryptor? = nil,
@@ -88,6 +94,7 @@ public struct ImageRequest: Sendable {
         self.limits = limits
         self.maxSourceBytes = maxSourceBytes
         self.sourceConditions = sourceConditions
+        self.retryPolicy = retryPolicy
         self.requestModifier = requestModifier
         self.responseModifier = responseModifier
         self.decryptor = decryptor

@@ -6,7 +6,7 @@ extension ServerSetting {
     /// The settings of ``SettingSection/sources``, in the order the help lists them.
     static let sourceSettings: [ServerSetting] = [
         allowedSource, allowLoopback, allowPrivate, allowLinkLocal, proxy, noProxy, trustProxyAddress, caFile, clientCert, clientKey,
-        userAgent, maxRedirects, downloadTimeout, sourceKeepAliveTimeout, maxDownloads, maxDownloadsPerHost, localFilesystemRoot, baseURL,
+        userAgent, maxRedirects, downloadRetries, downloadTimeout, sourceKeepAliveTimeout, maxDownloads, maxDownloadsPerHost, localFilesystemRoot, baseURL,
         urlReplacements, useS3, s3Endpoint, s3Region, s3EndpointUsePathStyle, s3AssumeRoleARN, s3AssumeRoleExternalID, s3AllowedBucket,
         s3DeniedBucket, useGCS, gcsKey, gcsEndpoint, gcsHMACAccessID, gcsHMACSecret, gcsAllowedBucket, gcsDeniedBucket, fallbackImageData,
         fallbackImagePath, fallbackImageURL, fallbackImageHTTPCode, fallbackImageTTL,
@@ -104,6 +104,12 @@ extension ServerSetting {
         "maxRedirects", .sources, \.sources.maxRedirects, bounds: .atLeast(0),
         imgproxy: [same("IMGPROXY_MAX_REDIRECTS")],
         help: "redirects followed per source download"
+    )
+
+    /// `--download-retries`: retries of a source download that failed in a way another try may mend (refused, reset or timed-out connection; 408, 429, 500, 502, 503, 504), with backoff and the source's `Retry-After` (up to 10 s) honoured; `0`: none, as imgproxy.
+    public static let downloadRetries = integer(
+        "downloadRetries", .sources, \.sources.downloadRetries, bounds: .atLeast(0),
+        help: "retries of a source download that failed in a way another try may mend (refused, reset or timed-out connection; 408, 429, 500, 502, 503, 504), with backoff and the source's `Retry-After` (up to 10 s) honoured; `0`: none, as imgproxy"
     )
 
     /// `--download-timeout`: longest a source download may take, redirects included (also its idle timeout).

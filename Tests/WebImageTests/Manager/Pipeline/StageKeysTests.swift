@@ -120,6 +120,8 @@ struct StageKeysTests {
         Row("limits", changes: [.decode, .process]) { $0.limits = ImageLimits(maxPixels: 1000) },
         Row("maxSourceBytes", changes: [.source, .decode, .process]) { $0.maxSourceBytes = 1000 },
         Row("sourceConditions", changes: [.source, .decode, .process, .variant]) { $0.sourceConditions = SourceConditions(ifNoneMatch: "\"a\"") },
+        // A download shared by requests retries as the one that started it says.
+        Row("retryPolicy", changes: []) { $0.retryPolicy = RetryPolicy.never },
         Row("requestModifier", changes: [.source, .decode, .process]) { $0.requestModifier = { $0 } },
         Row("responseModifier", changes: [.source, .decode, .process]) { $0.responseModifier = { $0 } },
         Row("decryptor", changes: [.source, .decode, .process]) { $0.decryptor = { data, _ in data } },

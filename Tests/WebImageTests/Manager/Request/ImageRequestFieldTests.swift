@@ -332,6 +332,12 @@ struct ImageRequestFieldTests {
             #expect(headers?.first(name: "If-None-Match") == RecordingLoader.etag)
             #expect(headers?.first(name: "If-Modified-Since") == "Sun, 06 Nov 1994 08:49:37 GMT")
         },
+        RequestFieldCase("retryPolicy") { _, request, _ in
+            request.retryPolicy = .never
+        } check: { harness, _, _, outcome in
+            _ = try succeeded(outcome)
+            #expect(harness.loader.lastOptions?.retryPolicy == .never)
+        },
         RequestFieldCase("requestModifier") { _, request, _ in
             request.requestModifier = { $0 }
         } check: { harness, _, _, outcome in

@@ -69,6 +69,7 @@ struct ImageRequestTests {
         let settings: [(String, @Sendable (inout ImageRequest) -> Void)] = [
             ("loader", { $0.loader = FileLoader() }),
             ("sourceConditions", { $0.sourceConditions = SourceConditions(ifNoneMatch: "\"a\"") }),
+            ("retryPolicy", { $0.retryPolicy = .never }),
             ("requestModifier", { $0.requestModifier = { $0 } }),
             ("responseModifier", { $0.responseModifier = { $0 } }),
             ("decryptor", { $0.decryptor = { data, _ in data } }),
