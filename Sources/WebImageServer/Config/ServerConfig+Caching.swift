@@ -17,6 +17,13 @@ extension ServerConfig {
         public var cacheMaxMemory = 256 << 20
         /// Age after which disk entries are removed, in seconds (by last access). Default 30 days.
         public var cacheMaxAge: TimeInterval = 30 * 24 * 3600
+        /// The longest a cached source or variant is used before its source is asked again,
+        /// whatever the source's `Cache-Control` says; zero: as long as the source says.
+        public var freshMaxAge: Duration = .zero
+        /// How long past its freshness a cached source is still served while it is
+        /// revalidated in the background (a source's own `stale-while-revalidate` takes
+        /// its place); zero: a stale source is revalidated first.
+        public var staleWhileRevalidate: Duration = .zero
 
         /// The defaults.
         public init() {}
@@ -25,7 +32,8 @@ extension ServerConfig {
 
 extension ServerConfig.Caching {
     /// The settings of one half of the cache: `namespace` under ``cacheDirectory``, half of
-    /// ``cacheMaxDiskSize``, entries removed after ``cacheMaxAge``. Originals and variants
+    /// ``cacheMaxDiskSize``, entries removed after ``cacheMaxAge`` and fresh as the source
+    /// says within ``freshMaxAge`` and ``staleWhileRevalidate``. Originals and variants
     /// each get one, with no decoded images in memory: encoded variants are what is served
     /// from memory.
     public func cacheConfig(namespace: String) -> CacheConfig {
@@ -35,6 +43,9 @@ extension ServerConfig.Caching {
         cache.maxDiskSize = cacheMaxDiskSize / 2
         cache.maxDiskAge = cacheMaxAge
         cache.shouldCacheImagesInMemory = false
+        cache.freshness = CacheFreshness(
+            maxAge: freshMaxAge > .zero ? freshMaxAge : nil, staleWhileRevalidate: staleWhileRevalidate > .zero ? staleWhileRevalidate : nil
+        )
         return cache
     }
 }

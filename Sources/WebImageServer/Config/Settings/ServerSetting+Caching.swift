@@ -5,7 +5,7 @@ import WebImage
 extension ServerSetting {
     /// The settings of ``SettingSection/caching``, in the order the help lists them.
     static let cachingSettings: [ServerSetting] = [
-        cache, cacheDir, cacheMaxDisk, cacheMaxMemory, cacheMaxAge, ttl,
+        cache, cacheDir, cacheMaxDisk, cacheMaxMemory, cacheMaxAge, freshMaxAge, staleWhileRevalidate, ttl,
     ]
 
     /// `--cache`: where variants and sources are kept.
@@ -48,6 +48,22 @@ extension ServerSetting {
     ) { setting, values, config throws(ServerConfigError) in
         config.caching.cacheMaxAge = try Double(SettingText.seconds(values.last ?? "", setting, zeroIsOff: false).components.seconds)
     }
+
+    /// `--fresh-max-age`: the longest a cached source or variant is used before its source is asked again.
+    public static let freshMaxAge = seconds(
+        "freshMaxAge", .caching, \.caching.freshMaxAge, zeroIsOff: true,
+        default: "`0` (as long as the source's `Cache-Control` or `Expires` says)",
+        help: "the longest a cached source or variant is used before its source is asked again (with its ETag / Last-Modified: "
+            + "a 304 renews it), whatever the source's `Cache-Control` says; 0: as long as the source says"
+    )
+
+    /// `--stale-while-revalidate`: how long past its freshness a cached source is served while it is revalidated.
+    public static let staleWhileRevalidate = seconds(
+        "staleWhileRevalidate", .caching, \.caching.staleWhileRevalidate, zeroIsOff: true,
+        default: "`0` (a stale source is revalidated first)",
+        help: "how long past its freshness a cached source is still served while it is revalidated in the background "
+            + "(the source's own `stale-while-revalidate` takes its place); 0: a stale source is revalidated first"
+    )
 
     /// `--ttl`: `Cache-Control: max-age` of images, shortened to what a URL's `expires` leaves; 0: `no-cache`.
     public static let ttl = integer(
