@@ -405,6 +405,15 @@ enum DocumentationExamples {
         print(downloader)
     }
 
+    static func freshness(url: URL) {
+        var config = CacheConfig()
+        config.freshness = CacheFreshness(defaultMaxAge: .seconds(3600), maxAge: .seconds(86_400), staleWhileRevalidate: .seconds(60))
+        let cache = ImageCache(config: config)
+        var request = ImageRequest(url: url)
+        request.caching.freshness = .always
+        print(request.url, cache.config.namespace)
+    }
+
     static func retries(url: URL) {
         var config = DownloaderConfig()
         config.retryPolicy = RetryPolicy(maxRetries: 3, baseDelay: .milliseconds(500), maxRetryAfter: .seconds(30))

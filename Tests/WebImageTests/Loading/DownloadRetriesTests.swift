@@ -209,8 +209,14 @@ struct DownloadRetriesTests {
     @Test("HT2 a wait that would end past the whole-transfer deadline is not started")
     func HT2_waitPastTheDeadlineFails() async throws {
         let clock = InstantClock()
-        try await Self.withRetryingDownloader(clock: clock, configure: { $0.totalTimeout = .seconds(5) }) { origin, downloader, _ in
-            origin.register("/later.png", .status(503, headers: [("Retry-After", "8")]))
+        // A deadline a loaded machine (the thread sanitizer on 2 cores) cannot reach before
+        // the first answer, and a Retry-After past it that the cap allows.
+        let configure: (inout DownloaderConfig) -> Void = { config in
+            config.totalTimeout = .seconds(300)
+            config.retryPolicy.maxRetryAfter = .seconds(3600)
+        }
+        try await Self.withRetryingDownloader(clock: clock, configure: configure) { origin, downloader, _ in
+            origin.register("/later.png", .status(503, headers: [("Retry-After", "600")]))
             await #expect(throws: ImageError.invalidStatusCode(503)) { try await downloader.load(origin.url("/later.png")) }
             #expect(origin.requestCount("/later.png") == 1)
             #expect(clock.sleeps.isEmpty)

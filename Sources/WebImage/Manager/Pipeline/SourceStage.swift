@@ -106,7 +106,10 @@ extension ImagePipeline {
         case miss
         /// Fresh bytes, and what was made of them.
         case made(SourceOutcome<T>)
-        /// Bytes past their freshness.
+        /// Bytes past their freshness but within the stale window, and what was made of
+        /// them: they are revalidated in the background.
+        case servedStale(SourceOutcome<T>, DiskCacheEntry)
+        /// Bytes past their freshness, revalidated before they are used.
         case stale(DiskCacheEntry)
     }
 
@@ -131,15 +134,24 @@ extension ImagePipeline {
                         return entry
                     }
                     guard let entry else { return .miss }
-                    guard Self.isUsable(entry, freshness, now) else { return .stale(entry) }
+                    let usable = Self.isUsable(entry, freshness, now)
+                    let servable = !usable && freshness.state(of: entry.metadata, at: now()) == .servableWhileRevalidating
+                    guard usable || servable else { return .stale(entry) }
                     let source = SourceData(cached: entry)
                     owned.finish(source)
-                    return .made(Self.apply(then, to: source, request))
+                    let outcome = Self.apply(then, to: source, request)
+                    return servable ? .servedStale(outcome, entry) : .made(outcome)
                 }
                 switch read {
-                case .made(let outcome): return outcome
-                case .stale(let entry): stale = entry
-                case .miss: break
+                case .made(let outcome):
+                    return outcome
+                case .servedStale(let outcome, let entry):
+                    revalidateInBackground(entry, request)
+                    return outcome
+                case .stale(let entry):
+                    stale = entry
+                case .miss:
+                    break
                 }
                 // The download ahead waits outside the work slot the read took.
                 run.slot?.release()
@@ -148,18 +160,14 @@ extension ImagePipeline {
                 Self.describeLookup(span, kind: "original", hit: entry != nil)
                 return entry
             }) {
-                if Self.isUsable(entry, freshness, now) {
+                let usable = Self.isUsable(entry, freshness, now)
+                if usable || freshness.state(of: entry.metadata, at: now()) == .servableWhileRevalidating {
+                    if !usable { revalidateInBackground(entry, request) }
                     let source = SourceData(cached: entry)
                     owned.finish(source)
                     return try await run.code { Self.apply(then, to: source, request) }
                 }
                 stale = entry
-            }
-            if let entry = stale, freshness.state(of: entry.metadata, at: now()) == .servableWhileRevalidating {
-                revalidateInBackground(entry, request)
-                let source = SourceData(cached: entry)
-                owned.finish(source)
-                return try await run.code { Self.apply(then, to: source, request) }
             }
         }
         if request.request.options.contains(.fromCacheOnly) {
