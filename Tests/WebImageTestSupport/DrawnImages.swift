@@ -1,11 +1,11 @@
-import Synchronization
 import WebImage
+import WebImageLocking
 
 /// The images ``TestImages`` has drawn, by a name of their parameters: many tests draw the
 /// same few, and drawing one pixel by pixel in a debug build costs more than the test.
 /// An image is immutable, so every test can share one.
 package final class DrawnImages: Sendable {
-    private let images = Mutex<[String: Image]>([:])
+    private let images = InlineLocked<[String: Image]>([:])
 
     package init() {}
 

@@ -1,6 +1,6 @@
 import Foundation
 import NIOHTTP1
-import Synchronization
+import WebImageLocking
 
 /// Serves bytes held in memory for the URLs it was given, without any I/O: an image a
 /// program ships or loads once (a placeholder, a fallback image) that should still go
@@ -9,14 +9,14 @@ import Synchronization
 /// URLs are compared whole. Bytes may be set or replaced at any time; a load of a URL
 /// without bytes fails with ``ImageError/notFound(_:)``.
 public final class StaticImageLoader: ImageLoader {
-    private let images: Mutex<[URL: Data]>
+    private let images: InlineLocked<[URL: Data]>
     private let scheme: String
 
     /// A loader for URLs of `scheme` (a scheme of the program's own, such as
     /// `app-image`), holding `images`.
     public init(scheme: String, images: [URL: Data] = [:]) {
         self.scheme = scheme.lowercased()
-        self.images = Mutex(images)
+        self.images = InlineLocked(images)
     }
 
     /// Sets (or with `nil` removes) the bytes served for `url`.

@@ -1,8 +1,8 @@
 import Dispatch
 import Foundation
-import Synchronization
 import Testing
 @testable import WebImage
+import WebImageLocking
 import WebImageTestSupport
 
 @Suite("Memory budget")
@@ -11,7 +11,7 @@ struct MemoryBudgetTests {
     func reservationsWaitInOrder() async throws {
         let budget = MemoryBudget(bytes: 100)
         final class Order: Sendable {
-            let names = Mutex<[String]>([])
+            let names = Locked<[String]>([])
         }
         let order = Order()
         // A thread of its own for each blocking reservation, as a work slot has.

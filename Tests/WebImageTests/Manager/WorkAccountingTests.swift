@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import WebImage
+import WebImageLocking
 import WebImageTestSupport
 
 /// Work is done for someone: downloads wait outside the coding slots, work nobody waits
@@ -57,7 +58,7 @@ struct WorkAccountingTests {
         try await withOriginAndDownloader { origin, downloader in
             origin.register("/endless.jpg", .endless())
             let events = ImageEvents()
-            let expired = Mutex<[ImageEvent]>([])
+            let expired = Locked<[ImageEvent]>([])
             events.observe { event in
                 if case .backgroundWorkExpired = event { expired.withLock { $0.append(event) } }
             }

@@ -1,9 +1,9 @@
-import Synchronization
+import WebImageLocking
 
 /// The regions S3 named for buckets that live outside the configured one, so that later
 /// loads sign for the right region at once. Bounded: past its limit it starts over.
 final class S3BucketRegions: Sendable {
-    private let regions = Mutex<[String: String]>([:])
+    private let regions = InlineLocked<[String: String]>([:])
     private let limit: Int
 
     init(limit: Int = 1024) {
