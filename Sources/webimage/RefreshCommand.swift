@@ -94,7 +94,7 @@ struct RefreshCommand: AsyncParsableCommand {
     private static func refresh(_ entry: DiskCacheStoredEntry, force: Bool, pipeline: Pipeline) async -> RefreshRecord {
         guard let url = entry.metadata.sourceURL else { return RefreshRecord(entry: entry, result: .failed, error: "no source URL") }
         let manager = pipeline.manager
-        if !force, let expiry = manager.cache.freshness.expiry(of: entry.metadata), manager.now() < expiry {
+        if !force, manager.cache.freshness.isKnownFresh(entry.metadata, at: manager.now()) {
             return RefreshRecord(entry: entry, result: .fresh)
         }
         let key = entry.key

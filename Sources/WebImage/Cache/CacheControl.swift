@@ -1,16 +1,19 @@
-/// The directives of an HTTP `Cache-Control` header that cached entries follow.
-enum CacheControl {
-    /// The directives of `header` (several headers joined with commas), lowercased, each
-    /// without the whitespace around it.
-    static func directives(of header: String) -> [Substring] {
-        header.lowercased().split(separator: ",").map { $0.trimmingPrefix(while: \.isWhitespace).trimmingSuffix(while: \.isWhitespace) }
+/// An HTTP `Cache-Control` header, read once into its directives: what cached entries
+/// follow of it.
+struct CacheControl {
+    /// The directives, lowercased, each without the whitespace around it.
+    let directives: [Substring]
+
+    /// The directives of `header` (several headers joined with commas).
+    init(_ header: String) {
+        directives = header.lowercased().split(separator: ",").map { $0.trimmingPrefix(while: \.isWhitespace).trimmingSuffix(while: \.isWhitespace) }
     }
 
-    /// The seconds of the directive `name=<seconds>` in `header` (the last when repeated);
-    /// `nil` when it is absent or not a number of seconds. A negative number counts as 0.
-    static func seconds(of name: String, in header: String) -> Double? {
+    /// The seconds of the directive `name=<seconds>` (the last when repeated); `nil` when
+    /// it is absent or not a number of seconds. A negative number counts as 0.
+    func seconds(of name: String) -> Double? {
         var found: Double?
-        for directive in directives(of: header) {
+        for directive in directives {
             guard directive.hasPrefix(name), directive.dropFirst(name.count).first == "=" else { continue }
             var value = directive.dropFirst(name.count + 1)
             if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 { value = value.dropFirst().dropLast() }
@@ -19,10 +22,10 @@ enum CacheControl {
         return found
     }
 
-    /// Whether `header` has the directive `name` on its own or with arguments
-    /// (`no-cache`, `no-cache="set-cookie"`).
-    static func contains(_ name: String, in header: String) -> Bool {
-        directives(of: header).contains { $0 == name || ($0.hasPrefix(name) && $0.dropFirst(name.count).first == "=") }
+    /// Whether the directive `name` is there on its own or with arguments (`no-cache`,
+    /// `no-cache="set-cookie"`).
+    func contains(_ name: String) -> Bool {
+        directives.contains { $0 == name || ($0.hasPrefix(name) && $0.dropFirst(name.count).first == "=") }
     }
 }
 

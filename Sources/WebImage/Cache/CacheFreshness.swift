@@ -85,14 +85,43 @@ public struct CacheFreshness: Sendable, Hashable {
 
     /// The state of an entry stored with `metadata` at `now`.
     public func state(of metadata: CacheMetadata, at now: Date) -> State {
-        guard let expiry = expiry(of: metadata), now >= expiry else { return .fresh }
-        guard let window = staleWindow(of: metadata) else { return .stale }
-        return now < expiry.addingTimeInterval(window) ? .servableWhileRevalidating : .stale
+        state(of: metadata) { now }
     }
 
     /// Whether an entry stored with `metadata` is fresh at `now`.
     public func isFresh(_ metadata: CacheMetadata, at now: Date) -> Bool {
-        state(of: metadata, at: now) == .fresh
+        isFresh(metadata) { now }
+    }
+
+    /// Whether an entry stored with `metadata` has an expiry and is still before it at
+    /// `now`: fresh for certain, where an entry without an expiry is only not known to be
+    /// stale (``ImageRequest/Options/refreshCached`` revalidates those).
+    public func isKnownFresh(_ metadata: CacheMetadata, at now: Date) -> Bool {
+        guard let expiry = expiry(of: metadata) else { return false }
+        return now < expiry
+    }
+
+    /// The state of an entry stored with `metadata`, reading the clock only when the entry
+    /// has an expiry: most entries have none, and their hits never read it.
+    func state(of metadata: CacheMetadata, clock now: () -> Date) -> State {
+        guard let expiry = expiry(of: metadata) else { return .fresh }
+        let now = now()
+        guard now >= expiry else { return .fresh }
+        guard let window = staleWindow(of: metadata) else { return .stale }
+        return now < expiry.addingTimeInterval(window) ? .servableWhileRevalidating : .stale
+    }
+
+    /// Whether an entry stored with `metadata` is fresh, reading the clock only when it has
+    /// an expiry.
+    func isFresh(_ metadata: CacheMetadata, clock now: () -> Date) -> Bool {
+        isFresh(sourceExpiry: metadata.expirationDate, storedDate: metadata.storedDate, clock: now)
+    }
+
+    /// Whether an entry stored at `storedDate`, whose source said it expires at
+    /// `sourceExpiry`, is fresh, reading the clock only when it has an expiry.
+    func isFresh(sourceExpiry: Date?, storedDate: Date, clock now: () -> Date) -> Bool {
+        guard let expiry = expiry(sourceExpiry: sourceExpiry, storedDate: storedDate) else { return true }
+        return now() < expiry
     }
 
     /// The stale window in seconds: the source's `stale-while-revalidate` when it names
@@ -101,7 +130,7 @@ public struct CacheFreshness: Sendable, Hashable {
     private func staleWindow(of metadata: CacheMetadata) -> TimeInterval? {
         guard let staleWhileRevalidate else { return nil }
         if followsSource, let control = metadata.cacheControl ?? metadata.sourceCacheControl,
-           let seconds = CacheControl.seconds(of: "stale-while-revalidate", in: control) {
+           let seconds = CacheControl(control).seconds(of: "stale-while-revalidate") {
             return seconds
         }
         return staleWhileRevalidate.timeInterval

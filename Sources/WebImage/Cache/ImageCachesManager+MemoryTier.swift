@@ -5,15 +5,7 @@ extension ImageCachesManager: ImageMemoryCaching {
     /// priority first; with ``fillsHigherCachesOnHit``, the caches above the one that has it
     /// keep it too.
     public func image(forKey key: String) -> Image? {
-        let (caches, _, fills) = selection(\.queryPolicy)
-        for (index, cache) in caches.enumerated() {
-            guard let image = cache.imageFromMemory(forKey: key) else { continue }
-            if fills {
-                for higher in caches[..<index] { higher.storeToMemory(image, forKey: key) }
-            }
-            return image
-        }
-        return nil
+        firstInMemory { $0.imageFromMemory(forKey: key) } keep: { $0.storeToMemory($1, forKey: key) }
     }
 
     /// Puts `image` in memory in the caches ``storePolicy`` names (each by its own rules:

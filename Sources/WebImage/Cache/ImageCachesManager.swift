@@ -135,15 +135,7 @@ public final class ImageCachesManager: ImageCaching {
     /// highest priority first; with ``fillsHigherCachesOnHit``, the caches above the one that
     /// has it keep it too.
     public func variantFromMemory(forKey key: String) -> EncodedVariant? {
-        let (caches, _, fills) = selection(\.queryPolicy)
-        for (index, cache) in caches.enumerated() {
-            guard let variant = cache.variantFromMemory(forKey: key) else { continue }
-            if fills {
-                for higher in caches[..<index] { higher.storeVariantToMemory(variant, forKey: key) }
-            }
-            return variant
-        }
-        return nil
+        firstInMemory { $0.variantFromMemory(forKey: key) } keep: { $0.storeVariantToMemory($1, forKey: key) }
     }
 
     /// Keeps `variant` in memory in the caches ``storePolicy`` names.
@@ -152,6 +144,21 @@ public final class ImageCachesManager: ImageCaching {
     }
 
     // MARK: Running over the caches
+
+    /// What `lookup` finds first in the caches ``queryPolicy`` asks, highest priority
+    /// first; with ``fillsHigherCachesOnHit``, `keep` puts it in the caches above the one
+    /// that had it.
+    func firstInMemory<Found>(_ lookup: (any ImageCaching) -> Found?, keep: (any ImageCaching, Found) -> Void) -> Found? {
+        let (caches, _, fills) = selection(\.queryPolicy)
+        for (index, cache) in caches.enumerated() {
+            guard let found = lookup(cache) else { continue }
+            if fills {
+                for higher in caches[..<index] { keep(higher, found) }
+            }
+            return found
+        }
+        return nil
+    }
 
     /// Runs `body` on each of `caches` (in order, or all at once on threads of their own)
     /// and returns the answers in the caches' order.

@@ -13,9 +13,10 @@ extension CacheMetadata {
         let joined = cacheControl.isEmpty ? nil : cacheControl.joined(separator: ", ")
         var expiration: Date?
         if let joined {
-            if CacheControl.contains("no-cache", in: joined) || CacheControl.contains("no-store", in: joined) {
+            let control = CacheControl(joined)
+            if control.contains("no-cache") || control.contains("no-store") {
                 expiration = now
-            } else if let seconds = CacheControl.seconds(of: "s-maxage", in: joined) ?? CacheControl.seconds(of: "max-age", in: joined) {
+            } else if let seconds = control.seconds(of: "s-maxage") ?? control.seconds(of: "max-age") {
                 expiration = now.addingTimeInterval(seconds)
             }
         }

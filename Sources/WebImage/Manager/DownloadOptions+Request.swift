@@ -14,4 +14,12 @@ extension DownloadOptions {
         // Previews decode the bytes so far; a decryptor's input is not an image.
         wantsPartialData = request.options.contains(.progressiveLoad) && request.decryptor == nil && request.output == .image
     }
+
+    /// Makes the download conditional: `etag` goes out as `If-None-Match` and
+    /// `lastModified` as `If-Modified-Since`, each replacing one already set, so that an
+    /// unchanged source answers `304` (``ImageError/cacheNotModified``).
+    mutating func makeConditional(etag: String?, lastModified: String?) {
+        if let etag { headers.replaceOrAdd(name: "If-None-Match", value: etag) }
+        if let lastModified { headers.replaceOrAdd(name: "If-Modified-Since", value: lastModified) }
+    }
 }

@@ -11,8 +11,7 @@ extension ImageManager {
         let cache = request.caching.cache ?? cache
         guard let variant = cache.variantFromMemory(forKey: key) else { return nil }
         let freshness = request.caching.freshness ?? cache.freshness
-        if let expiry = freshness.expiry(sourceExpiry: variant.sourceExpirationDate, storedDate: variant.createdAt), now() >= expiry { return nil }
-        return variant
+        return freshness.isFresh(sourceExpiry: variant.sourceExpirationDate, storedDate: variant.createdAt, clock: now) ? variant : nil
     }
 
     /// The encoded output of `request` (``ImageOutput/encoded(_:passthrough:)``, details or a

@@ -91,11 +91,9 @@ struct ResolvedRequest: Sendable {
         storesSource = originalKey != nil && sourceStore.includesDisk && !(isSource && caching.serializer != nil)
         var download = DownloadOptions(request)
         if let revalidating {
-            if let etag = revalidating.etag { download.headers.add(name: "If-None-Match", value: etag) }
-            if let lastModified = revalidating.lastModified { download.headers.add(name: "If-Modified-Since", value: lastModified) }
+            download.makeConditional(etag: revalidating.etag, lastModified: revalidating.lastModified)
         } else if let conditions = request.sourceConditions {
-            if let etag = conditions.ifNoneMatch { download.headers.add(name: "If-None-Match", value: etag) }
-            if let since = conditions.ifModifiedSince { download.headers.add(name: "If-Modified-Since", value: since) }
+            download.makeConditional(etag: conditions.ifNoneMatch, lastModified: conditions.ifModifiedSince)
         }
         downloadOptions = download
         // Only a decoded image has a scale: other outputs skip the search of the key.
@@ -110,16 +108,14 @@ struct ResolvedRequest: Sendable {
     /// Whether a cached result stored with `metadata` is used as it is now; a stale one
     /// is made again from its source, which is revalidated when it is stale too.
     func isFreshResult(_ metadata: CacheMetadata) -> Bool {
-        guard let expiry = resultFreshness.expiry(of: metadata) else { return true }
-        return now() < expiry
+        resultFreshness.isFresh(metadata, clock: now)
     }
 
-    /// Whether a cached result stored with `metadata` is known to be fresh now: it has an
-    /// expiry, and it has not come. ``ImageRequest/Options/refreshCached`` revalidates every
-    /// other entry.
+    /// Whether a cached result stored with `metadata` is known to be fresh now
+    /// (``CacheFreshness/isKnownFresh(_:at:)``): ``ImageRequest/Options/refreshCached``
+    /// revalidates every other entry.
     func isKnownFreshResult(_ metadata: CacheMetadata?) -> Bool {
-        guard let metadata, let expiry = resultFreshness.expiry(of: metadata) else { return false }
-        return now() < expiry
+        metadata.map { resultFreshness.isKnownFresh($0, at: now()) } ?? false
     }
 
     /// `image` at the request's ``scale``.

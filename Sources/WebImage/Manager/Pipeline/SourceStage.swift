@@ -134,13 +134,12 @@ extension ImagePipeline {
                         return entry
                     }
                     guard let entry else { return .miss }
-                    let usable = Self.isUsable(entry, freshness, now)
-                    let servable = !usable && freshness.state(of: entry.metadata, at: now()) == .servableWhileRevalidating
-                    guard usable || servable else { return .stale(entry) }
+                    let state = freshness.state(of: entry.metadata, clock: now)
+                    guard state != .stale else { return .stale(entry) }
                     let source = SourceData(cached: entry)
                     owned.finish(source)
                     let outcome = Self.apply(then, to: source, request)
-                    return servable ? .servedStale(outcome, entry) : .made(outcome)
+                    return state == .fresh ? .made(outcome) : .servedStale(outcome, entry)
                 }
                 switch read {
                 case .made(let outcome):
@@ -160,9 +159,9 @@ extension ImagePipeline {
                 Self.describeLookup(span, kind: "original", hit: entry != nil)
                 return entry
             }) {
-                let usable = Self.isUsable(entry, freshness, now)
-                if usable || freshness.state(of: entry.metadata, at: now()) == .servableWhileRevalidating {
-                    if !usable { revalidateInBackground(entry, request) }
+                let state = freshness.state(of: entry.metadata, clock: now)
+                if state != .stale {
+                    if state == .servableWhileRevalidating { revalidateInBackground(entry, request) }
                     let source = SourceData(cached: entry)
                     owned.finish(source)
                     return try await run.code { Self.apply(then, to: source, request) }
@@ -227,10 +226,7 @@ extension ImagePipeline {
                 return SourceData(data: data, metadata: CacheMetadata(), cacheType: .none)
             case .url(let url):
                 var options = request.downloadOptions
-                if let stale {
-                    if let etag = stale.etag { options.headers.replaceOrAdd(name: "If-None-Match", value: etag) }
-                    if let lastModified = stale.lastModified { options.headers.replaceOrAdd(name: "If-Modified-Since", value: lastModified) }
-                }
+                if let stale { options.makeConditional(etag: stale.etag, lastModified: stale.lastModified) }
                 let (loader, progress) = (request.loader, run.events.handler)
                 // The span is current during the load: the origin's `traceparent` names it.
                 let response = try await LibrarySpans.run("webimage.download") { span throws(ImageError) -> DownloadResponse in
@@ -253,13 +249,6 @@ extension ImagePipeline {
     }
 
     // MARK: Freshness
-
-    /// Whether cached bytes are used as they are at `now`: they have no expiry, or it has
-    /// not come.
-    private static func isUsable(_ entry: DiskCacheEntry, _ freshness: CacheFreshness, _ now: @Sendable () -> Date) -> Bool {
-        guard let expiry = freshness.expiry(of: entry.metadata) else { return true }
-        return now() < expiry
-    }
 
     /// The stale bytes the source said are unchanged, kept for the lifetime they were
     /// stored with from `now`.
