@@ -6,7 +6,8 @@ import WebImageLocking
 /// `CancellationError`, as a real clock's does.
 package final class InstantClock: Clock, Sendable {
     package struct Instant: InstantProtocol {
-        var offset: Duration
+        /// The time since the clock's start.
+        package var offset: Duration
 
         package func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
         package func duration(to other: Instant) -> Duration { other.offset - offset }

@@ -13,8 +13,9 @@ final class DownloadOperation: SharedWorkHolder {
     /// The key the downloader coalesces callers under (``DownloadOptions/coalescingKey(for:)``).
     let key: String
     let options: DownloadOptions
-    /// The queue position's priority: the first caller's.
-    let priority: DownloadPriority
+    /// The queue position's priority: the highest of the callers waiting for the transfer
+    /// (``SharedPriority``), which can change while it waits.
+    var priority: SharedPriority { sharedWork.priority! }
     /// The host whose downloads a per-host limit counts together: the URL's, lower-cased.
     let host: String
     /// Set when the transfer ran past its whole-transfer deadline and was stopped for it.
@@ -60,9 +61,8 @@ final class DownloadOperation: SharedWorkHolder {
         self.url = url
         self.key = key
         self.options = options
-        self.priority = options.priority
         self.host = url.host?.lowercased() ?? ""
-        self.sharedWork = SharedWork(progressInterval: progressInterval)
+        self.sharedWork = SharedWork(progressInterval: progressInterval, priority: SharedPriority(nil))
         self.serviceContext = LibrarySpans.currentContext
     }
 

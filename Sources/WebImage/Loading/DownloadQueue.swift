@@ -3,14 +3,20 @@ import WebImageLocking
 
 /// Decides when downloads start: at most `maxConcurrent` at once and at most
 /// `maxPerHost` from one host, the rest queued by priority, then FIFO or LIFO; a download
-/// whose host is at its limit lets the next one from another host go first. Suspension
-/// holds every queued download back.
+/// whose host is at its limit lets the next one from another host go first. A queued
+/// download whose priority rises moves to the back of its new priority's line.
+/// Suspension holds every queued download back. With a rate limit, a download also needs
+/// a start from its token bucket; when none is left the queue waits, on the limit's clock,
+/// for the next one.
 final class DownloadQueue: Sendable {
     private struct State {
         var maxConcurrent: Int
         let maxPerHost: Int?
         var order: DownloaderConfig.ExecutionOrder
         var isSuspended = false
+        var bucket: StartTokenBucket?
+        /// Whether a wait for the bucket's next start is under way.
+        var waitsForToken = false
         var running = 0
         /// Downloads running per host, kept only with a per-host limit.
         var runningPerHost: [String: Int] = [:]
@@ -22,7 +28,16 @@ final class DownloadQueue: Sendable {
         /// Takes the operations that may start now, counting them as running.
         mutating func takeStartable() -> Startable {
             var startable = Startable()
-            while !isSuspended, running < maxConcurrent, let next = popNext() {
+            while !isSuspended, running < maxConcurrent {
+                if bucket != nil, pendingCount > 0, !bucket!.hasToken(at: bucket!.elapsed()) {
+                    if !waitsForToken {
+                        waitsForToken = true
+                        startable.waitForToken = bucket!.timeToNextToken
+                    }
+                    break
+                }
+                guard let next = popNext() else { break }
+                bucket?.take()
                 running += 1
                 if maxPerHost != nil { runningPerHost[next.host, default: 0] += 1 }
                 startable.append(next)
@@ -58,6 +73,8 @@ final class DownloadQueue: Sendable {
     private struct Startable {
         private var first: DownloadOperation?
         private var rest: [DownloadOperation] = []
+        /// How long to wait for the rate limit's next start, when the queue must.
+        var waitForToken: Duration?
 
         mutating func append(_ operation: DownloadOperation) {
             if first == nil { first = operation } else { rest.append(operation) }
@@ -74,20 +91,52 @@ final class DownloadQueue: Sendable {
     private let start: @Sendable (DownloadOperation) -> Void
 
     init(
-        maxConcurrent: Int, maxPerHost: Int? = nil, order: DownloaderConfig.ExecutionOrder,
+        maxConcurrent: Int, maxPerHost: Int? = nil, order: DownloaderConfig.ExecutionOrder, rateLimit: DownloadRateLimit? = nil,
         start: @escaping @Sendable (DownloadOperation) -> Void
     ) {
-        state = Locked(State(maxConcurrent: max(1, maxConcurrent), maxPerHost: maxPerHost.map { max(1, $0) }, order: order))
+        state = Locked(State(
+            maxConcurrent: max(1, maxConcurrent), maxPerHost: maxPerHost.map { max(1, $0) }, order: order,
+            bucket: rateLimit.map(StartTokenBucket.init)
+        ))
         self.start = start
+    }
+
+    /// Starts `startable`, and waits for the next start of the rate limit when it says so.
+    private func launch(_ startable: Startable) {
+        startable.forEach(start)
+        guard let wait = startable.waitForToken, let sleep = state.withLock({ $0.bucket?.sleep }) else { return }
+        Task { [weak self] in
+            await sleep(wait)
+            guard let self else { return }
+            self.launch(self.state.withLock { state in
+                state.waitsForToken = false
+                return state.takeStartable()
+            })
+        }
     }
 
     /// Queues `operation`; it starts now when a slot is free.
     func submit(_ operation: DownloadOperation) {
         let startable = state.withLock { state in
-            state.pending[operation.priority.rawValue].append(operation)
+            state.pending[operation.priority.value.rawValue].append(operation)
             return state.takeStartable()
         }
-        startable.forEach(start)
+        launch(startable)
+    }
+
+    /// Moves a queued `operation` to the line of its priority now; nothing happens to one
+    /// that is running or gone.
+    func reprioritize(_ operation: DownloadOperation) {
+        state.withLock { state in
+            let priority = operation.priority.value.rawValue
+            for index in state.pending.indices where index != priority {
+                if let position = state.pending[index].firstIndex(where: { $0 === operation }) {
+                    state.pending[index].remove(at: position)
+                    state.pending[priority].append(operation)
+                    return
+                }
+            }
+        }
     }
 
     /// Frees the slot of `operation`, which was running and ended, starting the next ones.
@@ -96,7 +145,7 @@ final class DownloadQueue: Sendable {
             state.ended(operation)
             return state.takeStartable()
         }
-        startable.forEach(start)
+        launch(startable)
     }
 
     /// Drops a queued operation that was abandoned before it started; `false` if it was not queued.
@@ -121,7 +170,7 @@ final class DownloadQueue: Sendable {
             state.maxConcurrent = max(1, value)
             return state.takeStartable()
         }
-        startable.forEach(start)
+        launch(startable)
     }
 
     var isSuspended: Bool { state.withLock { $0.isSuspended } }
@@ -131,7 +180,7 @@ final class DownloadQueue: Sendable {
             state.isSuspended = suspended
             return state.takeStartable()
         }
-        startable.forEach(start)
+        launch(startable)
     }
 
     /// Operations running plus queued.

@@ -31,6 +31,9 @@ public struct DownloaderConfig: Sendable {
     /// downloads from other hosts start, so that one slow host cannot hold every download.
     /// `nil` (the default): only ``maxConcurrentDownloads`` bounds them.
     public var maxConcurrentDownloadsPerHost: Int?
+    /// How fast downloads may start (``DownloadRateLimit``), next to how many may run;
+    /// `nil` (the default): as fast as slots free up. Read when the downloader is made.
+    public var rateLimit: DownloadRateLimit?
     /// FIFO (default) or LIFO.
     public var executionOrder: ExecutionOrder = .fifo
     /// A transfer that receives nothing for this long fails with ``ImageError/timedOut(_:)``. Default 15 s.

@@ -12,8 +12,9 @@ import WebImageLocking
 /// One transfer per URL is in flight: later callers join it, each with its own progress
 /// and completion; cancelling one caller detaches only it; the last caller's cancel stops
 /// the transfer. At most ``maxConcurrentDownloads`` transfers run at once, and at most
-/// ``DownloaderConfig/maxConcurrentDownloadsPerHost`` from one host; the rest wait by
-/// priority, then FIFO or LIFO. A transfer ends by ``DownloaderConfig/totalTimeout``, its
+/// ``DownloaderConfig/maxConcurrentDownloadsPerHost`` from one host, started no faster than
+/// ``DownloaderConfig/rateLimit`` allows; the rest wait by priority (the highest of the
+/// callers waiting for each), then FIFO or LIFO. A transfer ends by ``DownloaderConfig/totalTimeout``, its
 /// body included. Redirects are followed here, hop by hop, so that
 /// ``DownloaderConfig/hopGuard`` can veto each one.
 public final class ImageDownloader: ImageLoader, Sendable {
@@ -70,7 +71,8 @@ public final class ImageDownloader: ImageLoader, Sendable {
         let box = Box()
         self.box = box
         self.queue = DownloadQueue(
-            maxConcurrent: config.maxConcurrentDownloads, maxPerHost: config.maxConcurrentDownloadsPerHost, order: config.executionOrder
+            maxConcurrent: config.maxConcurrentDownloads, maxPerHost: config.maxConcurrentDownloadsPerHost, order: config.executionOrder,
+            rateLimit: config.rateLimit
         ) { operation in
             box.downloader.withLock { $0 }?.start(operation)
         }
@@ -170,14 +172,17 @@ public final class ImageDownloader: ImageLoader, Sendable {
         }
         let key = options.coalescingKey(for: url)
         let progressInterval = environment.withLock { $0 }.config.minimumProgressInterval
-        let subscription = inFlight.join(key, progress: progress, completion: completion) {
+        // Inside a load, the download follows the load's priority; called directly, the options'.
+        let priority = SharedPriority.current ?? SharedPriority(options.priority)
+        let subscription = inFlight.join(key, progress: progress, completion: completion, priority: priority) {
             DownloadOperation(url: url, key: key, options: options, progressInterval: progressInterval)
         }
         if subscription.isNew {
             let operation = subscription.holder
-            // Abandoned while queued: it must never start.
             let queue = self.queue
+            // Abandoned while queued: it must never start.
             operation.sharedWork.onAbandon { [unowned operation] in queue.removePending(operation) }
+            _ = operation.priority.observe { [unowned operation] _, _ in queue.reprioritize(operation) }
             queue.submit(operation)
         }
         return DownloadToken(url: url, subscription: subscription)

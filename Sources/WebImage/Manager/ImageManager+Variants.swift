@@ -37,7 +37,9 @@ extension ImageManager {
             if let variant = variantFromMemory(for: request, key: key) { return VariantResult(variant: variant, cacheType: .memory) }
             if let variant = diskHitSync(resolved, key: key) { return VariantResult(variant: variant, cacheType: .disk) }
         }
-        return try await pipeline.variant(resolved, manager: self)
+        return try await SharedPriority.run(request.priority) { () throws(ImageError) -> VariantResult in
+            try await pipeline.variant(resolved, manager: self)
+        }
     }
 
     /// With ``ImageRequest/Options/queryDiskDataSync``: the output read from disk on the

@@ -153,29 +153,34 @@ public final class ImageManager: Sendable {
         completion: @escaping @Sendable (Result<ImageResult, ImageError>) -> Void
     ) -> ImageTask {
         let completion = ImageCallbackExecutor.deliver(completion, on: request.callbackExecutor)
-        let task = ImageTask(url: request.url, options: request.options, completion: completion) { [weak self] work in
-            _ = self?.running.withLock { $0.removeValue(forKey: ObjectIdentifier(work)) }
-        }
+        // A request that is refused or hits the cache at once completes before the task
+        // returns, with nothing behind the task.
         let resolved: ResolvedRequest
         do throws(ImageError) {
             resolved = try resolve(request, wantsImage: true)
         } catch {
-            task.deliver(.failure(error))
-            return task
+            completion(.failure(error))
+            return ImageTask(completedLoadOf: request.url, options: request.options, priority: request.priority)
         }
         if let hit = synchronousHit(resolved) {
-            task.deliver(.success(hit))
-            return task
+            completion(.success(hit))
+            return ImageTask(completedLoadOf: request.url, options: request.options, priority: request.priority)
+        }
+        let task = ImageTask(url: request.url, options: request.options, priority: request.priority, completion: completion) { [weak self] work in
+            _ = self?.running.withLock { $0.removeValue(forKey: ObjectIdentifier(work)) }
         }
         // The load's shared work is its identity.
         if let work = task.work { running.withLock { $0[ObjectIdentifier(work)] = task } }
         let pipeline = self.pipeline
-        task.attach(Task {
-            do throws(ImageError) {
-                let result = try await pipeline.loadImage(resolved, manager: self, progress: progress) { task.deliver(.success($0)) }
-                task.deliver(.success(result))
-            } catch {
-                task.deliver(.failure(error))
+        // The load's work runs at the task's priority, which the task can change.
+        task.attach(SharedPriority.$current.withValue(task.sharedPriority) {
+            Task {
+                do throws(ImageError) {
+                    let result = try await pipeline.loadImage(resolved, manager: self, progress: progress) { task.deliver(.success($0)) }
+                    task.deliver(.success(result))
+                } catch {
+                    task.deliver(.failure(error))
+                }
             }
         })
         return task

@@ -16,6 +16,24 @@ public struct ImageTask: Sendable {
     /// The flags the load runs with.
     public let options: ImageRequest.Options
 
+    /// Where the load stands in the download queue and the work slots while it waits,
+    /// ``ImageRequest/priority`` at first. Setting it moves a load still waiting for its
+    /// turn (a queued download, a slot): a load that scrolled into view can jump ahead of
+    /// prefetching. Work that several loads share (a download, a decode) waits at the
+    /// highest priority of the loads waiting for it, so a prefetch that a visible load
+    /// joined is no longer behind other prefetches. A load that completed before it was
+    /// returned keeps the priority it asked for.
+    public var priority: DownloadPriority {
+        get { sharedPriority?.base ?? requestedPriority }
+        nonmutating set { sharedPriority?.setBase(newValue) }
+    }
+
+    /// The priority the load asked for.
+    private let requestedPriority: DownloadPriority
+    /// The load's priority, which the downloads and work it waits for follow; `nil` for a
+    /// task that completed before it was returned.
+    let sharedPriority: SharedPriority?
+
     /// The load as ``SharedWork`` with this caller as its subscriber (intermediate results
     /// are its progress); `nil` for a task that completed before it was returned.
     let work: SharedWork<ImageResult, ImageResult>?
@@ -24,12 +42,14 @@ public struct ImageTask: Sendable {
     /// A running load that completes through `completion`; `onEnd` runs when it finishes or
     /// is cancelled.
     init(
-        url: URL?, options: ImageRequest.Options,
+        url: URL?, options: ImageRequest.Options, priority: DownloadPriority,
         completion: @escaping @Sendable (Result<ImageResult, ImageError>) -> Void,
         onEnd: @escaping @Sendable (SharedWork<ImageResult, ImageResult>) -> Void
     ) {
         self.url = url
         self.options = options
+        self.requestedPriority = priority
+        self.sharedPriority = SharedPriority(priority)
         let work = SharedWork<ImageResult, ImageResult>()
         // A new work is open: the subscription always succeeds.
         subscriberID = work.subscribe(progress: { completion(.success($0)) }, completion: completion) ?? 0
@@ -38,9 +58,11 @@ public struct ImageTask: Sendable {
     }
 
     /// A task that completed before it was returned (a memory hit): nothing to cancel.
-    init(completedLoadOf url: URL, options: ImageRequest.Options) {
+    init(completedLoadOf url: URL?, options: ImageRequest.Options, priority: DownloadPriority = .normal) {
         self.url = url
         self.options = options
+        self.requestedPriority = priority
+        self.sharedPriority = nil
         self.work = nil
         self.subscriberID = 0
     }

@@ -20,6 +20,10 @@ import WebImageLocking
 ///
 /// Progress goes to every subscriber with a handler, at most once per `progressInterval`
 /// each, except the first report and the last.
+///
+/// Work with a ``priority`` runs at the highest priority of those waiting for it: each
+/// subscriber's priority (the current load's, by default) is linked into it until the
+/// subscriber leaves or the work ends.
 final class SharedWork<Value: Sendable, Progress: Sendable>: Sendable {
     typealias Completion = @Sendable (Result<Value, ImageError>) -> Void
     typealias ProgressHandler = @Sendable (Progress) -> Void
@@ -28,6 +32,8 @@ final class SharedWork<Value: Sendable, Progress: Sendable>: Sendable {
         let id: Int
         let progress: ProgressHandler?
         let completion: Completion
+        /// The subscriber's priority linked into the work's.
+        let link: SharedPriority.Link?
         var lastReport: ContinuousClock.Instant?
         var lastPosition = -1
     }
@@ -70,9 +76,16 @@ final class SharedWork<Value: Sendable, Progress: Sendable>: Sendable {
     let keepsRunningWithoutSubscribers: Bool
     /// How long work that keeps running without subscribers may go on so; `nil`: to its end.
     let backgroundDeadline: BackgroundDeadline?
+    /// The priority the work runs at, which its subscribers' priorities hold up; `nil`:
+    /// the work has none.
+    let priority: SharedPriority?
 
     /// Creates open work without subscribers.
-    init(progressInterval: Duration = .zero, keepsRunningWithoutSubscribers: Bool = false, backgroundDeadline: BackgroundDeadline? = nil) {
+    init(
+        progressInterval: Duration = .zero, keepsRunningWithoutSubscribers: Bool = false, backgroundDeadline: BackgroundDeadline? = nil,
+        priority: SharedPriority? = nil
+    ) {
+        self.priority = priority
         self.progressInterval = progressInterval
         self.keepsRunningWithoutSubscribers = keepsRunningWithoutSubscribers
         self.backgroundDeadline = keepsRunningWithoutSubscribers ? backgroundDeadline : nil
@@ -109,14 +122,22 @@ final class SharedWork<Value: Sendable, Progress: Sendable>: Sendable {
     /// Subscribers waiting for the result.
     var subscriberCount: Int { state.withLock { $0.subscribers.count } }
 
-    /// Adds a subscriber and returns its id; `nil` when the work already ended.
-    func subscribe(progress: ProgressHandler?, completion: @escaping Completion) -> Int? {
-        state.withLock { state in
+    /// Adds a subscriber and returns its id; `nil` when the work already ended. With a
+    /// ``priority``, the subscriber's `priority` (by default the current load's) holds the
+    /// work's up while it waits.
+    func subscribe(
+        progress: ProgressHandler?, completion: @escaping Completion, priority subscriberPriority: SharedPriority? = SharedPriority.current
+    ) -> Int? {
+        var link: SharedPriority.Link?
+        if let priority, let subscriberPriority, subscriberPriority !== priority { link = subscriberPriority.link(into: priority) }
+        let id = state.withLock { state -> Int? in
             guard state.phase == .open else { return nil }
             state.nextID += 1
-            state.subscribers.append(Subscriber(id: state.nextID, progress: progress, completion: completion))
+            state.subscribers.append(Subscriber(id: state.nextID, progress: progress, completion: completion, link: link))
             return state.nextID
         }
+        if id == nil { link?.cut() }
+        return id
     }
 
     /// Attaches the task doing the work, which is cancelled if the work is abandoned (at
@@ -147,6 +168,7 @@ final class SharedWork<Value: Sendable, Progress: Sendable>: Sendable {
             return (subscriber, Self.abandon(&state), nil)
         }
         guard let subscriber else { return }
+        subscriber.link?.cut()
         subscriber.completion(.failure(.cancelled))
         if let abandon {
             abandon.task?.cancel()
@@ -183,7 +205,10 @@ final class SharedWork<Value: Sendable, Progress: Sendable>: Sendable {
             defer { state.subscribers = [] }
             return (state.subscribers, Self.abandon(&state))
         }
-        for subscriber in subscribers { subscriber.completion(.failure(.cancelled)) }
+        for subscriber in subscribers {
+            subscriber.link?.cut()
+            subscriber.completion(.failure(.cancelled))
+        }
         if let abandon {
             abandon.task?.cancel()
             for handler in abandon.handlers { handler() }
@@ -257,7 +282,10 @@ final class SharedWork<Value: Sendable, Progress: Sendable>: Sendable {
             }
             return (state.subscribers, state.onEnd)
         }
-        for subscriber in subscribers { subscriber.completion(result) }
+        for subscriber in subscribers {
+            subscriber.link?.cut()
+            subscriber.completion(result)
+        }
         onEnd?()
     }
 

@@ -41,11 +41,12 @@ final class SharedWorkPool<Key: Hashable & Sendable, Holder: SharedWorkHolder>: 
         _ key: Key,
         progress: SharedWork<Holder.Value, Holder.Progress>.ProgressHandler?,
         completion: @escaping SharedWork<Holder.Value, Holder.Progress>.Completion,
+        priority: SharedPriority? = SharedPriority.current,
         make: () -> Holder
     ) -> Subscription {
         while true {
             let (holder, isNew) = claim(key, make: make)
-            if let id = holder.sharedWork.subscribe(progress: progress, completion: completion) {
+            if let id = holder.sharedWork.subscribe(progress: progress, completion: completion, priority: priority) {
                 return Subscription(holder: holder, id: id, isNew: isNew)
             }
             // It ended between the lookup and the subscription: retire it and try again.
@@ -113,7 +114,11 @@ extension SharedWorkPool {
             await withUnsafeContinuation { (continuation: UnsafeContinuation<Result<Value, ImageError>, Never>) in
                 let subscription = join(
                     key, progress: progress, completion: { continuation.resume(returning: $0) },
-                    make: { SharedWork<Value, Progress>(keepsRunningWithoutSubscribers: keepRunning, backgroundDeadline: backgroundDeadline) }
+                    make: {
+                        SharedWork<Value, Progress>(
+                            keepsRunningWithoutSubscribers: keepRunning, backgroundDeadline: backgroundDeadline, priority: SharedPriority.current
+                        )
+                    }
                 )
                 joined = !subscription.isNew
                 if subscription.isNew {

@@ -59,6 +59,9 @@ extension ServerConfig.Sources {
         config.keepAliveTimeout = sourceKeepAliveTimeout
         config.maxConcurrentDownloads = maxDownloads
         config.maxConcurrentDownloadsPerHost = maxDownloadsPerHost
+        if maxDownloadStartsPerSecond > 0 {
+            config.rateLimit = DownloadRateLimit(startsPerSecond: Double(maxDownloadStartsPerSecond), burst: maxDownloadStartsPerSecond)
+        }
         config.maxRedirects = maxRedirects
         config.retryPolicy = downloadRetries > 0 ? RetryPolicy(maxRetries: downloadRetries) : .never
         config.headers.replaceOrAdd(name: "User-Agent", value: userAgent ?? "\(WebImageServer.serverHeader) (image proxy)")

@@ -23,6 +23,9 @@ extension ServerConfig {
         public var maxDownloads = 32
         /// Source downloads from one host running at once, within ``maxDownloads``. Default 8.
         public var maxDownloadsPerHost = 8
+        /// Source downloads started each second at most, in bursts of as many
+        /// (``DownloadRateLimit``); 0 (the default): no limit.
+        public var maxDownloadStartsPerSecond = 0
         /// The directory `local:///path` sources are read from; `nil`: `local://` sources are refused.
         public var localFilesystemRoot: String?
         /// The `User-Agent` sent to sources; `nil`: WebImage's own.

@@ -29,6 +29,18 @@ struct SourceNetworkSettingsTests {
         #expect(try config.sources.sourceProxy() == nil, "an empty --proxy goes direct")
     }
 
+    @Test("--max-download-starts-per-second gives the downloader a rate limit with a burst of as many; 0 none")
+    func downloadStartRate() throws {
+        var config = ServerConfig()
+        #expect(try config.sources.downloaderConfig(maxBodySize: 1).rateLimit == nil)
+        try ServerSetting.apply(environment: ["WEBIMAGE_MAX_DOWNLOAD_STARTS_PER_SECOND": "40"], to: &config)
+        #expect(ServerSetting.maxDownloadStartsPerSecond.flag == "max-download-starts-per-second")
+        let limit = try #require(try config.sources.downloaderConfig(maxBodySize: 1).rateLimit)
+        #expect(limit.startsPerSecond == 40 && limit.burst == 40)
+        config.sources.maxDownloadStartsPerSecond = -1
+        #expect { try config.validate() } throws: { ($0 as? ServerConfigError)?.message.contains("--max-download-starts-per-second") == true }
+    }
+
     @Test("an unusable proxy or CA file fails validation naming the setting")
     func unusableSettings() {
         var config = ServerConfig()

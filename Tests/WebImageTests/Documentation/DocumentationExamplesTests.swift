@@ -426,6 +426,14 @@ enum DocumentationExamples {
         print(request.url, downloader)
     }
 
+    static func priorities(url: URL, manager: ImageManager) {
+        var config = DownloaderConfig()
+        config.rateLimit = DownloadRateLimit(startsPerSecond: 20, burst: 10)
+        let task = manager.loadImage(ImageRequest(url: url, priority: .low)) { _ in }
+        task.priority = .high
+        print(config.maxConcurrentDownloads)
+    }
+
     static func servingVariants() {
         let manager = ImageManager(variantWorkLimiter: WorkLimiter(workers: 4, queueSize: 64))
         print(manager.runningCount)

@@ -10,8 +10,7 @@ extension ImageTask {
         of url: URL?, options: ImageOptions, error: ImageError, executor: ImageCallbackExecutor?,
         completion: @escaping @Sendable (Result<ImageResult, ImageError>) -> Void
     ) -> ImageTask {
-        let task = ImageTask(url: url, options: ImageRequest.Options(options), completion: ImageCallbackExecutor.deliver(completion, on: executor), onEnd: { _ in })
-        task.deliver(.failure(error))
-        return task
+        ImageCallbackExecutor.deliver(completion, on: executor)(.failure(error))
+        return ImageTask(completedLoadOf: url, options: ImageRequest.Options(options), priority: options.downloadPriority)
     }
 }

@@ -26,7 +26,8 @@ final class PipelineStage<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     ) async throws(ImageError) -> T {
         while true {
             if Task.isCancelled { throw .cancelled }
-            let (work, isNew) = works.claim(key) { Work(keepsRunningWithoutSubscribers: true) }
+            // The work follows its driver's priority, which its waiters hold up.
+            let (work, isNew) = works.claim(key) { Work(keepsRunningWithoutSubscribers: true, priority: SharedPriority.current) }
             if isNew {
                 let owned = OwnedWork(work: work, key: key, works: works)
                 do throws(ImageError) {

@@ -20,7 +20,8 @@ final class WorkSlot: Sendable {
     func acquire() async throws(ImageError) {
         if held.withLock({ $0 }) { return }
         let asked = ContinuousClock.now
-        try await limiter.acquire(priority: priority)
+        // A load that others joined waits at the highest of their priorities.
+        try await limiter.acquire(priority: max(priority, SharedPriority.current?.value ?? priority))
         let taken = ContinuousClock.now
         held.withLock { $0 = true }
         times.withLock { times in

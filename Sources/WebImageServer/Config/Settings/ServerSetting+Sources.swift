@@ -6,7 +6,7 @@ extension ServerSetting {
     /// The settings of ``SettingSection/sources``, in the order the help lists them.
     static let sourceSettings: [ServerSetting] = [
         allowedSource, allowLoopback, allowPrivate, allowLinkLocal, proxy, noProxy, trustProxyAddress, caFile, clientCert, clientKey,
-        userAgent, maxRedirects, downloadRetries, downloadTimeout, sourceKeepAliveTimeout, maxDownloads, maxDownloadsPerHost, localFilesystemRoot, baseURL,
+        userAgent, maxRedirects, downloadRetries, downloadTimeout, sourceKeepAliveTimeout, maxDownloads, maxDownloadsPerHost, maxDownloadStartsPerSecond, localFilesystemRoot, baseURL,
         urlReplacements, useS3, s3Endpoint, s3Region, s3EndpointUsePathStyle, s3AssumeRoleARN, s3AssumeRoleExternalID, s3AllowedBucket,
         s3DeniedBucket, useGCS, gcsKey, gcsEndpoint, gcsHMACAccessID, gcsHMACSecret, gcsAllowedBucket, gcsDeniedBucket, fallbackImageData,
         fallbackImagePath, fallbackImageURL, fallbackImageHTTPCode, fallbackImageTTL,
@@ -138,6 +138,12 @@ extension ServerSetting {
     public static let maxDownloadsPerHost = integer(
         "maxDownloadsPerHost", .sources, \.sources.maxDownloadsPerHost, bounds: .atLeast(1),
         help: "source downloads from one host running at once: a slow host holds at most this many, and downloads from other hosts go past its waiting ones"
+    )
+
+    /// `--max-download-starts-per-second`: source downloads started each second at most, in bursts of as many after a quiet time, so that a burst of cache misses reaches its origins at a steady pace; `0`: no limit.
+    public static let maxDownloadStartsPerSecond = integer(
+        "maxDownloadStartsPerSecond", .sources, \.sources.maxDownloadStartsPerSecond, bounds: .atLeast(0),
+        help: "source downloads started each second at most, in bursts of as many after a quiet time, so that a burst of cache misses reaches its origins at a steady pace; `0`: no limit"
     )
 
     /// `--local-filesystem-root`: directory `local:///path` sources are read from.
