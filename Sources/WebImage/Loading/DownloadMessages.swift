@@ -104,11 +104,18 @@ public struct DownloadResponse: Sendable {
     public var data: Data
     /// The final response head (after redirects and the response modifier).
     public var head: DownloadResponseHead
+    /// How the download went (``DownloadMetrics``); `nil` from a loader that does not
+    /// measure it (a file, a data URL, bytes in memory).
+    public var metrics: DownloadMetrics?
+    /// The body's bytes as received, before a decryptor.
+    var receivedBytes: Int
 
     /// Creates a download result.
-    public init(data: Data, head: DownloadResponseHead) {
+    public init(data: Data, head: DownloadResponseHead, metrics: DownloadMetrics? = nil) {
         self.data = data
         self.head = head
+        self.metrics = metrics
+        receivedBytes = data.count
     }
 
     /// The response of a loader that has all of `data` at once (a file, a data URL, bytes

@@ -23,6 +23,8 @@ final class DownloadOperation: SharedWorkHolder {
     /// Set once a progress report with body bytes went to a caller: from then on the
     /// transfer is not retried (``RetryPolicy``).
     let bytesReachedCaller = Atomic<Bool>(false)
+    /// When the transfer's steps happened, for its metrics.
+    let timeline = InlineLocked(TransferTimeline())
     /// The timer of the whole-transfer deadline while the transfer runs.
     private let deadline = InlineLocked(DeadlineTimer.unarmed)
 

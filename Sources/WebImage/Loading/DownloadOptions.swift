@@ -31,6 +31,9 @@ public struct DownloadOptions: Sendable {
     /// explains in its body, as ``S3ImageLoader`` reads S3's XML error. Such a response skips
     /// the content-type check, the decryptor and the empty-body check. Default off.
     public var returnsErrorResponses = false
+    /// Values of the caller's own for a loader of its own to read (``ImageRequest/userInfo``);
+    /// the downloader does not read them, and they are not part of a download's identity.
+    public var userInfo: [String: any Sendable] = [:]
 
     /// Creates default options.
     public init(priority: DownloadPriority = .normal) {

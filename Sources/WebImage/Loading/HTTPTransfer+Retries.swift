@@ -45,6 +45,7 @@ extension HTTPTransfer {
                 throw failure
             }
             retries += 1
+            operation.timeline.withLock { $0.retries = retries }
             environment.events.emit(.retrying(url: operation.url, retry: retries, delay: delay, reason: failure))
             try await wait(delay)
         }

@@ -134,6 +134,10 @@ struct HTTPTransfer: Sendable {
                 current = next
                 continue
             }
+            operation.timeline.withLock { timeline in
+                timeline.responseHead = .now
+                timeline.redirects = hops
+            }
             return try await receive(response, from: current, attempt: &attempt, deadline: deadline)
         }
     }
@@ -246,6 +250,7 @@ struct HTTPTransfer: Sendable {
         }
         // An error response goes back as the server sent it, for the caller to read.
         guard succeeded else { return DownloadResponse(data: data, head: head) }
+        let received = data.count
         if let decryptor = options.decryptor ?? config.decryptor {
             guard let decrypted = decryptor(data, head) else {
                 throw .badImageData("the decryptor could not decode the \(data.count) downloaded bytes")
@@ -255,7 +260,9 @@ struct HTTPTransfer: Sendable {
         guard !data.isEmpty else {
             throw .badImageData("the server sent an empty body for \(url.absoluteString)")
         }
-        return DownloadResponse(data: data, head: head)
+        var response = DownloadResponse(data: data, head: head)
+        response.receivedBytes = received
+        return response
     }
 
     /// Collects a body of a declared length into a reusable block (see ``BodyBuffers``): each

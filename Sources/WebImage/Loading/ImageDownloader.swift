@@ -217,6 +217,7 @@ public final class ImageDownloader: ImageLoader, Sendable {
 
     private func start(_ operation: DownloadOperation) {
         let environment = environment.withLock { $0 }
+        operation.timeline.withLock { $0.started = .now }
         let transfer = HTTPTransfer(environment: environment, operation: operation)
         // The task keeps the downloader until the transfer ends (`shutdown` cancels it). It
         // runs in the first caller's trace context, not in that of whoever started it.
@@ -224,7 +225,9 @@ public final class ImageDownloader: ImageLoader, Sendable {
             Task {
                 let result: Result<DownloadResponse, ImageError>
                 do throws(ImageError) {
-                    result = .success(try await transfer.run())
+                    var response = try await transfer.run()
+                    response.metrics = operation.timeline.withLock { $0 }.metrics(bytes: response.receivedBytes)
+                    result = .success(response)
                 } catch {
                     result = .failure(error)
                 }

@@ -11,6 +11,7 @@ extension DownloadOptions {
         decryptor = request.decryptor
         maxBodySize = request.maxSourceBytes
         retryPolicy = request.retryPolicy
+        userInfo = request.userInfo
         // Previews decode the bytes so far; a decryptor's input is not an image.
         wantsPartialData = request.options.contains(.progressiveLoad) && request.decryptor == nil && request.output == .image
     }

@@ -37,8 +37,11 @@ extension ImageManager {
             if let variant = variantFromMemory(for: request, key: key) { return VariantResult(variant: variant, cacheType: .memory) }
             if let variant = diskHitSync(resolved, key: key) { return VariantResult(variant: variant, cacheType: .disk) }
         }
+        let pipeline = pipeline
         return try await SharedPriority.run(request.priority) { () throws(ImageError) -> VariantResult in
-            try await pipeline.variant(resolved, manager: self)
+            try await LoadTimeout.run(within: request.timeout, loadOf: resolved.url.absoluteString) { () throws(ImageError) -> VariantResult in
+                try await pipeline.variant(resolved, manager: self)
+            }
         }
     }
 

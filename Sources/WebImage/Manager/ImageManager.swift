@@ -176,7 +176,9 @@ public final class ImageManager: Sendable {
         task.attach(SharedPriority.$current.withValue(task.sharedPriority) {
             Task {
                 do throws(ImageError) {
-                    let result = try await pipeline.loadImage(resolved, manager: self, progress: progress) { task.deliver(.success($0)) }
+                    let result = try await LoadTimeout.run(within: request.timeout, loadOf: resolved.url.absoluteString) { () throws(ImageError) -> ImageResult in
+                        try await pipeline.loadImage(resolved, manager: self, progress: progress) { task.deliver(.success($0)) }
+                    }
                     task.deliver(.success(result))
                 } catch {
                     task.deliver(.failure(error))

@@ -61,6 +61,7 @@ struct PrefetchLoadKey: Hashable, Sendable {
     private let maxSourceBytes: Int?
     private let sourceConditions: SourceConditions?
     private let retryPolicy: RetryPolicy?
+    private let timeout: Duration?
     private let provenance: Provenance
 
     /// The key of `request`, made by `recipe` from its URL (`nil`: given as it is).
@@ -90,7 +91,7 @@ struct PrefetchLoadKey: Hashable, Sendable {
         freshness = caching.freshness
         let objects: [Any?] = [caching.cache, caching.originals?.cache, request.loader, request.coder]
         var comparable = caching.keyFilter == nil && caching.serializer == nil && request.requestModifier == nil
-            && request.responseModifier == nil && request.decryptor == nil && request.callbackExecutor == nil
+            && request.responseModifier == nil && request.decryptor == nil && request.callbackExecutor == nil && request.userInfo.isEmpty
         self.objects = objects.map { object in
             guard let object else { return nil }
             guard type(of: object) is AnyClass else {
@@ -103,6 +104,7 @@ struct PrefetchLoadKey: Hashable, Sendable {
         maxSourceBytes = request.maxSourceBytes
         sourceConditions = request.sourceConditions
         retryPolicy = request.retryPolicy
+        timeout = request.timeout
         if comparable {
             provenance = .comparable
         } else if let recipe {

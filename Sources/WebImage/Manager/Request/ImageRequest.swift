@@ -64,6 +64,16 @@ public struct ImageRequest: Sendable {
     /// (and an image target's ``ImageTarget/apply(_:update:)``); `nil` runs them on the
     /// thread that finished the work.
     public var callbackExecutor: ImageCallbackExecutor?
+    /// The longest the load may take, from its start to its result, every step included
+    /// (the wait for a download slot, the download, decoding, processing); past it the load
+    /// fails with ``ImageError/timedOut(_:)``, and work no other load waits for stops.
+    /// `nil` (the default): only the downloader's own timeouts bound it.
+    public var timeout: Duration?
+    /// Values of the caller's own that travel with the request to its loader
+    /// (``DownloadOptions/userInfo``): an account, a tenant, a tracing tag. They are part of
+    /// no cache key and of no download's identity: a load that joins a download already
+    /// under way for another request reaches the loader with that request's values.
+    public var userInfo: [String: any Sendable] = [:]
 
     /// Creates a request for `source`; by default the decoded image, unprocessed, at
     /// normal priority, through every cache tier.

@@ -128,6 +128,9 @@ struct StageKeysTests {
         Row("loader", changes: [.source, .decode, .process]) { $0.loader = ImageLoadersManager(loaders: []) },
         Row("coder", changes: [.decode, .process]) { $0.coder = ImageCodersManager(coders: []) },
         Row("callbackExecutor", .image, changes: []) { $0.callbackExecutor = ImageCallbackExecutor { $0() } },
+        // Each load bounds its own wait; the work it joined goes on for the others.
+        Row("timeout", changes: []) { $0.timeout = .seconds(1) },
+        Row("userInfo", changes: []) { $0.userInfo = ["tenant": "a"] },
     ]
 
     @Test("a change of each field changes the keys of the stages that make something else", arguments: rows)
