@@ -426,6 +426,14 @@ enum DocumentationExamples {
         print(request.url, downloader)
     }
 
+    static func diskEntryMigration() {
+        var config = CacheConfig()
+        config.diskEntryMigration = DiskEntryMigration { old in
+            old.version == 0 ? DiskCacheEntry(data: old.file.dropLast(12), metadata: CacheMetadata()) : nil
+        }
+        print(config)
+    }
+
     static func servingVariants() {
         let manager = ImageManager(variantWorkLimiter: WorkLimiter(workers: 4, queueSize: 64))
         print(manager.runningCount)
