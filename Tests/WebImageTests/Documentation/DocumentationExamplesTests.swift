@@ -426,6 +426,14 @@ enum DocumentationExamples {
         print(request.url, downloader)
     }
 
+    static func alternativeSources(manager: ImageManager, url: URL, mirrorURL: URL, otherCDNURL: URL) async throws {
+        var request = ImageRequest(url: url, alternativeSources: [.url(mirrorURL), .url(otherCDNURL)])
+        let result = try await manager.loadImage(request)
+        print(result.alternativeSourceIndex as Any)
+        request.caching.cachesUnderAnsweringSource = true
+        print(request.caching.cachesUnderAnsweringSource)
+    }
+
     static func diskEntryMigration() {
         var config = CacheConfig()
         config.diskEntryMigration = DiskEntryMigration { old in
