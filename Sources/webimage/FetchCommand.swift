@@ -16,12 +16,28 @@ struct FetchCommand: AsyncParsableCommand {
             error naming the URL and the reason, and the exit status is 1. With --json, \
             each image is one JSON object on its own line (JSON Lines) with the keys url, \
             ok, cacheType (none, memory, disk), format, width, height, bytes, milliseconds, \
-            output, and error for a failure. With '-o -', the lines go to standard error.
+            output, source when an --alternative answered, and error for a failure. With \
+            '-o -', the lines go to standard error.
+
+            With --alternative (one URL only), the alternatives are tried in order when the \
+            URL fails for good (a 404, not an image, after the retries of a 5xx or a \
+            timeout…); the image is cached under the URL, so the next run is a cache hit. A \
+            URL that failed permanently in an earlier run is not asked again, but its cache \
+            is still read and its alternatives tried.
             """
     )
 
     @Argument(help: ArgumentHelp("The images' URLs (http, https, file or data).", valueName: "url"))
     var urls: [String]
+
+    @Option(
+        name: .customLong("alternative"),
+        help: ArgumentHelp(
+            "Another URL of the image, tried when the URL fails for good; repeat it for more, tried in order (one URL only).",
+            valueName: "url"
+        )
+    )
+    var alternatives: [String] = []
 
     @Option(
         name: [.short, .customLong("output")],
@@ -73,7 +89,12 @@ struct FetchCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard !urls.isEmpty else { throw ValidationError("no URL given: pass one or more image URLs") }
-        for url in urls { _ = try Arguments.url(url) }
+        for url in urls + alternatives { _ = try Arguments.url(url) }
+        if !alternatives.isEmpty, urls.count > 1 {
+            throw ValidationError(
+                "--alternative names other URLs of one image, but \(urls.count) URLs were given: pass one URL, or run fetch once per image"
+            )
+        }
         try Arguments.check(quality, in: 1...100, option: "quality")
         if output == "-", urls.count > 1 {
             throw ValidationError("'-o -' writes one image to standard output, but \(urls.count) URLs were given: pass one URL or an output directory")
@@ -85,6 +106,7 @@ struct FetchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let targets = try urls.map { text throws(ValidationError) in try Arguments.url(text) }
+        let settings = try self.settings
         var writer: ImageWriter?
         if output != "-" {
             writer = try ImageWriter(directory: output)
@@ -94,7 +116,7 @@ struct FetchCommand: AsyncParsableCommand {
         let progress = ProgressRenderer.standardError()
         progress.update { $0.total = targets.count }
         let records = try await Pipeline.with(config, downloader: try network.downloaderConfig()) { pipeline in
-            await fetchAll(targets, pipeline: pipeline, writer: writer, failures: failures, progress: progress)
+            await Self.fetchAll(targets, settings: settings, pipeline: pipeline, writer: writer, failures: failures, progress: progress)
         }
         progress.finish()
         failures.save()
@@ -115,6 +137,8 @@ struct FetchCommand: AsyncParsableCommand {
         var retryFailed: Bool
         var json: Bool
         var toStandardOutput: Bool
+        /// `--alternative`: other URLs of the image, tried in order.
+        var alternatives: [URL] = []
 
         /// Whether the written image is not the downloaded file: thumbnailed, resized or re-encoded.
         var changesImage: Bool { format != nil || thumbnail != nil || resize != nil }
@@ -131,6 +155,7 @@ struct FetchCommand: AsyncParsableCommand {
         /// The request of the decoded image `url` is written from.
         func imageRequest(for url: URL) -> ImageRequest {
             var request = ImageRequest(url: url, options: requestOptions)
+            request.alternativeSources = alternatives.map { .url($0) }
             // A URL given twice is a memory hit the second time: queryMemoryData still brings
             // the bytes from disk, so both files are the same download.
             request.options.insert(.queryMemoryData)
@@ -159,6 +184,7 @@ struct FetchCommand: AsyncParsableCommand {
                 url: url, processing: ImageProcessing(thumbnailPixelSize: thumbnail, transformer: resize), output: .encoded(encoding),
                 options: requestOptions
             )
+            request.alternativeSources = alternatives.map { .url($0) }
             if noCache {
                 request.caching = ImageRequest.Caching(query: .none, store: .none, originals: ImageRequest.OriginalCaching(query: .none, store: .none))
             }
@@ -167,17 +193,19 @@ struct FetchCommand: AsyncParsableCommand {
     }
 
     private var settings: Settings {
-        Settings(
-            format: format, thumbnail: thumbnail, resize: resize, quality: quality, keepColorProfile: keepColorProfile, noCache: noCache,
-            refresh: refresh, retryFailed: retryFailed, json: json, toStandardOutput: output == "-"
-        )
+        get throws(ValidationError) {
+            Settings(
+                format: format, thumbnail: thumbnail, resize: resize, quality: quality, keepColorProfile: keepColorProfile, noCache: noCache,
+                refresh: refresh, retryFailed: retryFailed, json: json, toStandardOutput: output == "-",
+                alternatives: try alternatives.map { text throws(ValidationError) in try Arguments.url(text) }
+            )
+        }
     }
 
     /// Fetches every URL, a few at a time, printing each record in the order of the URLs.
-    private func fetchAll(
-        _ targets: [URL], pipeline: Pipeline, writer: ImageWriter?, failures: FailedURLFile, progress: ProgressRenderer
+    private static func fetchAll(
+        _ targets: [URL], settings: Settings, pipeline: Pipeline, writer: ImageWriter?, failures: FailedURLFile, progress: ProgressRenderer
     ) async -> [FetchRecord] {
-        let settings = self.settings
         let printer = OrderedPrinter(count: targets.count) { record in
             progress.aside { Self.print(record, settings: settings) }
         }
@@ -212,48 +240,107 @@ struct FetchCommand: AsyncParsableCommand {
         _ url: URL, settings: Settings, pipeline: Pipeline, writer: ImageWriter?, failures: FailedURLFile, progress: @escaping @Sendable (Int) -> Void
     ) async -> FetchRecord {
         let start = ContinuousClock.now
-        if !settings.retryFailed, let blocked = failures.blocked(url) {
-            let ago = Formatting.age(Date().timeIntervalSince(blocked.date))
-            return FetchRecord(
-                url: url, elapsed: ContinuousClock.now - start,
-                error: "failed permanently \(ago) ago (\(blocked.reason)); pass --retry-failed to try it again"
-            )
+        var blockedSources: Set<URL> = []
+        if !settings.retryFailed {
+            if let blocked = failures.blocked(url), settings.alternatives.isEmpty {
+                let ago = Formatting.age(Date().timeIntervalSince(blocked.date))
+                return FetchRecord(
+                    url: url, elapsed: ContinuousClock.now - start,
+                    error: "failed permanently \(ago) ago (\(blocked.reason)); pass --retry-failed to try it again"
+                )
+            }
+            // The library does not ask a blocked source again, but reads the cache under the
+            // URL's key and goes on with the alternatives.
+            for source in [url] + settings.alternatives where failures.blocked(source) != nil {
+                blockedSources.insert(source)
+                pipeline.manager.failedURLs.block(source)
+            }
+        }
+        let sourceFailures = SourceFailures(url: url, events: settings.alternatives.isEmpty ? nil : pipeline.manager.events)
+        defer { sourceFailures.stop() }
+        var loaded = false
+        // Records a load's outcome once it is in, before the image is written.
+        func recordLoad(alternative: Int?) {
+            loaded = true
+            let answering = alternative.map { settings.alternatives[$0] } ?? url
+            // As in the library: an alternative's answer cached under the URL's key unblocks
+            // the URL, whose loads are cache hits now.
+            let unblocksURL = alternative != nil && !settings.noCache
+            for (source, error) in sourceFailures.values where !(unblocksURL && source == url) { failures.record(source, error: error) }
+            if unblocksURL { failures.record(url, error: nil) }
+            // A cache hit under the URL's key says nothing of a blocked URL.
+            if !blockedSources.contains(answering) { failures.record(answering, error: nil) }
         }
         do {
+            let answer: FetchAnswer
             if settings.keepColorProfile, settings.changesImage {
-                return try await fetchKeepingProfile(url, settings: settings, pipeline: pipeline, writer: writer, failures: failures, start: start)
-            }
-            let result = try await pipeline.manager.loadImage(settings.imageRequest(for: url)) { report in
-                progress(report.receivedBytes)
-            }
-            failures.record(url, error: nil)
-            guard let image = result.image else { throw ImageError.badImageData("the load returned no image") }
-            let (data, writtenFormat) = try await outputBytes(image: image, downloaded: result.data, settings: settings)
-            var path: String?
-            if let writer {
-                path = try writer.write(data, for: url, format: writtenFormat)
+                answer = try await fetchKeepingProfile(url, settings: settings, pipeline: pipeline, writer: writer, loaded: recordLoad)
             } else {
-                Console.outData(data)
+                answer = try await fetchImage(url, settings: settings, pipeline: pipeline, writer: writer, progress: progress, loaded: recordLoad)
             }
-            return FetchRecord(
-                url: url, cacheType: result.cacheType, format: writtenFormat, size: image.pixelSize, bytes: data.count,
-                elapsed: ContinuousClock.now - start, output: path
-            )
+            var record = answer.record
+            record.milliseconds = Formatting.milliseconds(ContinuousClock.now - start)
+            record.source = answer.alternative.map { settings.alternatives[$0].absoluteString }
+            return record
         } catch {
             let imageError = error as? ImageError
-            if let imageError { failures.record(url, error: imageError) }
-            let reason = imageError?.description ?? String(describing: error)
+            var reason = imageError.map(describe) ?? String(describing: error)
+            if settings.alternatives.isEmpty || loaded {
+                if let imageError { failures.record(url, error: imageError) }
+            } else {
+                let failed = sourceFailures.values
+                for (source, error) in failed { failures.record(source, error: error) }
+                for (source, error) in failed where source != url { reason += "; alternative \(source.absoluteString): \(describe(error))" }
+            }
             return FetchRecord(url: url, elapsed: ContinuousClock.now - start, error: reason)
         }
     }
 
+    /// What a failure says on the command line: a blocked source names the run that
+    /// blocked it and the flag that asks it again.
+    private static func describe(_ error: ImageError) -> String {
+        guard case .blockedURL(let url) = error else { return error.description }
+        return "\(url.absoluteString) failed permanently in an earlier run and is blocked; pass --retry-failed to try it again"
+    }
+
+    /// A written image's record, and the index of the alternative that answered (`nil`: the URL).
+    private struct FetchAnswer {
+        var record: FetchRecord
+        var alternative: Int?
+    }
+
+    /// Fetches one URL as a decoded image and writes it, calling `loaded` with the index of
+    /// the alternative that answered once the load is in.
+    private static func fetchImage(
+        _ url: URL, settings: Settings, pipeline: Pipeline, writer: ImageWriter?, progress: @escaping @Sendable (Int) -> Void,
+        loaded: (Int?) -> Void
+    ) async throws -> FetchAnswer {
+        let result = try await pipeline.manager.loadImage(settings.imageRequest(for: url)) { report in
+            progress(report.receivedBytes)
+        }
+        loaded(result.alternativeSourceIndex)
+        guard let image = result.image else { throw ImageError.badImageData("the load returned no image") }
+        let (data, writtenFormat) = try await outputBytes(image: image, downloaded: result.data, settings: settings)
+        var path: String?
+        if let writer {
+            path = try writer.write(data, for: url, format: writtenFormat)
+        } else {
+            Console.outData(data)
+        }
+        let record = FetchRecord(
+            url: url, cacheType: result.cacheType, format: writtenFormat, size: image.pixelSize, bytes: data.count, elapsed: .zero, output: path
+        )
+        return FetchAnswer(record: record, alternative: result.alternativeSourceIndex)
+    }
+
     /// Fetches one URL as an encoded variant that keeps the source's colour profile: the
-    /// source is decoded in its own colour space, resized there, and written with its profile.
+    /// source is decoded in its own colour space, resized there, and written with its
+    /// profile. `loaded` is called as by ``fetchImage(_:settings:pipeline:writer:progress:loaded:)``.
     private static func fetchKeepingProfile(
-        _ url: URL, settings: Settings, pipeline: Pipeline, writer: ImageWriter?, failures: FailedURLFile, start: ContinuousClock.Instant
-    ) async throws(ImageError) -> FetchRecord {
+        _ url: URL, settings: Settings, pipeline: Pipeline, writer: ImageWriter?, loaded: (Int?) -> Void
+    ) async throws(ImageError) -> FetchAnswer {
         let result = try await pipeline.manager.loadVariant(settings.profileKeepingRequest(for: url))
-        failures.record(url, error: nil)
+        loaded(result.alternativeSourceIndex)
         let variant = result.variant
         var path: String?
         if let writer {
@@ -261,10 +348,11 @@ struct FetchCommand: AsyncParsableCommand {
         } else {
             Console.outData(variant.data)
         }
-        return FetchRecord(
-            url: url, cacheType: result.cacheType, format: variant.format, size: variant.pixelSize, bytes: variant.count,
-            elapsed: ContinuousClock.now - start, output: path
+        let record = FetchRecord(
+            url: url, cacheType: result.cacheType, format: variant.format, size: variant.pixelSize, bytes: variant.count, elapsed: .zero,
+            output: path
         )
+        return FetchAnswer(record: record, alternative: result.alternativeSourceIndex)
     }
 
     /// The bytes to write: the downloaded (or cached) bytes as they are when nothing asks
@@ -306,6 +394,8 @@ struct FetchRecord: Encodable, Sendable {
     var bytes: Int?
     var milliseconds: Int
     var output: String?
+    /// The `--alternative` that answered; `nil` when the URL itself (or the cache) did.
+    var source: String?
     var error: String?
 
     init(
@@ -332,8 +422,37 @@ struct FetchRecord: Encodable, Sendable {
         fields.append(width.flatMap { w in height.map { "\(w)x\($0)" } } ?? "-")
         fields.append(bytes.map(Formatting.bytes) ?? "-")
         fields.append("\(milliseconds) ms")
+        if let source { fields.append("from " + source) }
         if let output { fields.append("-> " + output) }
         return fields.joined(separator: "  ")
+    }
+}
+
+/// The failures of one URL's sources reported while it loads with `--alternative`
+/// (``ImageEvent/sourceFailed(url:source:reason:next:)``), in order.
+final class SourceFailures: Sendable {
+    private let failures = Locked<[(URL, ImageError)]>([])
+    private let observation: (ImageEvents, ImageEvents.Observation)?
+
+    /// Starts listening to `events` for loads of `url`; `nil`: nothing to listen to.
+    init(url: URL, events: ImageEvents?) {
+        guard let events else {
+            observation = nil
+            return
+        }
+        let failures = self.failures
+        observation = (events, events.observe { event in
+            guard case .sourceFailed(url, let source, let reason, _) = event else { return }
+            failures.withLock { $0.append((source, reason)) }
+        })
+    }
+
+    /// Each source that failed, with its error.
+    var values: [(URL, ImageError)] { failures.withLock { $0 } }
+
+    /// Stops listening.
+    func stop() {
+        if let (events, observation) = observation { events.removeObserver(observation) }
     }
 }
 

@@ -233,6 +233,44 @@ struct CLIFetchTests {
         }
     }
 
+    @Test("fetch --alternative: a URL that fails for good is fetched from its alternative, written under its own name and cached under it, so the next run is a disk hit")
+    func fetchAlternative() async throws {
+        try await withCLI { origin, sandbox in
+            origin.register("/mirror.png", .image(Self.png))
+            let (url, mirror) = (origin.url("/a.png").absoluteString, origin.url("/mirror.png").absoluteString)
+            let first = try await sandbox.run(["fetch", url, "--alternative", origin.url("/gone.png").absoluteString, "--alternative", mirror, "-o", "out", "--json"])
+            #expect(first.status == 0, "\(first.stderr)")
+            let record = try #require(try first.jsonLines().first)
+            #expect(record["url"] as? String == url)
+            #expect(record["source"] as? String == mirror)
+            #expect(record["cacheType"] as? String == "none")
+            #expect(record["output"] as? String == "out/a.png")
+            #expect(FileManager.default.contents(atPath: sandbox.path("out/a.png")) == Self.png)
+            #expect(origin.requestCount("/a.png") == 1 && origin.requestCount("/gone.png") == 1 && origin.requestCount("/mirror.png") == 1)
+
+            let text = try await sandbox.run(["fetch", url])
+            #expect(text.status == 0, "cached under the URL, which is not blocked: \(text.stderr)")
+            #expect(text.stdoutLines.first?.components(separatedBy: "  ")[1] == "disk")
+            #expect(origin.totalRequestCount == 3, "no new request")
+        }
+    }
+
+    @Test("fetch --alternative: when every source fails, the line names the URL's reason and each alternative's, and the next run asks none of them")
+    func fetchAlternativesAllFail() async throws {
+        try await withCLI { origin, sandbox in
+            origin.register("/gone.png", .status(410))
+            let (url, gone) = (origin.url("/a.png").absoluteString, origin.url("/gone.png").absoluteString)
+            let failed = try await sandbox.run(["fetch", url, "--alternative", gone])
+            #expect(failed.status == 1)
+            #expect(failed.stderrLines.count == 1)
+            #expect(failed.stderr.contains("HTTP 404") && failed.stderr.contains("alternative \(gone)") && failed.stderr.contains("HTTP 410"), "\(failed.stderr)")
+            let again = try await sandbox.run(["fetch", url, "--alternative", gone])
+            #expect(again.status == 1)
+            #expect(again.stderr.contains("--retry-failed") || again.stderr.contains("blocked"), "\(again.stderr)")
+            #expect(origin.totalRequestCount == 2, "both were blocked by the first run")
+        }
+    }
+
     @Test("bad arguments: one line naming the argument and the fix, exit status 64")
     func fetchBadArguments() async throws {
         try await withCLI { origin, sandbox in
@@ -244,6 +282,8 @@ struct CLIFetchTests {
                 (["fetch", "not a url"], ["'not a url'", "http(s)://"]),
                 (["fetch", url, url, "-o", "-"], ["'-o -'", "one URL"]),
                 (["fetch", url, "--refresh", "--no-cache"], ["--refresh", "--no-cache"]),
+                (["fetch", url, url, "--alternative", url], ["--alternative", "one URL"]),
+                (["fetch", url, "--alternative", "not a url"], ["'not a url'", "http(s)://"]),
                 (["fetch"], ["url"]),
             ]
             for (arguments, expected) in cases {

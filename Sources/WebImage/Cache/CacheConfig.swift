@@ -65,6 +65,10 @@ public struct CacheConfig: Sendable, Hashable {
     /// by default as long as the source says, and without an end when it says nothing. A
     /// request's ``ImageRequest/Caching/freshness`` takes its place.
     public var freshness: CacheFreshness = .default
+    /// How the disk cache reads entry files of an older format version (written by an
+    /// older build); `nil` (the default): they are misses, left in place. Files of a newer
+    /// version are always left alone. See ``DiskEntryMigration``.
+    public var diskEntryMigration: DiskEntryMigration?
 
     /// Creates a configuration with the defaults.
     public init() {}

@@ -36,7 +36,7 @@ extension DiskCache {
     /// ``storedEntries()`` on the calling thread.
     public func storedEntriesSync() -> [DiskCacheStoredEntry] {
         entriesSync().compactMap { file in
-            guard let entry = readEntry(path: file.path, readOnly: false, touch: false, parseMetadata: true),
+            guard let entry = readEntry(path: file.path, key: nil, readOnly: false, touch: false, parseMetadata: true),
                   let key = entry.key
             else { return nil }
             return DiskCacheStoredEntry(path: file.path, key: key, metadata: entry.metadata, dataSize: entry.data.count)

@@ -22,6 +22,9 @@ import WebImageLocking
 ///   The modification time is the time of the last write.
 /// - ``CacheConfig/additionalReadOnlyPaths`` are searched after the main directory, never
 ///   written or cleaned, and may hold plain image files.
+/// - A file of another format version is a miss and stays (another build sharing the
+///   directory may read it), unless it is older and ``CacheConfig/diskEntryMigration`` reads
+///   it: then it is rewritten in the current format on that read.
 ///
 /// The `…Sync` methods do the same work on the calling thread, for callers that asked for
 /// synchronous disk access and for benchmarks.
@@ -92,14 +95,15 @@ public final class DiskCache: Sendable {
     /// ``updateMetadata(_:forKey:)`` on the calling thread.
     @discardableResult
     public func updateMetadataSync(_ metadata: CacheMetadata, forKey key: String) throws(ImageError) -> Bool {
-        guard let entry = readEntry(path: cachePath(forKey: key), readOnly: false, touch: false, parseMetadata: false) else {
+        guard let entry = readEntry(path: cachePath(forKey: key), key: key, readOnly: false, touch: false, parseMetadata: false) else {
             return false
         }
         try write(entry.data, metadata: metadata, key: key)
         return true
     }
 
-    private func write(_ data: Data, metadata: CacheMetadata, key: String) throws(ImageError) {
+    /// Writes an entry in the current format as it is given, stored date included.
+    func write(_ data: Data, metadata: CacheMetadata, key: String) throws(ImageError) {
         let trailer = DiskEntryFormat.trailer(for: data, metadata: metadata, key: key)
         let written: Int
         do throws(ImageError) {
@@ -177,7 +181,7 @@ public final class DiskCache: Sendable {
                 if status.isRegularFile && !DiskFiles.isTemporary(name) { names.append(name) }
             }
             return names.compactMap {
-                self.readEntry(path: self.directory + "/" + $0, readOnly: false, touch: false, parseMetadata: true)?.key
+                self.readEntry(path: self.directory + "/" + $0, key: nil, readOnly: false, touch: false, parseMetadata: true)?.key
             }
         } ?? []
     }
@@ -186,21 +190,23 @@ public final class DiskCache: Sendable {
     private func lookup(_ key: String, parseMetadata: Bool) -> DiskCacheEntry? {
         let fileName = CacheKey.fileName(forKey: key)
         let touch = config.diskExpireType == .accessDate
-        if let entry = readEntry(path: directory + "/" + fileName, readOnly: false, touch: touch, parseMetadata: parseMetadata) {
+        if let entry = readEntry(path: directory + "/" + fileName, key: key, readOnly: false, touch: touch, parseMetadata: parseMetadata) {
             return entry
         }
         for path in config.additionalReadOnlyPaths {
-            if let entry = readEntry(path: path + "/" + fileName, readOnly: true, touch: false, parseMetadata: parseMetadata) {
+            if let entry = readEntry(path: path + "/" + fileName, key: key, readOnly: true, touch: false, parseMetadata: parseMetadata) {
                 return entry
             }
         }
         return nil
     }
 
-    /// Reads and checks one file. A damaged file in the cache's own directory is removed;
-    /// in a read-only path it is left alone, and a file without a trailer is taken whole. A
-    /// file of another format version is a miss and stays.
-    func readEntry(path: String, readOnly: Bool, touch: Bool, parseMetadata: Bool) -> DiskCacheEntry? {
+    /// Reads and checks one file, looked up under `key` (`nil`: found by a listing). A
+    /// damaged file in the cache's own directory is removed; in a read-only path it is left
+    /// alone, and a file without a trailer is taken whole. A file of another format version
+    /// is a miss and stays, unless it is older and the configuration's migration reads it
+    /// (`migrated(_:version:path:key:readOnly:)`).
+    func readEntry(path: String, key lookedUp: String?, readOnly: Bool, touch: Bool, parseMetadata: Bool) -> DiskCacheEntry? {
         let touchBefore = touch ? Date().timeIntervalSince1970 - Self.accessTimeResolution : nil
         guard let contents = DiskFiles.readFile(path: path, touchAccessBefore: touchBefore) else { return nil }
         let fileDate = Date(timeIntervalSince1970: contents.status.modified)
@@ -219,7 +225,10 @@ public final class DiskCache: Sendable {
             return DiskCacheEntry(data: contents.takeData(count: dataLength), metadata: metadata, key: key)
         case .noTrailer where readOnly:
             return DiskCacheEntry(data: contents.takeData(count: contents.count), metadata: CacheMetadata(storedDate: fileDate))
-        case .otherVersion:
+        case .otherVersion(let fileVersion):
+            if fileVersion < DiskEntryFormat.version, config.diskEntryMigration != nil {
+                return migrated(contents, version: fileVersion, path: path, key: lookedUp, readOnly: readOnly)
+            }
             // A miss, left for the build that wrote it; the trim still counts its bytes.
             contents.release()
             return nil

@@ -58,8 +58,9 @@ enum DiskEntryFormat {
         case otherVersion(UInt16)
     }
 
-    /// The metadata records and footer that follow `data` in its file.
-    static func trailer(for data: Data, metadata: CacheMetadata, key: String) -> [UInt8] {
+    /// The metadata records and footer that follow `data` in its file, the footer recording
+    /// `fileVersion` (the current ``version``; tests write files of other versions).
+    static func trailer(for data: Data, metadata: CacheMetadata, key: String, version fileVersion: UInt16 = version) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(footerSize + 64 + key.utf8.count)
         append(.storedDate, double: metadata.storedDate.timeIntervalSince1970, to: &bytes)
@@ -92,7 +93,7 @@ enum DiskEntryFormat {
         let metadataLength = bytes.count
         appendInteger(UInt64(data.count), to: &bytes)
         appendInteger(UInt32(metadataLength), to: &bytes)
-        appendInteger(version, to: &bytes)
+        appendInteger(fileVersion, to: &bytes)
         appendInteger(UInt16(0), to: &bytes)
         var crc = data.withUnsafeBytes { webimage_crc32c(0, $0.baseAddress, $0.count) }
         crc = bytes.withUnsafeBytes { webimage_crc32c(crc, $0.baseAddress, $0.count) }

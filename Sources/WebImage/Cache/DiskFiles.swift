@@ -226,8 +226,15 @@ enum DiskFiles {
     /// Removes `path` only if it is still the file `status` describes, so that a damaged
     /// file is not confused with a good one renamed over it meanwhile.
     static func removeIfUnchanged(path: String, status: Status) {
-        guard let current = self.status(path: path), current.device == status.device, current.inode == status.inode else { return }
+        guard isSameFile(path: path, status: status) else { return }
         unlink(path)
+    }
+
+    /// Whether `path` is still the file `status` describes (the same inode on the same
+    /// device), not another one renamed over it since.
+    static func isSameFile(path: String, status: Status) -> Bool {
+        guard let current = self.status(path: path) else { return false }
+        return current.device == status.device && current.inode == status.inode
     }
 
     /// `strerror` for `code`.

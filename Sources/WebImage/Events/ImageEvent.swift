@@ -12,7 +12,9 @@ import Foundation
 /// `stopped` once at the end. ``variantMade(url:bytes:sourceCacheType:downloadedBytes:)`` comes from ``ImageManager/events``, once per variant made (however
 /// many requests shared it, and also when every one of them had left);
 /// ``backgroundWorkExpired(url:deadline:)`` when work that went on in the background
-/// (``ImageRequest/Options/continueInBackground``) is stopped at its deadline.
+/// (``ImageRequest/Options/continueInBackground``) is stopped at its deadline;
+/// ``sourceFailed(url:source:reason:next:)`` from ``ImageManager/events`` when a source of
+/// a request with ``ImageRequest/alternativeSources`` fails, before its next one is tried.
 public enum ImageEvent: Sendable, Equatable {
     /// A request for `url` was sent (once per transfer; redirects do not repeat it).
     case started(url: URL)
@@ -33,12 +35,17 @@ public enum ImageEvent: Sendable, Equatable {
     /// (``ImageRequest/Options/continueInBackground``) was still running `deadline` later
     /// (``ImageManager/backgroundDeadline``) and was cancelled: nothing of it is cached.
     case backgroundWorkExpired(url: URL, deadline: Duration)
+    /// A load of `url` with ``ImageRequest/alternativeSources`` failed at `source` (`url`
+    /// itself, or one of its alternatives; a custom source as ``ImageSource/url``) with
+    /// `reason`, and goes on with the alternative `next`; `nil`: none is left, and the load
+    /// fails with the error of `url`'s own source. One per source that failed, in order.
+    case sourceFailed(url: URL, source: URL, reason: ImageError, next: URL?)
 
     /// The URL the event is about.
     public var url: URL {
         switch self {
         case .started(let url), .receivedResponse(let url, _, _), .retrying(let url, _, _, _), .stopped(let url), .finished(let url, _),
-             .variantMade(let url, _, _, _), .backgroundWorkExpired(let url, _): url
+             .variantMade(let url, _, _, _), .backgroundWorkExpired(let url, _), .sourceFailed(let url, _, _, _): url
         }
     }
 }

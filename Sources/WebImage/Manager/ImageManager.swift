@@ -271,7 +271,8 @@ public final class ImageManager: Sendable {
 
     /// `request` checked and resolved against this manager: every field applies to its
     /// output, its output is what the caller asks for (`wantsImage`: ``loadImage(_:)``),
-    /// and its URL is not blocked (unless it retries failed URLs).
+    /// and its URL is not blocked (unless it retries failed URLs, or has alternative
+    /// sources: then the pipeline reads its cache and skips to them).
     func resolve(_ request: ImageRequest, wantsImage: Bool) throws(ImageError) -> ResolvedRequest {
         if request.url.absoluteString.isEmpty { throw .invalidURL("") }
         if request.output.isImage != wantsImage {
@@ -281,7 +282,9 @@ public final class ImageManager: Sendable {
             )
         }
         try request.validate()
-        if !request.options.contains(.retryFailed), failedURLs.isBlocked(request.url) { throw .blockedURL(request.url) }
+        if !request.options.contains(.retryFailed), failedURLs.isBlocked(request.url), request.alternativeSources.isEmpty {
+            throw .blockedURL(request.url)
+        }
         return ResolvedRequest(request, manager: self)
     }
 }

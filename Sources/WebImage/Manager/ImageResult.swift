@@ -28,6 +28,13 @@ public struct ImageResult: Sendable {
     public var cacheType: CacheType
     /// The URL that was asked for.
     public var url: URL
+    /// Which source answered, for a request with ``ImageRequest/alternativeSources``: the
+    /// index in that list of the alternative the result was loaded (or, with
+    /// ``ImageRequest/Caching/cachesUnderAnsweringSource``, read from the cache) for; `nil`
+    /// when the request's own ``ImageRequest/source`` answered or the result was found
+    /// under its key. An index rather than the source, so that a memory hit's result grows
+    /// by no reference to copy.
+    public var alternativeSourceIndex: Int?
     /// `false` for a progressive preview or a cached image about to be replaced by a
     /// refreshed one; the last result of every load is final.
     public var isFinal: Bool

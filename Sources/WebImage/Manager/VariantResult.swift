@@ -19,12 +19,19 @@ public struct VariantResult: Sendable {
     /// waited and worked (a request that joined it gets the same); `nil` for a variant
     /// found in a cache or made without a limiter.
     public var timings: VariantTimings?
+    /// Which source answered, for a request with ``ImageRequest/alternativeSources``: the
+    /// index in that list of the alternative the variant was made from (or, with
+    /// ``ImageRequest/Caching/cachesUnderAnsweringSource``, found in the cache for); `nil`
+    /// when the request's own ``ImageRequest/source`` answered or the variant was found
+    /// under its key.
+    public var alternativeSourceIndex: Int?
 
     /// Creates a result.
     public init(
         variant: EncodedVariant, cacheType: CacheType, sourceCacheType: CacheType? = nil, downloadedBytes: Int = 0, joined: Bool = false,
-        timings: VariantTimings? = nil
+        timings: VariantTimings? = nil, alternativeSourceIndex: Int? = nil
     ) {
+        self.alternativeSourceIndex = alternativeSourceIndex
         self.timings = timings
         self.variant = variant
         self.cacheType = cacheType

@@ -35,9 +35,18 @@ struct PrefetchLoadKey: Hashable, Sendable {
     private enum Source: Hashable, Sendable {
         case url(URL)
         case custom(String)
+
+        init(_ source: ImageSource) {
+            switch source {
+            case .url(let url): self = .url(url)
+            case .custom(let key, _): self = .custom(key)
+            }
+        }
     }
 
     private let source: Source
+    private let alternativeSources: [Source]
+    private let cachesUnderAnsweringSource: Bool
     private let thumbnailPixelSize: PixelSize?
     private let preserveAspectRatio: Bool
     private let transformerKey: String?
@@ -66,10 +75,8 @@ struct PrefetchLoadKey: Hashable, Sendable {
 
     /// The key of `request`, made by `recipe` from its URL (`nil`: given as it is).
     init(_ request: ImageRequest, recipe: Recipe?) {
-        switch request.source {
-        case .url(let url): source = .url(url)
-        case .custom(let key, _): source = .custom(key)
-        }
+        source = Source(request.source)
+        alternativeSources = request.alternativeSources.map(Source.init)
         let processing = request.processing
         thumbnailPixelSize = processing.thumbnailPixelSize
         preserveAspectRatio = processing.preserveAspectRatio
@@ -89,6 +96,7 @@ struct PrefetchLoadKey: Hashable, Sendable {
         originalsQuery = caching.originals?.query
         originalsStore = caching.originals?.store
         freshness = caching.freshness
+        cachesUnderAnsweringSource = caching.cachesUnderAnsweringSource
         let objects: [Any?] = [caching.cache, caching.originals?.cache, request.loader, request.coder]
         var comparable = caching.keyFilter == nil && caching.serializer == nil && request.requestModifier == nil
             && request.responseModifier == nil && request.decryptor == nil && request.callbackExecutor == nil && request.userInfo.isEmpty

@@ -434,6 +434,22 @@ enum DocumentationExamples {
         print(config.maxConcurrentDownloads)
     }
 
+    static func alternativeSources(manager: ImageManager, url: URL, mirrorURL: URL, otherCDNURL: URL) async throws {
+        var request = ImageRequest(url: url, alternativeSources: [.url(mirrorURL), .url(otherCDNURL)])
+        let result = try await manager.loadImage(request)
+        print(result.alternativeSourceIndex as Any)
+        request.caching.cachesUnderAnsweringSource = true
+        print(request.caching.cachesUnderAnsweringSource)
+    }
+
+    static func diskEntryMigration() {
+        var config = CacheConfig()
+        config.diskEntryMigration = DiskEntryMigration { old in
+            old.version == 0 ? DiskCacheEntry(data: old.file.dropLast(12), metadata: CacheMetadata()) : nil
+        }
+        print(config)
+    }
+
     static func servingVariants() {
         let manager = ImageManager(variantWorkLimiter: WorkLimiter(workers: 4, queueSize: 64))
         print(manager.runningCount)

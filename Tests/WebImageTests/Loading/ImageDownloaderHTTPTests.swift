@@ -267,6 +267,7 @@ extension ImageDownloaderTests {
         case .finished: "finished"
         case .variantMade: "variantMade"
         case .backgroundWorkExpired: "backgroundWorkExpired"
+        case .sourceFailed: "sourceFailed"
         }
     }
 }

@@ -28,11 +28,13 @@ struct LoadObservabilityTests {
             await #expect(throws: ImageError.timedOut("the load of \(origin.url("/silent.jpg").absoluteString) took longer than 0.2 seconds")) {
                 try await manager.loadImage(request)
             }
-            #expect(await origin.waitForAbort("/silent.jpg"), "the download was closed")
-            #expect(await eventually { downloader.currentDownloadCount == 0 })
+            // However far the download got on a loaded machine, it ends and leaves nothing open.
+            #expect(await eventually { downloader.currentDownloadCount == 0 && origin.inFlightCount == 0 }, "the download was closed")
             request.output = .encoded(VariantEncoding(format: .fixed(.png)))
-            await #expect(throws: ImageError.self) { try await manager.loadVariant(request) }
-            #expect(await origin.waitForAbort("/silent.jpg", count: 2))
+            await #expect(throws: ImageError.timedOut("the load of \(origin.url("/silent.jpg").absoluteString) took longer than 0.2 seconds")) {
+                try await manager.loadVariant(request)
+            }
+            #expect(await eventually { downloader.currentDownloadCount == 0 && origin.inFlightCount == 0 })
         }
     }
 

@@ -75,14 +75,14 @@ final class ImagePipeline: Sendable {
 
     /// The tail of every made result: the disk write its coding thread left (`write`, run
     /// after the result is handed out, awaited first with
-    /// ``ImageRequest/Options/waitStoreCache``), and its URL unblocked for
-    /// ``ImageRequest/Options/retryFailed``.
+    /// ``ImageRequest/Options/waitStoreCache``), and the URL of the source that answered
+    /// unblocked for ``ImageRequest/Options/retryFailed``.
     func finish(_ request: ResolvedRequest, writing write: (@Sendable () async -> Void)?) async {
         if let write {
             let task = Task { await write() }
             if request.request.options.contains(.waitStoreCache) { await task.value }
         }
-        if request.request.options.contains(.retryFailed) { failedURLs.remove(request.url) }
+        if request.request.options.contains(.retryFailed) { failedURLs.remove(request.sourceURL) }
     }
 
     /// Works in flight in every stage, for tests that check that nothing is left behind.

@@ -33,15 +33,34 @@ extension ImagePipeline {
             if options.contains(.fromCacheOnly) || request.isKnownFreshResult(cached.metadata) { return cached.result(url: url, isFinal: true) }
             // The cached image at once, as SDWebImage does; the revalidation's answer is final.
             deliver(cached.result(url: url, isFinal: false))
-            let revalidation = ResolvedRequest(request.request, manager: manager, revalidating: cached.metadata ?? CacheMetadata())
+            let revalidation = request.revalidating(cached.metadata ?? CacheMetadata(), manager: manager)
             do throws(ImageError) {
-                return try await shared(revalidation, progress: progress, deliver: deliver)
+                return try await sharedTryingSources(revalidation, manager: manager, progress: progress, deliver: deliver)
             } catch .cacheNotModified {
                 await renewCached(request)
                 return cached.result(url: url, isFinal: true)
             }
         }
-        return try await shared(request, progress: progress, deliver: deliver)
+        return try await sharedTryingSources(request, manager: manager, progress: progress, deliver: deliver)
+    }
+
+    /// The result from the request's own source, else from its alternative sources
+    /// (``tryingSources(_:manager:_:)``), naming the alternative that answered. An
+    /// alternative cached under its own key is looked up in memory first.
+    private func sharedTryingSources(
+        _ request: ResolvedRequest, manager: ImageManager,
+        progress: (@Sendable (DownloadProgress) -> Void)?, deliver: @escaping @Sendable (ImageResult) -> Void
+    ) async throws(ImageError) -> ImageResult {
+        let (result, alternative) = try await tryingSources(request, manager: manager) { attempt throws(ImageError) -> ImageResult in
+            if attempt.attempt?.cachesUnderOwnKey == true, let key = attempt.key, let image = ImageManager.memoryHit(of: attempt, key: key) {
+                return ImageResult(image: image, data: nil, cacheType: .memory, url: attempt.url)
+            }
+            return try await self.shared(attempt, progress: progress, deliver: deliver)
+        }
+        guard let alternative else { return result }
+        var answered = result
+        answered.alternativeSourceIndex = alternative
+        return answered
     }
 
     /// The result from the load of it running now, or from a new one.

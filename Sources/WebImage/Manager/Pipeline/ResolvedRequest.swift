@@ -6,8 +6,12 @@ import Synchronization
 /// stage makes for it.
 struct ResolvedRequest: Sendable {
     let request: ImageRequest
-    /// The URL results and failures are reported under.
+    /// The URL results are reported under: the request's, or for an alternative source's
+    /// attempt its primary source's.
     let url: URL
+    /// The alternative source this request tries in place of its primary (``SourceAttempt``);
+    /// `nil` for the request's own source.
+    let attempt: SourceAttempt?
     /// The source's key in the caches; `nil` when the key filter says not to cache it.
     let originalKey: String?
     /// The result's key; `nil` when the source is not cached.
@@ -59,12 +63,17 @@ struct ResolvedRequest: Sendable {
     /// The manager's clock.
     let now: @Sendable () -> Date
 
-    init(_ request: ImageRequest, manager: ImageManager, revalidating: CacheMetadata? = nil) {
+    init(_ request: ImageRequest, manager: ImageManager, revalidating: CacheMetadata? = nil, attempt: SourceAttempt? = nil) {
         self.request = request
         self.revalidating = revalidating
-        url = request.url
+        self.attempt = attempt
+        url = attempt?.reportedURL ?? request.url
         let caching = request.caching
-        originalKey = manager.originalKey(for: request)
+        if let attempt, case .primary(let primaryKey) = attempt.keying {
+            originalKey = primaryKey
+        } else {
+            originalKey = manager.originalKey(for: request)
+        }
         key = originalKey.map { Self.resultKey($0, request: request) }
         cache = caching.cache ?? manager.cache
         resultStore = request.output.isImage ? caching.store : caching.store.intersection(manager.cachePolicy.encodedVariants)
@@ -103,6 +112,15 @@ struct ResolvedRequest: Sendable {
             request: request, download: download, originalKey: originalKey, sourceCache: sourceCache,
             reads: sourceQuery.includesDisk && revalidating == nil, stores: storesSource
         )
+    }
+
+    /// The URL of the source loaded: the request's own, or the alternative's. Its failures
+    /// are recorded under it.
+    var sourceURL: URL { attempt?.sourceURL ?? url }
+
+    /// This request revalidating the cached entry stored with `metadata`.
+    func revalidating(_ metadata: CacheMetadata, manager: ImageManager) -> ResolvedRequest {
+        ResolvedRequest(request, manager: manager, revalidating: metadata, attempt: attempt)
     }
 
     /// Whether a cached result stored with `metadata` is used as it is now; a stale one
@@ -199,7 +217,8 @@ struct ResolvedRequest: Sendable {
             output: key.map { .cached(key: $0) } ?? .uncached(url: url, variant: request.variantKeyPart ?? ""),
             cache: InstanceIdentity.of(cache), query: request.caching.query, store: resultStore,
             waitsForStore: request.options.contains(.waitStoreCache), cacheOnly: request.options.contains(.fromCacheOnly),
-            revalidates: request.options.contains(.refreshCached), freshness: request.caching.freshness, conditions: conditions
+            revalidates: request.options.contains(.refreshCached), freshness: request.caching.freshness, conditions: conditions,
+            alternative: attempt == nil ? nil : sourceStageKey.origin
         )
     }
 }

@@ -79,7 +79,7 @@ extension ImagePipeline {
     /// blocked or not.
     func sourceFailed(_ source: SourceData, _ error: ImageError, _ request: ResolvedRequest) async {
         guard source.cacheType == .none else { return }
-        recordFailure(request.url, error)
+        recordFailure(request.sourceURL, error)
         if error.blocksURL, source.stored, let originalKey = request.originalKey {
             await request.sourceCache.remove(forKey: originalKey, cacheType: .disk)
         }
@@ -243,7 +243,7 @@ extension ImagePipeline {
                 return SourceData(data: response.data, metadata: metadata, cacheType: .none)
             }
         } catch {
-            recordFailure(request.url, error)
+            recordFailure(request.sourceURL, error)
             throw error
         }
     }

@@ -105,6 +105,11 @@ struct VariantStageKey: Hashable, Sendable {
     let freshness: CacheFreshness?
     /// A conditional making can end in a 304, which only its own waiters may get.
     let conditions: SourceConditions?
+    /// For an alternative source's attempt (``SourceAttempt``): how that source loads. An
+    /// output cached under the primary source's key is made from another source then, and
+    /// a making of the primary's (which may be failing) must not answer it. `nil` for the
+    /// primary source, whatever alternatives its request has.
+    let alternative: SourceStageKey.Origin?
 }
 
 /// The identity of an instance (a cache, a loader, a coder, a closure) in a stage key.

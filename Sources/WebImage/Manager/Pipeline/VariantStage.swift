@@ -7,7 +7,25 @@ extension ImagePipeline {
     /// a ThumbHash), not in memory: from the disk cache, or made from the source in a work
     /// slot. Requests for the same output at once share one making; the output is kept as
     /// the request says, and stored on disk in the visit to the coding thread that made it.
+    /// With ``ImageRequest/alternativeSources``, an output the request's own source cannot
+    /// make is made from its alternatives (``tryingSources(_:manager:_:)``), and the result
+    /// names the one that answered; an alternative cached under its own key is looked up in
+    /// memory first.
     func variant(_ request: ResolvedRequest, manager: ImageManager) async throws(ImageError) -> VariantResult {
+        let (made, alternative) = try await tryingSources(request, manager: manager) { attempt throws(ImageError) -> VariantResult in
+            if attempt.attempt?.cachesUnderOwnKey == true, let key = attempt.key,
+               let variant = manager.variantFromMemory(for: attempt.request, key: key) {
+                return VariantResult(variant: variant, cacheType: .memory)
+            }
+            return try await self.sharedVariant(attempt, manager: manager)
+        }
+        var result = made
+        result.alternativeSourceIndex = alternative
+        return result
+    }
+
+    /// The output of one source of the request, from the making of it running now or a new one.
+    private func sharedVariant(_ request: ResolvedRequest, manager: ImageManager) async throws(ImageError) -> VariantResult {
         let background = background(of: request)
         var (result, joined) = try await variants.run(
             request.variantStageKey, keepRunning: background.keepRunning, backgroundDeadline: background.deadline
@@ -69,7 +87,7 @@ extension ImagePipeline {
         var validators = CacheMetadata()
         if let originalKey = request.originalKey, let stored = await request.sourceCache.metadata(forKey: originalKey) { validators = stored }
         do throws(ImageError) {
-            return try await makeVariant(ResolvedRequest(request.request, manager: manager, revalidating: validators))
+            return try await makeVariant(request.revalidating(validators, manager: manager))
         } catch .cacheNotModified {
             await renewCached(request)
             if let key = request.key, request.request.caching.query.includesMemory, let variant = request.cache.variantFromMemory(forKey: key) {

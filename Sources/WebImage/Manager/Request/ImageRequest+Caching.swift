@@ -27,6 +27,16 @@ extension ImageRequest {
         /// (``ImageCaching/freshness``). ``CacheFreshness/always`` revalidates them on this
         /// load, ``CacheFreshness/untilEvicted`` never.
         public var freshness: CacheFreshness?
+        /// With ``ImageRequest/alternativeSources``: whether a result loaded from an
+        /// alternative is cached under that alternative's key (its URL through
+        /// ``keyFilter``, or a custom source's key) instead of the key of the request's
+        /// ``ImageRequest/source``, and each alternative's key is looked up before it is
+        /// loaded (with ``ImageRequest/Options/fromCacheOnly`` too, which loads none).
+        /// Default `false`: every result is cached under the primary source's key,
+        /// so the next load of the primary finds what its alternative answered. Set it when
+        /// the alternatives are different images (a placeholder, a smaller rendition) that
+        /// must not stand for the primary in the cache.
+        public var cachesUnderAnsweringSource: Bool
 
         /// Creates cache settings; by default every tier of the manager's cache, for the
         /// result and for its source.
@@ -37,7 +47,8 @@ extension ImageRequest {
             keyFilter: (@Sendable (URL) -> String?)? = nil,
             serializer: (@Sendable (_ image: Image?, _ data: Data?, _ url: URL) -> Data?)? = nil,
             originals: OriginalCaching? = nil,
-            freshness: CacheFreshness? = nil
+            freshness: CacheFreshness? = nil,
+            cachesUnderAnsweringSource: Bool = false
         ) {
             self.cache = cache
             self.query = query
@@ -46,6 +57,7 @@ extension ImageRequest {
             self.serializer = serializer
             self.originals = originals
             self.freshness = freshness
+            self.cachesUnderAnsweringSource = cachesUnderAnsweringSource
         }
     }
 

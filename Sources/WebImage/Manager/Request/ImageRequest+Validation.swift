@@ -3,6 +3,12 @@ extension ImageRequest {
     /// ``ImageError/invalidRequest(field:reason:)`` naming the first that does not.
     public func validate() throws(ImageError) {
         try validateSource()
+        if caching.cachesUnderAnsweringSource, alternativeSources.isEmpty {
+            throw .invalidRequest(
+                field: "caching.cachesUnderAnsweringSource",
+                reason: "applies to results loaded from alternative sources; set alternativeSources or drop it"
+            )
+        }
         if processing.preferEmbeddedThumbnail, processing.thumbnailPixelSize != nil {
             throw .invalidRequest(
                 field: "processing.preferEmbeddedThumbnail",

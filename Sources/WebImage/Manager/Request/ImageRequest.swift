@@ -24,6 +24,47 @@ import Foundation
 public struct ImageRequest: Sendable {
     /// Where the bytes come from.
     public var source: ImageSource
+    /// Other copies of the image, tried in order when loading ``source`` fails for good
+    /// (Kingfisher's `alternativeSources`): a mirror, another CDN, a rendition of another
+    /// size. Each is an ``ImageSource``, so a URL can fall back on a closure of your own and
+    /// the other way round.
+    ///
+    /// The next source is tried after a failure another copy may mend: the load failed after
+    /// the downloader's retries (``RetryPolicy``), or at once for a status a retry does not
+    /// mend (404, 410, 403…), a URL no loader handles, a refused source, a timeout or a
+    /// network failure; or the bytes are not a usable image (not an image, an untrusted
+    /// format, over ``limits`` or ``maxSourceBytes``). A cancellation, a `304`, a request
+    /// the manager refuses (``ImageError/overloaded(_:)``, ``ImageError/invalidRequest(field:reason:)``)
+    /// and a failure of what is asked of the image (its transform, its encoding, the memory
+    /// budget) end the load at once: another copy of the same image would fail alike.
+    ///
+    /// The result is cached under the key of ``source`` whichever source answered, so that
+    /// the next load of it is a cache hit (``Caching/cachesUnderAnsweringSource`` keeps it
+    /// under the answering source's key instead), and ``ImageResult/alternativeSourceIndex``
+    /// (``VariantResult/alternativeSourceIndex``) says which one it was.
+    ///
+    /// Each source that fails is recorded in ``ImageManager/failedURLs`` as any load's
+    /// source is, and a blocked source is not loaded while it is blocked (unless
+    /// ``Options/retryFailed``, with which a success unblocks the source that answered):
+    /// the cache is still read under the request's key, and the load goes on with the next
+    /// source. An alternative's answer kept under the primary's key unblocks the primary,
+    /// whose key holds an answer then: every load of the primary's URL, with alternatives or
+    /// not, is a cache hit while the entry lasts, and once it is gone the primary is asked
+    /// again before its alternatives. With ``Caching/cachesUnderAnsweringSource`` the
+    /// primary stays blocked, and its next loads go to their alternatives' cache entries
+    /// without asking it.
+    ///
+    /// When every source fails, the load fails with the primary source's error (what a
+    /// request without alternatives would fail with, so that its handling does not
+    /// change), and ``ImageManager/events`` has reported each source's failure in order
+    /// (``ImageEvent/sourceFailed(url:source:reason:next:)``).
+    ///
+    /// URL alternatives are loaded with the request's settings: its loader, modifiers,
+    /// decryptor, retry policy and ``sourceConditions``. The requests waiting for the load
+    /// try the alternatives: work that goes on after every one of them left
+    /// (``Options/continueInBackground``) finishes the source it was loading, and tries no
+    /// other. Empty (the default): one source.
+    public var alternativeSources: [ImageSource]
     /// What is done to the decoded image.
     public var processing: ImageProcessing
     /// What the load hands back.
@@ -75,10 +116,11 @@ public struct ImageRequest: Sendable {
     /// under way for another request reaches the loader with that request's values.
     public var userInfo: [String: any Sendable] = [:]
 
-    /// Creates a request for `source`; by default the decoded image, unprocessed, at
-    /// normal priority, through every cache tier.
+    /// Creates a request for `source`, falling back on `alternativeSources`; by default the
+    /// decoded image, unprocessed, at normal priority, through every cache tier.
     public init(
         source: ImageSource,
+        alternativeSources: [ImageSource] = [],
         processing: ImageProcessing = .none,
         output: ImageOutput = .image,
         priority: DownloadPriority = .normal,
@@ -96,6 +138,7 @@ public struct ImageRequest: Sendable {
         callbackExecutor: ImageCallbackExecutor? = nil
     ) {
         self.source = source
+        self.alternativeSources = alternativeSources
         self.processing = processing
         self.output = output
         self.priority = priority
@@ -113,17 +156,18 @@ public struct ImageRequest: Sendable {
         self.callbackExecutor = callbackExecutor
     }
 
-    /// Creates a request for the image at `url`; by default the decoded image,
-    /// unprocessed, at normal priority, through every cache tier.
+    /// Creates a request for the image at `url`, falling back on `alternativeSources`; by
+    /// default the decoded image, unprocessed, at normal priority, through every cache tier.
     public init(
         url: URL,
+        alternativeSources: [ImageSource] = [],
         processing: ImageProcessing = .none,
         output: ImageOutput = .image,
         priority: DownloadPriority = .normal,
         options: Options = [],
         caching: Caching = Caching()
     ) {
-        self.init(source: .url(url), processing: processing, output: output, priority: priority, options: options, caching: caching)
+        self.init(source: .url(url), alternativeSources: alternativeSources, processing: processing, output: output, priority: priority, options: options, caching: caching)
     }
 
     /// The URL results and failures are reported under (``ImageSource/url``).

@@ -68,6 +68,9 @@ struct StageKeysTests {
     /// What the processing, caching and flags of a request may change.
     static let rows: [Row] = [
         Row("source", changes: [.source, .decode, .process, .variant, .result]) { $0.source = .url(URL(string: "https://example.com/b.jpg")!) },
+        // Each source is an attempt with keys of its own (``alternativeAttemptsHaveKeysOfTheirOwn()``):
+        // the primary's are those of the request without alternatives, whose work it shares.
+        Row("alternativeSources", changes: []) { $0.alternativeSources = [.url(URL(string: "https://mirror.example.com/a.jpg")!)] },
         Row("processing.thumbnailPixelSize", changes: [.decode, .process, .variant, .result]) {
             $0.processing.thumbnailPixelSize = PixelSize(width: 300, height: 300)
         },
@@ -114,6 +117,8 @@ struct StageKeysTests {
         Row("caching.serializer", .image, changes: [.image]) { $0.caching.serializer = { _, data, _ in data } },
         Row("caching.freshness", changes: [.source, .decode, .process, .variant]) { $0.caching.freshness = .always },
         Row("caching.freshness", .image, changes: [.source, .decode, .process, .image]) { $0.caching.freshness = .untilEvicted },
+        // Where an alternative's result is kept: its attempt's keys, not the primary's.
+        Row("caching.cachesUnderAnsweringSource", changes: []) { $0.caching.cachesUnderAnsweringSource = true },
         Row("caching.originals", changes: [.source, .decode, .process]) { $0.caching.originals = ImageRequest.OriginalCaching(query: .none) },
         Row("caching.originals", .image, changes: [.image]) { $0.caching.originals = ImageRequest.OriginalCaching(query: .all) },
         // Limits guard the work, not what is made: a result in the cache is served whatever they say.
@@ -157,6 +162,32 @@ struct StageKeysTests {
         let covered = Set(Self.rows.map(\.field))
         #expect(fields.subtracting(covered).isEmpty, "fields without a row: \(fields.subtracting(covered).sorted())")
         #expect(covered.subtracting(fields).isEmpty, "rows naming no field: \(covered.subtracting(fields).sorted())")
+    }
+
+    @Test("an alternative source's attempt has keys of its own, cached under the primary's key unless it asks for its own")
+    func alternativeAttemptsHaveKeysOfTheirOwn() {
+        let mirror = URL(string: "https://mirror.example.com/a.jpg")!
+        for base in [Base.image, .encoded] {
+            var request = Self.request(base)
+            request.alternativeSources = [.url(mirror)]
+            let primary = ResolvedRequest(request, manager: Self.manager)
+            let attempt = primary.trying(alternative: 0, cacheOnly: false, manager: Self.manager)
+            #expect(attempt.url == Self.url && attempt.sourceURL == mirror)
+            #expect(attempt.key == primary.key && attempt.originalKey == primary.originalKey, "cached under the primary's key")
+            #expect(attempt.sourceStageKey != primary.sourceStageKey && attempt.decodeStageKey != primary.decodeStageKey)
+            #expect(attempt.processStageKey != primary.processStageKey)
+            switch base {
+            case .image: #expect(attempt.imageStageKey != primary.imageStageKey)
+            case .encoded: #expect(attempt.variantStageKey != primary.variantStageKey, "a making of the failing primary's does not answer it")
+            }
+            #expect(primary.variantStageKey == ResolvedRequest(Self.request(base), manager: Self.manager).variantStageKey)
+
+            request.caching.cachesUnderAnsweringSource = true
+            let own = ResolvedRequest(request, manager: Self.manager).trying(alternative: 0, cacheOnly: false, manager: Self.manager)
+            #expect(own.originalKey == mirror.absoluteString && own.key != primary.key)
+            let blocked = ResolvedRequest(request, manager: Self.manager).trying(alternative: nil, cacheOnly: true, manager: Self.manager)
+            #expect(blocked.sourceStageKey != primary.sourceStageKey, "a blocked source's cache-only attempt shares no load")
+        }
     }
 
     @Test("two requests that differ only in their output's quality share the decode and the transform, not the output")
