@@ -9,7 +9,9 @@ import Foundation
 /// finishing. A transfer retried (``RetryPolicy``) reports
 /// ``retrying(url:retry:delay:reason:)`` after each failed attempt (after its response, if
 /// one came) and before the wait, then the next attempt's response: `started` once, and
-/// `stopped` once at the end. ``variantMade(url:bytes:sourceCacheType:downloadedBytes:)`` comes from ``ImageManager/events``, once per variant made (however
+/// `stopped` once at the end. A retry that resumes a body cut short (``ResumePolicy``)
+/// reports ``resuming(url:fromByte:)`` after its `retrying` and the wait, just before the
+/// ranged request goes out. ``variantMade(url:bytes:sourceCacheType:downloadedBytes:)`` comes from ``ImageManager/events``, once per variant made (however
 /// many requests shared it, and also when every one of them had left);
 /// ``backgroundWorkExpired(url:deadline:)`` when work that went on in the background
 /// (``ImageRequest/Options/continueInBackground``) is stopped at its deadline;
@@ -23,6 +25,10 @@ public enum ImageEvent: Sendable, Equatable {
     /// An attempt failed with `reason` and the transfer tries again after `delay`: retry
     /// number `retry` (from 1) of those ``RetryPolicy/maxRetries`` allows.
     case retrying(url: URL, retry: Int, delay: Duration, reason: ImageError)
+    /// The retry that follows asks the source for the rest of the body only, from byte
+    /// `fromByte` (the bytes already held), as ``ResumePolicy`` allows; its progress goes on
+    /// from there.
+    case resuming(url: URL, fromByte: Int)
     /// The transfer ended, for any reason.
     case stopped(url: URL)
     /// The transfer succeeded with `bytes` bytes of body.
@@ -44,7 +50,7 @@ public enum ImageEvent: Sendable, Equatable {
     /// The URL the event is about.
     public var url: URL {
         switch self {
-        case .started(let url), .receivedResponse(let url, _, _), .retrying(let url, _, _, _), .stopped(let url), .finished(let url, _),
+        case .started(let url), .receivedResponse(let url, _, _), .retrying(let url, _, _, _), .resuming(let url, _), .stopped(let url), .finished(let url, _),
              .variantMade(let url, _, _, _), .backgroundWorkExpired(let url, _), .sourceFailed(let url, _, _, _): url
         }
     }

@@ -21,7 +21,7 @@ final class DownloadOperation: SharedWorkHolder {
     /// Set when the transfer ran past its whole-transfer deadline and was stopped for it.
     let deadlinePassed = Atomic<Bool>(false)
     /// Set once a progress report with body bytes went to a caller: from then on the
-    /// transfer is not retried (``RetryPolicy``).
+    /// transfer is not retried (``RetryPolicy``), except to resume its body (``ResumePolicy``).
     let bytesReachedCaller = Atomic<Bool>(false)
     /// When the transfer's steps happened, for its metrics.
     let timeline = InlineLocked(TransferTimeline())

@@ -25,6 +25,10 @@ public struct DownloadOptions: Sendable {
     /// ``RetryPolicy/never`` turns retries off. Callers that join a download already under
     /// way share its policy: that of the caller that started it.
     public var retryPolicy: RetryPolicy?
+    /// Replaces the downloader's ``DownloaderConfig/resumePolicy`` for this download;
+    /// ``ResumePolicy/never`` makes every retry start over. Callers that join a download
+    /// already under way share its policy: that of the caller that started it.
+    public var resumePolicy: ResumePolicy?
     /// Return a response whose status is not one of ``DownloaderConfig/acceptableStatusCodes``
     /// with its body (within the body size limit), instead of failing with
     /// ``ImageError/invalidStatusCode(_:)``: for a loader that reads the error a server

@@ -53,6 +53,11 @@ public struct DownloaderConfig: Sendable {
     /// two retries of transient failures with backoff; ``RetryPolicy/never`` turns retries
     /// off. ``DownloadOptions/retryPolicy`` replaces it for one download.
     public var retryPolicy: RetryPolicy = .default
+    /// When a retry of a body cut short continues from the byte where it stopped instead of
+    /// fetching it all again (``ResumePolicy``): by default ``ResumePolicy/default``, bodies
+    /// of 256 KiB or more from sources that accept byte ranges; ``ResumePolicy/never``
+    /// turns resuming off. ``DownloadOptions/resumePolicy`` replaces it for one download.
+    public var resumePolicy: ResumePolicy = .default
     /// The clock the waits between attempts are measured on. Default `ContinuousClock()`;
     /// a test gives a clock it moves itself, so that no test waits for real seconds.
     public var retryClock: any Clock<Duration> = ContinuousClock()

@@ -14,15 +14,20 @@ extension HTTPTransfer {
         /// Whether the attempt failed in the network in a way another try may mend
         /// (``isTransportFailure(_:)``, or a body cut short).
         var transportFailure = false
+        /// Whether the source answered a request for the rest of a body with a range that
+        /// does not continue it: the retry starts over (``ResumePolicy``).
+        var rangeRefused = false
     }
 
     /// Runs attempts of the transfer until one succeeds or fails in a way the retry policy
     /// does not retry, waiting between them on ``DownloaderConfig/retryClock``. Every
-    /// attempt and every wait ends by the one whole-transfer deadline.
+    /// attempt and every wait ends by the one whole-transfer deadline. A retry after a
+    /// drop that left a body to resume (``ResumePolicy``) asks for the rest of it.
     func attempts(started: inout Bool) async throws(ImageError) -> DownloadResponse {
         let policy = options.retryPolicy ?? config.retryPolicy
         let deadline = NIODeadline.now() + environment.totalTimeout
         var retries = 0
+        var resumption = Resumption()
         while true {
             var attempt = Attempt()
             let failure: ImageError
@@ -30,7 +35,7 @@ extension HTTPTransfer {
             // is retried like one that fails; the last one goes back as the server sent it.
             var errorResponse: DownloadResponse?
             do throws(ImageError) {
-                let response = try await followHops(started: &started, attempt: &attempt, deadline: deadline)
+                let response = try await followHops(started: &started, attempt: &attempt, resumption: &resumption, deadline: deadline)
                 let status = response.head.statusCode
                 if config.acceptableStatusCodes.contains(status) { return response }
                 errorResponse = response
@@ -38,8 +43,14 @@ extension HTTPTransfer {
             } catch {
                 failure = error
             }
+            // A retry that asks for the rest of the body, or starts over after a range the
+            // source refused, may follow bytes that reached a caller.
+            let continuesBody = resumption.held != nil || attempt.rangeRefused
             guard retries < policy.maxRetries,
-                  let delay = delay(beforeRetry: retries + 1, after: failure, attempt: attempt, policy: policy, deadline: deadline)
+                  let delay = delay(
+                      beforeRetry: retries + 1, after: failure, attempt: attempt, continuesBody: continuesBody, policy: policy,
+                      deadline: deadline
+                  )
             else {
                 if let errorResponse { return errorResponse }
                 throw failure
@@ -48,17 +59,22 @@ extension HTTPTransfer {
             operation.timeline.withLock { $0.retries = retries }
             environment.events.emit(.retrying(url: operation.url, retry: retries, delay: delay, reason: failure))
             try await wait(delay)
+            if let held = resumption.held {
+                environment.events.emit(.resuming(url: operation.url, fromByte: held.count))
+            }
         }
     }
 
     /// The wait before retry `retry` after an attempt that failed with `failure`, or `nil`
-    /// when it is not retried: not every request was a `GET`, body bytes reached a caller,
-    /// the failure is not one the policy retries, its `Retry-After` asks for longer than
-    /// ``RetryPolicy/maxRetryAfter``, or the wait would end past `deadline`.
+    /// when it is not retried: not every request was a `GET`, body bytes reached a caller
+    /// (unless the retry `continuesBody`: it resumes the body, or starts over after a range
+    /// the source refused), the failure is not one the policy retries, its `Retry-After`
+    /// asks for longer than ``RetryPolicy/maxRetryAfter``, or the wait would end past `deadline`.
     private func delay(
-        beforeRetry retry: Int, after failure: ImageError, attempt: Attempt, policy: RetryPolicy, deadline: NIODeadline
+        beforeRetry retry: Int, after failure: ImageError, attempt: Attempt, continuesBody: Bool, policy: RetryPolicy,
+        deadline: NIODeadline
     ) -> Duration? {
-        guard attempt.onlyGET, !operation.bytesReachedCaller.load(ordering: .relaxed) else { return nil }
+        guard attempt.onlyGET, continuesBody || !operation.bytesReachedCaller.load(ordering: .relaxed) else { return nil }
         let delay: Duration
         switch failure {
         case .invalidStatusCode(let status):
@@ -70,7 +86,7 @@ extension HTTPTransfer {
                 delay = policy.delay(beforeRetry: retry)
             }
         default:
-            guard policy.retriesTransportFailures, attempt.transportFailure else { return nil }
+            guard attempt.rangeRefused || (policy.retriesTransportFailures && attempt.transportFailure) else { return nil }
             delay = policy.delay(beforeRetry: retry)
         }
         // A wait that ends past the deadline could only end in a timeout.

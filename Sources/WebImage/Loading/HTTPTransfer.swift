@@ -34,7 +34,7 @@ struct HTTPTransfer: Sendable {
     // the settings or the options whole.
     var config: DownloaderConfig { _read { yield environment.config } }
     var options: DownloadOptions { _read { yield operation.options } }
-    private var events: ImageEvents { environment.events }
+    var events: ImageEvents { environment.events }
     private var cookies: CookieJar { environment.cookies }
     private var client: HTTPClient { environment.client }
 
@@ -57,10 +57,15 @@ struct HTTPTransfer: Sendable {
 
     /// Follows redirects to the final response and receives its body, by `deadline`.
     /// `started` is set once the first request went out, so that `stopped` follows only a
-    /// `started`; `attempt` records what a retry depends on.
-    func followHops(started: inout Bool, attempt: inout Attempt, deadline: NIODeadline) async throws(ImageError) -> DownloadResponse {
+    /// `started`; `attempt` records what a retry depends on. With a body held from an
+    /// attempt that dropped (`resumption`), the request asks for the rest of it from the URL
+    /// that answered.
+    func followHops(
+        started: inout Bool, attempt: inout Attempt, resumption: inout Resumption, deadline: NIODeadline
+    ) async throws(ImageError) -> DownloadResponse {
         let original = operation.url
-        var current = original
+        let first = resumption.held?.url ?? original
+        var current = first
         // Filled on the first redirect only: most transfers have none.
         var visited: Set<String> = []
         var hops = 0
@@ -76,6 +81,7 @@ struct HTTPTransfer: Sendable {
             var described = describeRequest(for: current, original: original)
             described.method = method
             described.body = body
+            if let held = resumption.held { Self.addRangeHeaders(for: held, to: &described.headers) }
             if let modifier = options.requestModifier ?? config.requestModifier {
                 guard let modified = await modifier(described) else {
                     throw .invalidDownloadOperation("the request modifier cancelled the request for \(current.absoluteString)")
@@ -116,7 +122,7 @@ struct HTTPTransfer: Sendable {
                 else {
                     throw .invalidResponse("redirect to an invalid or non-HTTP location '\(location)'")
                 }
-                if visited.isEmpty { visited.insert(original.absoluteString) }
+                if visited.isEmpty { visited.insert(first.absoluteString) }
                 // A POST redirected by 307/308 posts again; anything else becomes a GET.
                 if status == 307 || status == 308 {
                     method = described.method
@@ -138,7 +144,7 @@ struct HTTPTransfer: Sendable {
                 timeline.responseHead = .now
                 timeline.redirects = hops
             }
-            return try await receive(response, from: current, attempt: &attempt, deadline: deadline)
+            return try await receive(response, from: current, attempt: &attempt, resumption: &resumption, deadline: deadline)
         }
     }
 
@@ -209,9 +215,24 @@ struct HTTPTransfer: Sendable {
         return request
     }
 
+    /// Checks the final response and receives its body. The answer to a request for the
+    /// rest of a held body goes to ``receiveRest(of:_:from:attempt:resumption:deadline:)``,
+    /// except a `200`, which replaces the body held.
     private func receive(
-        _ response: HTTPClientResponse, from url: URL, attempt: inout Attempt, deadline: NIODeadline
+        _ response: HTTPClientResponse, from url: URL, attempt: inout Attempt, resumption: inout Resumption, deadline: NIODeadline
     ) async throws(ImageError) -> DownloadResponse {
+        if let held = resumption.held {
+            switch response.status.code {
+            case 206, 416:
+                return try await receiveRest(of: held, response, from: url, attempt: &attempt, resumption: &resumption, deadline: deadline)
+            case 200:
+                // The source changed since, or ignores ranges: its whole body starts again.
+                resumption.held = nil
+            default:
+                // An error retried as usual; the retry asks for the rest again.
+                break
+            }
+        }
         var head = DownloadResponseHead(url: url, statusCode: Int(response.status.code), headers: response.headers)
         if let modifier = options.responseModifier ?? config.responseModifier {
             guard let modified = modifier(head) else {
@@ -220,11 +241,7 @@ struct HTTPTransfer: Sendable {
             head = modified
         }
         attempt.head = head
-        if events.hasObservers {
-            var flat: [String: String] = [:]
-            for (name, value) in head.headers { flat[name.lowercased()] = flat[name.lowercased()].map { "\($0), \(value)" } ?? value }
-            events.emit(.receivedResponse(url: operation.url, statusCode: head.statusCode, headers: flat))
-        }
+        emitReceivedResponse(head)
         if head.statusCode == 304, options.headers.contains(name: "if-none-match") || options.headers.contains(name: "if-modified-since") {
             throw .cacheNotModified
         }
@@ -244,9 +261,11 @@ struct HTTPTransfer: Sendable {
         }
         var data: Data
         if let expected, expected > 0 {
-            data = try await collectBody(of: response, length: expected, attempt: &attempt, deadline: deadline)
+            data = try await collectBody(
+                of: response, head: head, length: expected, attempt: &attempt, resumption: &resumption, deadline: deadline
+            )
         } else {
-            data = try await collectBody(of: response, attempt: &attempt, deadline: deadline)
+            data = try await collectBody(of: response, head: head, attempt: &attempt, resumption: &resumption, deadline: deadline)
         }
         // An error response goes back as the server sent it, for the caller to read.
         guard succeeded else { return DownloadResponse(data: data, head: head) }
@@ -265,17 +284,47 @@ struct HTTPTransfer: Sendable {
         return response
     }
 
+    /// Tells the observers of events that `head` arrived.
+    func emitReceivedResponse(_ head: DownloadResponseHead) {
+        guard events.hasObservers else { return }
+        var flat: [String: String] = [:]
+        for (name, value) in head.headers { flat[name.lowercased()] = flat[name.lowercased()].map { "\($0), \(value)" } ?? value }
+        events.emit(.receivedResponse(url: operation.url, statusCode: head.statusCode, headers: flat))
+    }
+
     /// Collects a body of a declared length into a reusable block (see ``BodyBuffers``): each
     /// byte is copied once, from the client's buffers, and handed over as `Data` without
     /// another copy. Progress is reported after each chunk; partial data is copied out only
-    /// for callers that asked for it.
+    /// for callers that asked for it. A body whose connection dropped is kept in
+    /// `resumption` when ``ResumePolicy`` allows its rest to be asked for.
     private func collectBody(
-        of response: HTTPClientResponse, length: Int, attempt: inout Attempt, deadline: NIODeadline
+        of response: HTTPClientResponse, head: DownloadResponseHead, length: Int, attempt: inout Attempt,
+        resumption: inout Resumption, deadline: NIODeadline
     ) async throws(ImageError) -> Data {
         let buffers = BodyBuffers.shared
         let block = buffers.take(atLeast: length)
         var received = 0
         operation.reportProgress(received: 0, expected: length, partialData: Data())
+        do throws(ImageError) {
+            try await fill(block, length: length, received: &received, from: response, attempt: &attempt, deadline: deadline)
+        } catch {
+            if let held = heldBody(from: head, count: received, storage: .block(block), attempt: attempt, resumption: resumption) {
+                resumption.held = held
+            } else {
+                buffers.give(block)
+            }
+            throw error
+        }
+        return buffers.data(of: block, count: received)
+    }
+
+    /// Copies the body of `response` into `block` after the `received` bytes already in it,
+    /// up to `length` bytes in all, reporting progress after each chunk; `received` counts
+    /// the bytes in `block`, also when it throws.
+    func fill(
+        _ block: BodyBuffers.Block, length: Int, received: inout Int, from response: HTTPClientResponse,
+        attempt: inout Attempt, deadline: NIODeadline
+    ) async throws(ImageError) {
         do {
             for try await chunk in response.body {
                 try checkCancelled()
@@ -285,57 +334,82 @@ struct HTTPTransfer: Sendable {
                 guard NIODeadline.now() < deadline else {
                     throw ImageError.timedOut("the download of \(operation.url.absoluteString) took longer than \(config.totalTimeout)")
                 }
+                let offset = received
                 chunk.withUnsafeReadableBytes { bytes in
                     guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
-                    (block.pointer + received).copyMemory(from: base, byteCount: bytes.count)
+                    (block.pointer + offset).copyMemory(from: base, byteCount: bytes.count)
                 }
                 received += chunk.readableBytes
+                let count = received
                 operation.reportProgress(
-                    received: received, expected: length, partialData: Data(bytes: block.pointer, count: received)
+                    received: count, expected: length, partialData: Data(bytes: block.pointer, count: count)
                 )
             }
         } catch {
-            buffers.give(block)
             attempt.transportFailure = Self.isTransportFailure(error)
             throw Self.map(error, config: config)
         }
         guard received == length else {
-            buffers.give(block)
             // The connection ended early: another try may get the whole body.
             attempt.transportFailure = true
             throw .invalidResponse("the body ended after \(received) of the \(length) bytes its Content-Length declared")
         }
-        return buffers.data(of: block, count: received)
     }
 
     /// The download's body limit: its options', else the downloader's.
-    private var maxBodySize: Int { options.maxBodySize ?? config.maxBodySize }
+    var maxBodySize: Int { options.maxBodySize ?? config.maxBodySize }
 
     /// Collects a body of unknown length as AsyncHTTPClient's own `collect` does: the first
-    /// chunk is kept as it came from the client, later ones are appended to it.
+    /// chunk is kept as it came from the client, later ones are appended to it. A body
+    /// whose connection dropped is kept in `resumption` when ``ResumePolicy`` allows its
+    /// rest to be asked for.
     private func collectBody(
-        of response: HTTPClientResponse, attempt: inout Attempt, deadline: NIODeadline
+        of response: HTTPClientResponse, head: DownloadResponseHead, attempt: inout Attempt,
+        resumption: inout Resumption, deadline: NIODeadline
     ) async throws(ImageError) -> Data {
         var body: ByteBuffer?
         var received = 0
         operation.reportProgress(received: 0, expected: nil, partialData: Data())
+        do throws(ImageError) {
+            try await accumulate(into: &body, received: &received, length: nil, from: response, attempt: &attempt, deadline: deadline)
+        } catch {
+            if let body,
+               let held = heldBody(from: head, count: received, storage: .buffer(body), attempt: attempt, resumption: resumption) {
+                resumption.held = held
+            }
+            throw error
+        }
+        // One bulk copy: the `Data` must not pin the client's (possibly much larger) buffers.
+        return body.map { Data(buffer: $0, byteTransferStrategy: .copy) } ?? Data()
+    }
+
+    /// Appends the body of `response` to `body`, which holds `received` bytes, within the
+    /// body limit and, when `length` is given, up to `length` bytes in all, reporting
+    /// progress after each chunk; `received` counts the bytes in `body`, also when it throws.
+    func accumulate(
+        into body: inout ByteBuffer?, received: inout Int, length: Int?, from response: HTTPClientResponse,
+        attempt: inout Attempt, deadline: NIODeadline
+    ) async throws(ImageError) {
         do {
             for try await chunk in response.body {
                 try checkCancelled()
-                received += chunk.readableBytes
-                guard received <= maxBodySize else {
+                guard received + chunk.readableBytes <= maxBodySize else {
                     throw ImageError.bodyTooLarge(limit: maxBodySize)
+                }
+                if let length, received + chunk.readableBytes > length {
+                    throw ImageError.invalidResponse("the body is longer than the \(length) bytes its Content-Range declared")
                 }
                 guard NIODeadline.now() < deadline else {
                     throw ImageError.timedOut("the download of \(operation.url.absoluteString) took longer than \(config.totalTimeout)")
                 }
+                received += chunk.readableBytes
                 if body == nil {
                     body = chunk
                 } else {
                     body!.writeImmutableBuffer(chunk)
                 }
                 operation.reportProgress(
-                    received: received, expected: nil,
+                    received: received, expected: length,
                     partialData: body.map { Data(buffer: $0, byteTransferStrategy: .copy) }
                 )
             }
@@ -343,13 +417,15 @@ struct HTTPTransfer: Sendable {
             attempt.transportFailure = Self.isTransportFailure(error)
             throw Self.map(error, config: config)
         }
-        // One bulk copy: the `Data` must not pin the client's (possibly much larger) buffers.
-        return body.map { Data(buffer: $0, byteTransferStrategy: .copy) } ?? Data()
+        if let length, received < length {
+            attempt.transportFailure = true
+            throw .invalidResponse("the body ended after \(received) of the \(length) bytes its Content-Range declared")
+        }
     }
 
     // MARK: Helpers
 
-    private func checkCancelled() throws(ImageError) {
+    func checkCancelled() throws(ImageError) {
         if Task.isCancelled { throw .cancelled }
     }
 

@@ -6,8 +6,9 @@ import Foundation
 /// - every request it sent was a `GET` (a request modifier that makes a `POST` turns
 ///   retries off for that download);
 /// - none of its body has reached a caller yet: once a progress report with bytes (or a
-///   progressive preview made from them) went out, a failure is final. A body partly read
-///   and not yet handed on may be fetched again;
+///   progressive preview made from them) went out, a failure is final, unless the retry
+///   resumes the body from the bytes held (``ResumePolicy``). A body partly read and not
+///   yet handed on may be fetched again;
 /// - it failed in a way another try may mend: a status in ``retryableStatusCodes`` that is
 ///   not one of ``DownloaderConfig/acceptableStatusCodes``, or, with
 ///   ``retriesTransportFailures``, a connection that could not be made (refused,

@@ -450,6 +450,18 @@ enum DocumentationExamples {
         print(config)
     }
 
+    static func resuming() {
+        var config = DownloaderConfig()
+        config.resumePolicy = ResumePolicy(threshold: 1024 * 1024)
+        let downloader = ImageDownloader(config: config)
+        downloader.events.observe { event in
+            if case .resuming(let url, let fromByte) = event { print("resuming \(url) from byte \(fromByte)") }
+        }
+        var options = DownloadOptions()
+        options.resumePolicy = .never
+        print(options.priority, downloader)
+    }
+
     static func servingVariants() {
         let manager = ImageManager(variantWorkLimiter: WorkLimiter(workers: 4, queueSize: 64))
         print(manager.runningCount)

@@ -263,6 +263,7 @@ extension ImageDownloaderTests {
         case .started: "started"
         case .receivedResponse: "response"
         case .retrying: "retrying"
+        case .resuming: "resuming"
         case .stopped: "stopped"
         case .finished: "finished"
         case .variantMade: "variantMade"
