@@ -35,6 +35,17 @@ public struct ImageResult: Sendable {
     /// under its key. An index rather than the source, so that a memory hit's result grows
     /// by no reference to copy.
     public var alternativeSourceIndex: Int?
+    /// For a result whose source was loaded for it (or for the load it joined): the final
+    /// response's status and headers, as the loader returned them (after redirects); `nil`
+    /// for a result from a cache or a custom source.
+    public var response: DownloadResponseHead? { transfer?.head }
+    /// For a result whose source was downloaded for it (or for the load it joined): how the
+    /// download went — its time queued, waiting for its answer and receiving its body, its
+    /// bytes, redirects and retries (``DownloadMetrics``); `nil` for a result from a cache,
+    /// and from a loader that does not measure it. ``cacheType`` says which tier answered.
+    public var downloadMetrics: DownloadMetrics? { transfer?.metrics }
+    /// The response and metrics, boxed: `nil` for every cache hit.
+    var transfer: SourceTransfer?
     /// `false` for a progressive preview or a cached image about to be replaced by a
     /// refreshed one; the last result of every load is final.
     public var isFinal: Bool

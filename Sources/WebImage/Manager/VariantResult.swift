@@ -26,6 +26,18 @@ public struct VariantResult: Sendable {
     /// under its key.
     public var alternativeSourceIndex: Int?
 
+    /// For a result whose source was loaded for it (or for the load it joined): the final
+    /// response's status and headers, as the loader returned them (after redirects); `nil`
+    /// for a variant found in a cache, made from a cached source or from a custom source.
+    public var response: DownloadResponseHead? { transfer?.head }
+    /// For a result whose source was downloaded for it (or for the load it joined): how the
+    /// download went — its time queued, waiting for its answer and receiving its body, its
+    /// bytes, redirects and retries (``DownloadMetrics``); `nil` for a result from a cache,
+    /// and from a loader that does not measure it. ``cacheType`` says which tier answered.
+    public var downloadMetrics: DownloadMetrics? { transfer?.metrics }
+    /// The response and metrics, boxed: `nil` for every cache hit.
+    var transfer: SourceTransfer?
+
     /// Creates a result.
     public init(
         variant: EncodedVariant, cacheType: CacheType, sourceCacheType: CacheType? = nil, downloadedBytes: Int = 0, joined: Bool = false,

@@ -434,6 +434,14 @@ enum DocumentationExamples {
         print(config.maxConcurrentDownloads)
     }
 
+    static func oneLoad(manager: ImageManager, url: URL) async throws {
+        var request = ImageRequest(url: url)
+        request.timeout = .seconds(5)
+        request.userInfo = ["tenant": "blue"]
+        let result = try await manager.loadImage(request)
+        if let metrics = result.downloadMetrics { print(result.response?.statusCode ?? 0, metrics.total, metrics.retries) }
+    }
+
     static func alternativeSources(manager: ImageManager, url: URL, mirrorURL: URL, otherCDNURL: URL) async throws {
         var request = ImageRequest(url: url, alternativeSources: [.url(mirrorURL), .url(otherCDNURL)])
         let result = try await manager.loadImage(request)

@@ -68,6 +68,27 @@ struct LoadObservabilityTests {
         #expect(seen.withLock { $0 } == ["blue"])
     }
 
+    @Test("a loaded result carries its response and download metrics; a cache hit carries neither, and says its tier")
+    func resultsCarryTheirResponse() async throws {
+        try await Self.withManager { origin, _, manager in
+            origin.register("/a.jpg", .image(Self.jpeg, contentType: "image/jpeg", headers: [("ETag", "\"a\"")]))
+            let url = origin.url("/a.jpg")
+            let loaded = try await manager.loadImage(ImageRequest(url: url))
+            #expect(loaded.cacheType == .none && loaded.response?.statusCode == 200)
+            #expect(loaded.response?.headers.first(name: "etag") == "\"a\"")
+            #expect(loaded.downloadMetrics?.bytes == Self.jpeg.count && loaded.downloadMetrics?.retries == 0)
+            let hit = try await manager.loadImage(ImageRequest(url: url))
+            #expect(hit.cacheType == .memory && hit.response == nil && hit.downloadMetrics == nil)
+
+            origin.register("/b.jpg", .image(Self.jpeg, contentType: "image/jpeg"))
+            let variantRequest = ImageRequest(url: origin.url("/b.jpg"), output: .encoded(VariantEncoding(format: .fixed(.png))))
+            let made = try await manager.loadVariant(variantRequest)
+            #expect(made.cacheType == .none && made.response?.statusCode == 200 && made.downloadMetrics?.bytes == Self.jpeg.count)
+            let cached = try await manager.loadVariant(variantRequest)
+            #expect(cached.cacheType == .memory && cached.response == nil && cached.downloadMetrics == nil)
+        }
+    }
+
     @Test("a download's metrics count its bytes, redirects and retries, and its phases add up")
     func downloadMetrics() async throws {
         let clock = InstantClock()

@@ -146,7 +146,9 @@ extension ImagePipeline {
             made = try await withSource(request, run: run) { source throws(ImageError) -> MadeImage in
                 _ = try request.coder.inspect(source.data, limits: request.request.limits)
                 Self.storeSerialized(nil, source: source, request, trace: trace)
-                return MadeImage(result: ImageResult(image: nil, data: source.data, cacheType: source.cacheType, url: url), pending: nil)
+                var result = ImageResult(image: nil, data: source.data, cacheType: source.cacheType, url: url)
+                result.transfer = source.transfer
+                return MadeImage(result: result, pending: nil)
             }
         } else {
             made = try await withProcessed(request, run: run) { made throws(ImageError) -> MadeImage in
@@ -158,7 +160,9 @@ extension ImagePipeline {
                 let source = processed.decoded.source
                 // A thumbnail or a transformed image is no longer the source's bytes.
                 let data = request.isSource && source.cacheType != .memory ? source.data : nil
-                return MadeImage(result: ImageResult(image: processed.image, data: data, cacheType: source.cacheType, url: url), pending: pending)
+                var result = ImageResult(image: processed.image, data: data, cacheType: source.cacheType, url: url)
+                result.transfer = source.transfer
+                return MadeImage(result: result, pending: pending)
             }
         }
         var write: (@Sendable () async -> Void)?

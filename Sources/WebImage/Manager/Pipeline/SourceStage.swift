@@ -11,6 +11,8 @@ struct SourceData: Sendable {
     let cacheType: CacheType
     /// Whether the loaded bytes were kept in the source cache (a failure removes them).
     var stored = false
+    /// For bytes loaded now: the response they came with.
+    var transfer: SourceTransfer?
 
     /// The bytes of a source cache entry.
     init(cached entry: DiskCacheEntry) {
@@ -240,7 +242,9 @@ extension ImagePipeline {
                 }
                 var metadata = CacheMetadata(response: response.head, now: request.now())
                 metadata.sourceURL = url
-                return SourceData(data: response.data, metadata: metadata, cacheType: .none)
+                var source = SourceData(data: response.data, metadata: metadata, cacheType: .none)
+                source.transfer = SourceTransfer(head: response.head, metrics: response.metrics)
+                return source
             }
         } catch {
             recordFailure(request.sourceURL, error)

@@ -48,6 +48,7 @@ extension ImagePipeline {
         let variant: EncodedVariant
         let sourceCacheType: CacheType
         let downloadedBytes: Int
+        let transfer: SourceTransfer?
     }
 
     /// The output from the disk cache, else made: its source loaded outside the work
@@ -169,7 +170,10 @@ extension ImagePipeline {
         if let key = request.key, request.resultStore.includesDisk {
             storeSync(variant.data, forKey: key, metadata: variant.metadata, in: request.cache, kind: "variant", trace: trace)
         }
-        return MadeVariant(variant: variant, sourceCacheType: source.cacheType, downloadedBytes: source.cacheType == .none ? source.data.count : 0)
+        return MadeVariant(
+            variant: variant, sourceCacheType: source.cacheType, downloadedBytes: source.cacheType == .none ? source.data.count : 0,
+            transfer: source.transfer
+        )
     }
 
     /// Reports the output made and keeps it in memory (its disk write is done).
@@ -180,8 +184,10 @@ extension ImagePipeline {
         ))
         if let key = request.key, request.resultStore.includesMemory { request.cache.storeVariantToMemory(variant, forKey: key) }
         await finish(request, writing: nil)
-        return VariantResult(
+        var result = VariantResult(
             variant: variant, cacheType: .none, sourceCacheType: made.sourceCacheType, downloadedBytes: made.downloadedBytes
         )
+        result.transfer = made.transfer
+        return result
     }
 }
